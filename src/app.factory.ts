@@ -1,0 +1,31 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Logger } from 'nestjs-pino';
+import { AppModule } from './app.module';
+import { AppConfig } from './config/app-config';
+import { BODY_LIMIT_BYTES, generateRequestId, installHttpConventions } from './common/http-conventions';
+
+/**
+ * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
+ * tests): Fastify with a 16 MiB body limit, request ids, the `/api/v1` prefix (health checks
+ * excepted), JSON logs and shutdown hooks. The caller calls `listen` or `init`.
+ */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    genReqId: generateRequestId,
+    requestIdHeader: false,
+    return503OnClosing: true,
+  });
+  installHttpConventions(adapter.getInstance());
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    bufferLogs: true,
+  });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
+  app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
+  app.enableShutdownHooks();
+  for (const warning of config.warnings) logger.warn(warning, 'Config');
+  return app;
+}

@@ -1,0 +1,26 @@
+/**
+ * Who is calling, as established by the bearer guard from a verified JWT (CONTRACT 3).
+ * `campaignIds` null means every campaign of the account.
+ */
+export interface AuthPrincipal {
+  apiKeyId: number;
+  accountId: number;
+  campaignIds: number[] | null;
+}
+
+/** The JWT claims this service issues and accepts (CONTRACT 3). */
+export interface AccessTokenClaims {
+  /** API key id, as a decimal string. */
+  sub: string;
+  /** Account id. */
+  acc: number;
+  iat: number;
+  exp: number;
+  jti: string;
+  iss: string;
+  aud: string;
+}
+
+/** `iss` and `aud` of every token. */
+export const TOKEN_ISSUER = 'campaign-api';
+export const TOKEN_AUDIENCE = 'campaign-api';

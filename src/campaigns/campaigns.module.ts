@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Account } from './account.entity';
+import { Campaign } from './campaign.entity';
+import { CampaignsService } from './campaigns.service';
+
+/** Accounts and campaigns. Other modules use {@link CampaignsService}, never the tables. */
+@Module({
+  imports: [TypeOrmModule.forFeature([Account, Campaign])],
+  providers: [CampaignsService],
+  exports: [CampaignsService],
+})
+export class CampaignsModule {}

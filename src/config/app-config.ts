@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** Deployment mode read from `NODE_ENV`. */
+export type NodeEnv = 'development' | 'production' | 'test';
+
+/**
+ * The service's whole configuration, validated once at start-up (CONTRACT 8).
+ *
+ * Durations are in the unit named by the field. Secrets are held here only; nothing logs
+ * this object.
+ */
+export class AppConfig {
+  nodeEnv!: NodeEnv;
+  /** Interface the HTTP server binds to (`HOST`, default `0.0.0.0`). */
+  host!: string;
+  /** TCP port (`PORT`, default 3000). */
+  port!: number;
+  /** PostgreSQL connection URL (`DATABASE_URL`). */
+  databaseUrl!: string;
+  /** Redis connection URL (`REDIS_URL`). */
+  redisUrl!: string;
+  /** HS256 signing secret for bearer JWTs (`JWT_SECRET`, at least 32 characters). */
+  jwtSecret!: string;
+  /** Lifetime of an access token in seconds (`TOKEN_TTL_SECONDS`, default 900). */
+  tokenTtlSeconds!: number;
+  /** 32-byte key for AES-256-GCM encryption of signing secrets (`SECRETS_ENCRYPTION_KEY`). */
+  secretsEncryptionKey!: Buffer;
+  /** A delivery attempt's time limit in ms (`WEBHOOK_TIMEOUT_MS`, default 10000). */
+  webhookTimeoutMs!: number;
+  /** Delays in ms before each retry of a failed delivery (`WEBHOOK_RETRY_SCHEDULE`). */
+  webhookRetryScheduleMs!: number[];
+  /** Whether deliveries may target loopback, private and link-local addresses. */
+  webhookAllowPrivateUrls!: boolean;
+  /** Whether the API process also runs the delivery worker (`RUN_WORKER`, default true). */
+  runWorker!: boolean;
+  /** pino level (`LOG_LEVEL`, default `info`; `silent` turns logs off). */
+  logLevel!: string;
+  /** Token exchanges per client IP per minute (`RATE_LIMIT_TOKEN_PER_MIN`, default 20). */
+  rateLimitTokenPerMin!: number;
+  /** Other requests per API key per minute (`RATE_LIMIT_API_PER_MIN`, default 1200). */
+  rateLimitApiPerMin!: number;
+  /** Fastify `trustProxy` (`TRUST_PROXY`): `false`, `true`, or a list of proxy addresses/CIDRs. */
+  trustProxy!: boolean | string[];
+  /** Start-up warnings (development fallbacks) for the caller to log. */
+  warnings!: string[];
+}
+
+/** A configuration value that stops the process; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * Parses a comma-separated list of durations such as `5s,5m,30m,2h,500ms`.
+ *
+ * @returns the durations in milliseconds, in order.
+ * @throws ConfigError naming `variable` when an item is not `<integer><ms|s|m|h>`.
+ */
+export function parseDurationList(value: string, variable: string): number[] {
+  return value.split(',').map((item) => {
+    const match = /^\s*(\d+)\s*(ms|s|m|h)\s*$/.exec(item);
+    if (!match) {
+      throw new ConfigError(variable, `has "${item.trim()}"; expected durations like 5s,5m,500ms`);
+    }
+    return Number(match[1]) * DURATION_UNITS_MS[match[2]];
+  });
+}
+
+const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
+
+/**
+ * Reads and validates the environment (CONTRACT 8).
+ *
+ * In production (`NODE_ENV=production`) a missing `JWT_SECRET` or `SECRETS_ENCRYPTION_KEY` is
+ * an error; elsewhere a development value is used and a warning is returned in `warnings`.
+ *
+ * @param env the variables to read, `process.env` by default.
+ * @throws ConfigError with a one-line message naming the first bad variable.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const warnings: string[] = [];
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return Number(raw);
+  };
+  const bool = (name: string, fallback: boolean): boolean => {
+    const raw = get(name)?.toLowerCase();
+    if (raw === undefined) return fallback;
+    if (['true', '1', 'yes'].includes(raw)) return true;
+    if (['false', '0', 'no'].includes(raw)) return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}"`);
+  };
+  const url = (name: string, fallback: string, protocols: string[]): string => {
+    const raw = get(name) ?? fallback;
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError(name, 'is not a valid URL');
+    }
+    if (!protocols.includes(parsed.protocol)) {
+      throw new ConfigError(name, `must use ${protocols.join(' or ')}`);
+    }
+    return raw;
+  };
+
+  const nodeEnvRaw = get('NODE_ENV') ?? 'development';
+  if (!['development', 'production', 'test'].includes(nodeEnvRaw)) {
+    throw new ConfigError('NODE_ENV', `must be development, production or test, got "${nodeEnvRaw}"`);
+  }
+  const nodeEnv = nodeEnvRaw as NodeEnv;
+  const production = nodeEnv === 'production';
+
+  let jwtSecret = get('JWT_SECRET');
+  if (jwtSecret === undefined) {
+    if (production) throw new ConfigError('JWT_SECRET', 'is required in production');
+    jwtSecret = DEV_JWT_SECRET;
+    warnings.push('JWT_SECRET is not set: using a fixed development secret (never do this in production)');
+  } else if (jwtSecret.length < 32) {
+    throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
+  }
+
+  let secretsEncryptionKey: Buffer;
+  const keyRaw = get('SECRETS_ENCRYPTION_KEY');
+  if (keyRaw === undefined) {
+    if (production) throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'is required in production');
+    secretsEncryptionKey = randomBytes(32);
+    warnings.push(
+      'SECRETS_ENCRYPTION_KEY is not set: using a random key for this process, so signing secrets stored now will not decrypt after a restart',
+    );
+  } else {
+    secretsEncryptionKey = Buffer.from(keyRaw, 'base64');
+    if (secretsEncryptionKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(keyRaw)) {
+      throw new ConfigError(
+        'SECRETS_ENCRYPTION_KEY',
+        'must be 32 random bytes in base64 (openssl rand -base64 32)',
+      );
+    }
+  }
+
+  const host = get('HOST') ?? '0.0.0.0';
+  if (host !== 'localhost' && isIP(host) === 0) {
+    throw new ConfigError('HOST', `must be an IP address or localhost, got "${host}"`);
+  }
+
+  const logLevel = get('LOG_LEVEL') ?? 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+
+  const config = new AppConfig();
+  Object.assign(config, {
+    nodeEnv,
+    host,
+    port: int('PORT', 3000, 0, 65535),
+    databaseUrl: url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_api', [
+      'postgres:',
+      'postgresql:',
+    ]),
+    redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    jwtSecret,
+    tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 900, 1, 86_400),
+    secretsEncryptionKey,
+    webhookTimeoutMs: int('WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookRetryScheduleMs: parseDurationList(
+      get('WEBHOOK_RETRY_SCHEDULE') ?? '5s,5m,30m,2h,5h,10h,10h',
+      'WEBHOOK_RETRY_SCHEDULE',
+    ),
+    webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    runWorker: bool('RUN_WORKER', true),
+    logLevel,
+    rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
+    rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
+    trustProxy: parseTrustProxy(get('TRUST_PROXY')),
+    warnings,
+  } satisfies AppConfig);
+  return config;
+}
+
+function parseTrustProxy(raw: string | undefined): boolean | string[] {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return raw.split(',').map((s) => s.trim());
+}

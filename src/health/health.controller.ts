@@ -1,0 +1,29 @@
+import { Controller, Get } from '@nestjs/common';
+import { HealthCheck, HealthCheckResult, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../auth/public.decorator';
+
+/**
+ * Liveness and readiness (CONTRACT 9), outside `/api/v1` and without authentication.
+ * Readiness answers 503 (in the error envelope) while PostgreSQL is unreachable.
+ */
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+  ) {}
+
+  /** 200 `{status: "ok"}` while the process serves requests. */
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  /** 200 with per-dependency detail when PostgreSQL answers within 1.5 s; else 503. */
+  @Get('ready')
+  @HealthCheck()
+  ready(): Promise<HealthCheckResult> {
+    return this.health.check([() => this.database.pingCheck('database').withTimeout(1500)]);
+  }
+}

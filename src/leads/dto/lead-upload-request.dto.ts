@@ -1,0 +1,99 @@
+import {
+  Allow,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsString,
+  Length,
+  MaxLength,
+  registerDecorator,
+  ValidateIf,
+  ValidationArguments,
+} from 'class-validator';
+
+/** Most leads in one upload (CONTRACT 4.1). */
+export const MAX_LEADS_PER_UPLOAD = 10_000;
+/** How many bad `leads[i]` indices one 422 message names before summarising. */
+const MAX_INDICES_NAMED = 10;
+
+function nonObjectIndices(value: unknown): number[] {
+  if (!Array.isArray(value)) return [];
+  const indices: number[] = [];
+  value.forEach((item, index) => {
+    if (item === null || typeof item !== 'object' || Array.isArray(item)) indices.push(index);
+  });
+  return indices;
+}
+
+/** Every element of the array must be a JSON object; the message names the bad indices. */
+function EachIsObject(): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'eachIsObject',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown) => nonObjectIndices(value).length === 0,
+        defaultMessage: (args?: ValidationArguments) => {
+          const indices = nonObjectIndices(args?.value);
+          const named = indices.slice(0, MAX_INDICES_NAMED).map((i) => `leads[${i}] must be an object`);
+          const rest = indices.length - named.length;
+          return rest > 0 ? `${named.join('; ')}; and ${rest} more leads are not objects` : named.join('; ');
+        },
+      },
+    });
+}
+
+const present = (field: string) => ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
+
+/**
+ * The envelope of `POST /leads/upload` (spec 2.2, CONTRACT 4.1–4.2). A violation is 422
+ * `validation_failed`; what is inside each lead object is checked per lead later (4.3).
+ * `campaign_id` and `compliance_acknowledged` are checked earlier (guard, 400s) and only
+ * allowed here. Optional fields may be absent but not null.
+ */
+export class LeadUploadRequestDto {
+  @Allow()
+  campaign_id!: number;
+
+  @Allow()
+  compliance_acknowledged!: true;
+
+  @IsArray({ message: 'leads must be an array' })
+  @ArrayMinSize(1, { message: 'leads must contain at least 1 lead' })
+  @ArrayMaxSize(MAX_LEADS_PER_UPLOAD, { message: `leads must contain at most ${MAX_LEADS_PER_UPLOAD} leads` })
+  @EachIsObject()
+  leads!: Record<string, unknown>[];
+
+  @present('source')
+  @IsString({ message: 'source must be a string' })
+  @MaxLength(100, { message: 'source must be at most 100 characters' })
+  source?: string;
+
+  @present('tags')
+  @IsArray({ message: 'tags must be an array of strings' })
+  @ArrayMaxSize(50, { message: 'tags must have at most 50 items' })
+  @IsString({ each: true, message: 'tags must be an array of strings' })
+  @Length(1, 64, { each: true, message: 'each tag must be 1 to 64 characters' })
+  tags?: string[];
+
+  @present('skip_duplicates')
+  @IsBoolean({ message: 'skip_duplicates must be a boolean' })
+  skip_duplicates?: boolean;
+
+  @present('disclaimer_version')
+  @IsString({ message: 'disclaimer_version must be a string' })
+  @MaxLength(32, { message: 'disclaimer_version must be at most 32 characters' })
+  disclaimer_version?: string;
+}
+
+/** An upload request after the envelope checks, with the spec's defaults applied. */
+export interface LeadUploadRequest {
+  campaign_id: number;
+  leads: Record<string, unknown>[];
+  source: string;
+  tags: string[];
+  skip_duplicates: boolean;
+  disclaimer_version: string;
+}

@@ -1,0 +1,145 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import type { AuthPrincipal } from '../auth/auth-principal';
+import type { CampaignScope } from '../campaigns/campaigns.service';
+import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
+import type { LeadUploadError, LeadUploadResponse } from './dto/lead-upload-response.dto';
+import { LeadImport } from './lead-import.entity';
+import { validateLead, type NormalizedLead } from './lead-validator';
+import { LEAD_EVENTS_RECORDER, type ImportedLead, type LeadEventsRecorder } from './lead-events';
+import { LeadsRepository, type ImportContext } from './leads.repository';
+
+const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
+/** PostgreSQL deadlock_detected / serialization_failure: safe to run the transaction again. */
+const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
+const MAX_TRANSACTION_ATTEMPTS = 3;
+
+interface AcceptedLead {
+  row: number;
+  lead: NormalizedLead;
+}
+
+/**
+ * Imports a batch of leads into a campaign (spec 2.2–2.4, CONTRACT 4.3–4.4): validates each
+ * lead, settles duplicates within the batch and against the campaign, and writes the import
+ * record, the leads and their outbox events in one transaction.
+ */
+@Injectable()
+export class LeadImportService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly leads: LeadsRepository,
+    @Optional() @Inject(LEAD_EVENTS_RECORDER) private readonly events?: LeadEventsRecorder,
+  ) {}
+
+  /**
+   * @param request the upload after envelope validation.
+   * @param campaign the campaign authorised for the caller.
+   * @param principal the caller (its API key is recorded on the import).
+   * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
+   * @returns the 202 body; `errors` is sorted by row.
+   * @throws database errors (the transaction is rolled back: nothing of the upload is written).
+   */
+  async importLeads(
+    request: LeadUploadRequest,
+    campaign: CampaignScope,
+    principal: AuthPrincipal,
+    clientIp: string | null,
+  ): Promise<LeadUploadResponse> {
+    const acknowledgedAt = new Date();
+    const errors: LeadUploadError[] = [];
+    const accepted: AcceptedLead[] = [];
+    const firstRowOfPhone = new Map<string, number>();
+    let batchDuplicates = 0;
+
+    request.leads.forEach((input, row) => {
+      const check = validateLead(input, campaign.defaultRegion);
+      if (!check.ok) {
+        errors.push({ row, ...check.problem });
+        return;
+      }
+      if (firstRowOfPhone.has(check.lead.phone)) {
+        if (request.skip_duplicates) batchDuplicates++;
+        else errors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
+        return;
+      }
+      firstRowOfPhone.set(check.lead.phone, row);
+      accepted.push({ row, lead: check.lead });
+    });
+    // One lock order for every upload: concurrent uploads of overlapping phones never deadlock.
+    accepted.sort((a, b) => (a.lead.phone < b.lead.phone ? -1 : a.lead.phone > b.lead.phone ? 1 : 0));
+
+    const context: ImportContext = {
+      importId: randomUUID(),
+      campaignId: campaign.id,
+      source: request.source,
+      tags: request.tags,
+    };
+    const received = request.leads.length;
+
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.dataSource.transaction('READ COMMITTED', async (manager) => {
+          const invalidBeforeInsert = errors.length;
+          await manager.insert(LeadImport, {
+            id: context.importId,
+            campaignId: campaign.id,
+            apiKeyId: principal.apiKeyId,
+            source: request.source,
+            tags: request.tags,
+            disclaimerVersion: request.disclaimer_version,
+            complianceAcknowledgedAt: acknowledgedAt,
+            clientIp,
+            receivedCount: received,
+            validCount: received - invalidBeforeInsert,
+            invalidCount: invalidBeforeInsert,
+            duplicateCount: batchDuplicates,
+          });
+          const created = await this.leads.insertIgnoringDuplicates(
+            manager,
+            context,
+            accepted.map((a) => a.lead),
+          );
+
+          const allErrors = [...errors];
+          let duplicates = batchDuplicates;
+          if (created.length < accepted.length) {
+            const createdPhones = new Set(created.map((lead) => lead.phone));
+            for (const { row, lead } of accepted) {
+              if (createdPhones.has(lead.phone)) continue;
+              if (request.skip_duplicates) duplicates++;
+              else allErrors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
+            }
+            await manager.update(
+              LeadImport,
+              { id: context.importId },
+              { validCount: received - allErrors.length, invalidCount: allErrors.length, duplicateCount: duplicates },
+            );
+          }
+
+          if (this.events && created.length > 0) {
+            const byPhone = new Map(accepted.map((a) => [a.lead.phone, a.lead]));
+            const imported: ImportedLead[] = created.map((c) => ({ ...byPhone.get(c.phone)!, ...c }));
+            await this.events.recordImport(manager, context, imported);
+          }
+
+          allErrors.sort((a, b) => a.row - b.row);
+          return {
+            status: 'accepted' as const,
+            import_id: context.importId,
+            received_count: received,
+            valid_count: received - allErrors.length,
+            invalid_count: allErrors.length,
+            duplicate_count: duplicates,
+            errors: allErrors,
+          };
+        });
+      } catch (error) {
+        const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code;
+        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code ?? '')) throw error;
+      }
+    }
+  }
+}

@@ -1,0 +1,89 @@
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
+import { isEmail } from 'class-validator';
+
+/** One lead of an upload after validation: trimmed, blanks as null, phone in E.164. */
+export interface NormalizedLead {
+  phone: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  company: string | null;
+  title: string | null;
+}
+
+/** The per-lead fields, in the order they are checked (CONTRACT 4.3). */
+export const LEAD_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company', 'title'] as const;
+export type LeadField = (typeof LEAD_FIELDS)[number];
+
+/** The first problem of an invalid lead. */
+export interface LeadProblem {
+  var_field: LeadField;
+  message: string;
+}
+
+export type LeadCheck = { ok: true; lead: NormalizedLead } | { ok: false; problem: LeadProblem };
+
+const MAX_TEXT_LENGTH = 255;
+const MAX_EMAIL_LENGTH = 320;
+
+/**
+ * Normalises a phone number to E.164 with libphonenumber-js's full metadata. A number without
+ * a leading `+` is read in `region`.
+ *
+ * @returns the E.164 form (e.g. `+14155552671`), or null when it is not a valid number.
+ */
+export function normalizePhone(raw: string, region: CountryCode): string | null {
+  const parsed = parsePhoneNumberFromString(raw, { defaultCountry: region });
+  return parsed && parsed.isValid() ? parsed.number : null;
+}
+
+function isBlank(value: unknown): boolean {
+  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+/** Length in Unicode code points, as PostgreSQL counts `varchar(n)`. */
+function codePointLength(text: string): number {
+  return text.length <= MAX_TEXT_LENGTH ? text.length : [...text].length;
+}
+
+/**
+ * Validates one lead object of an upload (CONTRACT 4.3): fields are checked in the order
+ * `phone, email, first_name, last_name, company, title` and the first failure is reported.
+ * Unknown fields are ignored; duplicates are not this function's concern.
+ *
+ * @param input one element of `leads` (already known to be a JSON object).
+ * @param region ISO 3166-1 alpha-2 region of the campaign, for phones without `+`.
+ */
+export function validateLead(input: Record<string, unknown>, region: CountryCode): LeadCheck {
+  const phoneRaw = input.phone;
+  if (isBlank(phoneRaw)) return fail('phone', 'phone is required');
+  if (typeof phoneRaw !== 'string') return fail('phone', 'phone must be a string');
+  const phone = normalizePhone(phoneRaw.trim(), region);
+  if (phone === null) return fail('phone', 'phone is not a valid phone number');
+
+  let email: string | null = null;
+  if (!isBlank(input.email)) {
+    const candidate = typeof input.email === 'string' ? input.email.trim() : null;
+    if (candidate === null || candidate.length > MAX_EMAIL_LENGTH || !isEmail(candidate)) {
+      return fail('email', 'email is not a valid email address');
+    }
+    email = candidate;
+  }
+
+  const lead: NormalizedLead = { phone, email, first_name: null, last_name: null, company: null, title: null };
+  for (const field of ['first_name', 'last_name', 'company', 'title'] as const) {
+    const value = input[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string') return fail(field, `${field} must be a string of at most 255 characters`);
+    const trimmed = value.trim();
+    if (codePointLength(trimmed) > MAX_TEXT_LENGTH) {
+      return fail(field, `${field} must be a string of at most 255 characters`);
+    }
+    lead[field] = trimmed === '' ? null : trimmed;
+  }
+  return { ok: true, lead };
+}
+
+function fail(field: LeadField, message: string): LeadCheck {
+  return { ok: false, problem: { var_field: field, message } };
+}

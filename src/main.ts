@@ -1,0 +1,38 @@
+import 'reflect-metadata';
+import { config as loadDotenv } from 'dotenv';
+import { loadConfig, ConfigError } from './config/app-config';
+import { prepareDatabase } from './database/prepare-database';
+import { createApp } from './app.factory';
+
+/**
+ * HTTP entrypoint (`npm start`): validates configuration (one line naming the variable on
+ * failure), creates the database if missing, applies pending migrations, then serves on
+ * `HOST:PORT` until SIGTERM/SIGINT.
+ */
+async function bootstrap(): Promise<void> {
+  loadDotenv({ quiet: true });
+  const config = loadConfig();
+  const applied = await prepareDatabase(config.databaseUrl);
+  const app = await createApp(config);
+  await app.listen(config.port, config.host);
+  const address = app.getHttpServer().address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  process.stdout.write(
+    JSON.stringify({
+      level: 30,
+      time: Date.now(),
+      msg: `Campaign API listening on http://${config.host}:${port}`,
+      migrations_applied: applied,
+    }) + '\n',
+  );
+}
+
+bootstrap().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`Campaign API failed to start: ${message}\n`);
+  }
+  process.exit(1);
+});
