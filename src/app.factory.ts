@@ -3,7 +3,11 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
-import { BODY_LIMIT_BYTES, generateRequestId, installHttpConventions } from './common/http-conventions';
+import {
+  BODY_LIMIT_BYTES,
+  generateRequestId,
+  installHttpConventions,
+} from './common/http-conventions';
 
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e

@@ -28,7 +28,10 @@ export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
  */
 @Injectable()
 export class ApiKeysService {
-  private readonly access = new LRUCache<number, ApiKeyAccess>({ max: 50_000, ttl: KEY_ACCESS_CACHE_TTL_MS });
+  private readonly access = new LRUCache<number, ApiKeyAccess>({
+    max: 50_000,
+    ttl: KEY_ACCESS_CACHE_TTL_MS,
+  });
 
   constructor(
     @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
@@ -40,12 +43,18 @@ export class ApiKeysService {
    * @returns the stored key and the plaintext key, which is never available again.
    * @throws InvalidInputError when the account does not exist or a campaign is not the account's.
    */
-  async create(accountId: number, name?: string, campaignIds?: number[]): Promise<{ apiKey: ApiKey; key: string }> {
+  async create(
+    accountId: number,
+    name?: string,
+    campaignIds?: number[],
+  ): Promise<{ apiKey: ApiKey; key: string }> {
     if (name !== undefined && (name.trim().length === 0 || name.length > 200)) {
       throw new InvalidInputError('--name must be 1 to 200 characters');
     }
     if (campaignIds && !(await this.campaigns.allBelongTo(accountId, campaignIds))) {
-      throw new InvalidInputError(`every --campaigns id must be a campaign of account ${accountId}`);
+      throw new InvalidInputError(
+        `every --campaigns id must be a campaign of account ${accountId}`,
+      );
     }
     const { key, hash, displayPrefix } = generateApiKey();
     try {
@@ -76,7 +85,8 @@ export class ApiKeysService {
    */
   async revoke(id: number): Promise<{ id: number; revoked_at: Date }> {
     if (id > MAX_INT4) throw new InvalidInputError(`api key ${id} does not exist`);
-    const rows: Array<{ id: number; revoked_at: Date }> = await this.apiKeys.query(
+    // TypeORM returns [rows, affectedCount] for an UPDATE … RETURNING.
+    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.apiKeys.query(
       `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`,
       [id],
     );

@@ -18,7 +18,8 @@ export class AuthController {
   @Post('api-key/token')
   @HttpCode(200)
   async exchange(@Body() body: Record<string, unknown>): Promise<ApiKeyTokenResponse> {
-    if (body.api_key === undefined || body.api_key === null) throw ApiError.badRequest('api_key is required');
+    if (body.api_key === undefined || body.api_key === null)
+      throw ApiError.badRequest('api_key is required');
     const { dto, problems } = validateBody(ApiKeyTokenRequestDto, body, false);
     if (problems.length > 0) throw ApiError.badRequest(problems[0]);
     return this.tokens.exchange(dto.api_key);

@@ -17,11 +17,18 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
   }
 
   override canActivate(context: ExecutionContext) {
-    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, [context.getHandler(), context.getClass()]);
+    const isPublic = this.reflector.getAllAndOverride<boolean>(IS_PUBLIC_KEY, [
+      context.getHandler(),
+      context.getClass(),
+    ]);
     return isPublic ? true : super.canActivate(context);
   }
 
-  override handleRequest<TUser = AuthPrincipal>(err: unknown, user: TUser | false, info: unknown): TUser {
+  override handleRequest<TUser = AuthPrincipal>(
+    err: unknown,
+    user: TUser | false,
+    info: unknown,
+  ): TUser {
     if (err) throw err;
     if (!user) throw ApiError.unauthorized(describeFailure(info));
     return user;
@@ -30,7 +37,9 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
 
 function describeFailure(info: unknown): string {
   const name = (info as { name?: string } | undefined)?.name;
-  if (name === 'TokenExpiredError') return 'The bearer token has expired; exchange the API key again';
-  if (name === 'JsonWebTokenError' || name === 'NotBeforeError') return 'The bearer token is invalid';
+  if (name === 'TokenExpiredError')
+    return 'The bearer token has expired; exchange the API key again';
+  if (name === 'JsonWebTokenError' || name === 'NotBeforeError')
+    return 'The bearer token is invalid';
   return 'A bearer token is required: Authorization: Bearer <access_token>';
 }

@@ -27,7 +27,9 @@ export class CampaignAccessGuard implements CanActivate {
       : jsonPositiveInt((request.body as Record<string, unknown> | undefined)?.campaign_id);
     if (campaignId === null) {
       throw ApiError.invalidCampaignId(
-        fromPath ? 'campaign_id in the path must be a positive integer' : 'campaign_id must be a positive integer',
+        fromPath
+          ? 'campaign_id in the path must be a positive integer'
+          : 'campaign_id must be a positive integer',
       );
     }
     if ('eid' in params && pathPositiveInt(params.eid) === null) {
@@ -35,7 +37,8 @@ export class CampaignAccessGuard implements CanActivate {
     }
     const principal = request.user;
     if (!principal) throw ApiError.unauthorized();
-    const allowedByKey = principal.campaignIds === null || principal.campaignIds.includes(campaignId);
+    const allowedByKey =
+      principal.campaignIds === null || principal.campaignIds.includes(campaignId);
     const scope = allowedByKey ? await this.campaigns.findScope(campaignId) : null;
     if (!scope || scope.accountId !== principal.accountId) throw ApiError.forbidden();
     request.campaignScope = scope;
@@ -44,15 +47,19 @@ export class CampaignAccessGuard implements CanActivate {
 }
 
 /** The campaign authorised by {@link CampaignAccessGuard} for this request. */
-export const AuthorizedCampaign = createParamDecorator((_data: unknown, context: ExecutionContext): CampaignScope => {
-  const scope = context.switchToHttp().getRequest<ScopedRequest>().campaignScope;
-  if (!scope) throw new Error('AuthorizedCampaign used on a route without CampaignAccessGuard');
-  return scope;
-});
+export const AuthorizedCampaign = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): CampaignScope => {
+    const scope = context.switchToHttp().getRequest<ScopedRequest>().campaignScope;
+    if (!scope) throw new Error('AuthorizedCampaign used on a route without CampaignAccessGuard');
+    return scope;
+  },
+);
 
 /** The caller established by the bearer guard. */
-export const CurrentPrincipal = createParamDecorator((_data: unknown, context: ExecutionContext): AuthPrincipal => {
-  const user = context.switchToHttp().getRequest<ScopedRequest>().user;
-  if (!user) throw ApiError.unauthorized();
-  return user;
-});
+export const CurrentPrincipal = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthPrincipal => {
+    const user = context.switchToHttp().getRequest<ScopedRequest>().user;
+    if (!user) throw ApiError.unauthorized();
+    return user;
+  },
+);

@@ -34,7 +34,10 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
    * @throws ApiError 401 when the claims are malformed or the key is unknown or revoked.
    */
   async validate(claims: Partial<AccessTokenClaims>): Promise<AuthPrincipal> {
-    const apiKeyId = typeof claims.sub === 'string' && /^[1-9][0-9]{0,9}$/.test(claims.sub) ? Number(claims.sub) : null;
+    const apiKeyId =
+      typeof claims.sub === 'string' && /^[1-9][0-9]{0,9}$/.test(claims.sub)
+        ? Number(claims.sub)
+        : null;
     if (apiKeyId === null || typeof claims.acc !== 'number' || typeof claims.exp !== 'number') {
       throw ApiError.unauthorized('The bearer token is invalid');
     }

@@ -34,6 +34,10 @@ export class TokenService {
         expiresIn: this.config.tokenTtlSeconds,
       },
     );
-    return { access_token: accessToken, token_type: 'bearer', expires_in: this.config.tokenTtlSeconds };
+    return {
+      access_token: accessToken,
+      token_type: 'bearer',
+      expires_in: this.config.tokenTtlSeconds,
+    };
   }
 }

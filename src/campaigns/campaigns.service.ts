@@ -45,12 +45,16 @@ export class CampaignsService {
   async createCampaign(accountId: number, name: string, region = 'US'): Promise<Campaign> {
     const defaultRegion = region.trim().toUpperCase();
     if (!SUPPORTED_REGIONS.has(defaultRegion)) {
-      throw new InvalidInputError(`--region must be an ISO 3166-1 alpha-2 code such as US or GB, got "${region}"`);
+      throw new InvalidInputError(
+        `--region must be an ISO 3166-1 alpha-2 code such as US or GB, got "${region}"`,
+      );
     }
     if (!(await this.accounts.existsBy({ id: accountId }))) {
       throw new InvalidInputError(`account ${accountId} does not exist`);
     }
-    return this.campaigns.save(this.campaigns.create({ accountId, name: requireName(name), defaultRegion }));
+    return this.campaigns.save(
+      this.campaigns.create({ accountId, name: requireName(name), defaultRegion }),
+    );
   }
 
   /** Whether every id in `campaignIds` is a campaign of `accountId`. */

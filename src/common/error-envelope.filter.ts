@@ -25,7 +25,11 @@ const FASTIFY_ERROR_MESSAGES: Record<string, string> = {
  */
 export function toErrorResponse(exception: unknown): ErrorResponse {
   if (exception instanceof ApiError) {
-    return { status: exception.status, headers: exception.headers, body: { error: exception.code, message: exception.message } };
+    return {
+      status: exception.status,
+      headers: exception.headers,
+      body: { error: exception.code, message: exception.message },
+    };
   }
   if (isDatabaseUnavailableError(exception)) {
     return {
@@ -42,12 +46,18 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
     }
   }
   const fastifyError = exception as { statusCode?: unknown; code?: unknown; message?: unknown };
-  if (typeof fastifyError?.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+  if (
+    typeof fastifyError?.statusCode === 'number' &&
+    fastifyError.statusCode >= 400 &&
+    fastifyError.statusCode < 500
+  ) {
     const status = fastifyError.statusCode;
     const code = typeof fastifyError.code === 'string' ? fastifyError.code : '';
     const message =
       FASTIFY_ERROR_MESSAGES[code] ??
-      (exception instanceof SyntaxError ? 'Request body is not valid JSON' : codeForStatus(status).replace(/_/g, ' '));
+      (exception instanceof SyntaxError
+        ? 'Request body is not valid JSON'
+        : codeForStatus(status).replace(/_/g, ' '));
     return { status, headers: {}, body: { error: codeForStatus(status), message } };
   }
   return {
@@ -61,12 +71,22 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
  * Sends the envelope for `exception` on `reply`, logging 5xx faults with the request id.
  * Implements CONTRACT 2 for every response the service makes.
  */
-export function sendError(exception: unknown, request: FastifyRequest, reply: FastifyReply, logger: Logger): void {
+export function sendError(
+  exception: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  logger: Logger,
+): void {
   const { status, headers, body } = toErrorResponse(exception);
   if (status >= 500) {
     const err = exception instanceof Error ? exception : new Error(String(exception));
     logger.error(
-      { request_id: request.id, method: request.method, url: request.url, err: { name: err.name, message: err.message, stack: err.stack } },
+      {
+        request_id: request.id,
+        method: request.method,
+        url: request.url,
+        err: { name: err.name, message: err.message, stack: err.stack },
+      },
       status === 503 ? 'dependency unavailable' : 'unhandled error',
     );
   }
@@ -80,6 +100,11 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    sendError(exception, http.getRequest<FastifyRequest>(), http.getResponse<FastifyReply>(), this.logger);
+    sendError(
+      exception,
+      http.getRequest<FastifyRequest>(),
+      http.getResponse<FastifyReply>(),
+      this.logger,
+    );
   }
 }

@@ -13,7 +13,8 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export function generateRequestId(raw: RawRequestDefaultExpression): string {
   const incoming = raw.headers['x-request-id'];
-  const id = typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+  const id =
+    typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
   (raw as RawRequestDefaultExpression & { id?: string }).id = id;
   return id;
 }

@@ -25,11 +25,16 @@ export function loggerParams(level: string): Params {
   return {
     pinoHttp: {
       level,
-      genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
+      genReqId: (req: IncomingMessage) =>
+        (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
       customAttributeKeys: { reqId: 'request_id' },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: {
-        req: (req: { id?: string; method?: string; url?: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        req: (req: { id?: string; method?: string; url?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),

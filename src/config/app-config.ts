@@ -123,7 +123,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   const nodeEnvRaw = get('NODE_ENV') ?? 'development';
   if (!['development', 'production', 'test'].includes(nodeEnvRaw)) {
-    throw new ConfigError('NODE_ENV', `must be development, production or test, got "${nodeEnvRaw}"`);
+    throw new ConfigError(
+      'NODE_ENV',
+      `must be development, production or test, got "${nodeEnvRaw}"`,
+    );
   }
   const nodeEnv = nodeEnvRaw as NodeEnv;
   const production = nodeEnv === 'production';
@@ -132,7 +135,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (jwtSecret === undefined) {
     if (production) throw new ConfigError('JWT_SECRET', 'is required in production');
     jwtSecret = DEV_JWT_SECRET;
-    warnings.push('JWT_SECRET is not set: using a fixed development secret (never do this in production)');
+    warnings.push(
+      'JWT_SECRET is not set: using a fixed development secret (never do this in production)',
+    );
   } else if (jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET', 'must be at least 32 characters');
   }
@@ -162,7 +167,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent`);
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of fatal, error, warn, info, debug, trace, silent`,
+    );
   }
 
   const config = new AppConfig();

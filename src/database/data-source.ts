@@ -10,5 +10,7 @@ loadDotenv({ quiet: true });
  * The service itself does not use this file.
  */
 export default new DataSource(
-  buildDataSourceOptions(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaign_api'),
+  buildDataSourceOptions(
+    process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaign_api',
+  ),
 );

@@ -7,7 +7,17 @@ export function isDatabaseUnavailableError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {
     const err = e as { code?: unknown; message?: unknown; driverError?: unknown; cause?: unknown };
     const code = typeof err.code === 'string' ? err.code : '';
-    if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(code)) {
+    if (
+      [
+        'ECONNREFUSED',
+        'ECONNRESET',
+        'ETIMEDOUT',
+        'EPIPE',
+        'ENOTFOUND',
+        'EHOSTUNREACH',
+        'EAI_AGAIN',
+      ].includes(code)
+    ) {
       return true;
     }
     // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown / cannot connect now), 53300 (too many connections)

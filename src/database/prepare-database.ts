@@ -21,7 +21,10 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<boolean
   const name = databaseName(databaseUrl);
   const adminUrl = new URL(databaseUrl);
   adminUrl.pathname = '/postgres';
-  const client = new Client({ connectionString: adminUrl.toString(), connectionTimeoutMillis: 5000 });
+  const client = new Client({
+    connectionString: adminUrl.toString(),
+    connectionTimeoutMillis: 5000,
+  });
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);

@@ -12,7 +12,11 @@ export interface ImportedLead extends NormalizedLead, CreatedLead {}
  * record no events.
  */
 export interface LeadEventsRecorder {
-  recordImport(manager: EntityManager, context: ImportContext, created: ImportedLead[]): Promise<void>;
+  recordImport(
+    manager: EntityManager,
+    context: ImportContext,
+    created: ImportedLead[],
+  ): Promise<void>;
 }
 
 /** Injection token of the optional {@link LeadEventsRecorder}. */

@@ -69,7 +69,9 @@ export class LeadImportService {
       accepted.push({ row, lead: check.lead });
     });
     // One lock order for every upload: concurrent uploads of overlapping phones never deadlock.
-    accepted.sort((a, b) => (a.lead.phone < b.lead.phone ? -1 : a.lead.phone > b.lead.phone ? 1 : 0));
+    accepted.sort((a, b) =>
+      a.lead.phone < b.lead.phone ? -1 : a.lead.phone > b.lead.phone ? 1 : 0,
+    );
 
     const context: ImportContext = {
       importId: randomUUID(),
@@ -115,13 +117,20 @@ export class LeadImportService {
             await manager.update(
               LeadImport,
               { id: context.importId },
-              { validCount: received - allErrors.length, invalidCount: allErrors.length, duplicateCount: duplicates },
+              {
+                validCount: received - allErrors.length,
+                invalidCount: allErrors.length,
+                duplicateCount: duplicates,
+              },
             );
           }
 
           if (this.events && created.length > 0) {
             const byPhone = new Map(accepted.map((a) => [a.lead.phone, a.lead]));
-            const imported: ImportedLead[] = created.map((c) => ({ ...byPhone.get(c.phone)!, ...c }));
+            const imported: ImportedLead[] = created.map((c) => ({
+              ...byPhone.get(c.phone)!,
+              ...c,
+            }));
             await this.events.recordImport(manager, context, imported);
           }
 
@@ -137,8 +146,10 @@ export class LeadImportService {
           };
         });
       } catch (error) {
-        const code = (error as { driverError?: { code?: string }; code?: string }).driverError?.code;
-        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code ?? '')) throw error;
+        const code = (error as { driverError?: { code?: string }; code?: string }).driverError
+          ?.code;
+        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code ?? ''))
+          throw error;
       }
     }
   }

@@ -11,7 +11,10 @@ import { LeadUploadRequest, LeadUploadRequestDto } from './dto/lead-upload-reque
  * `disclaimer_version` "v1.0").
  */
 @Injectable()
-export class LeadUploadRequestPipe implements PipeTransform<Record<string, unknown>, LeadUploadRequest> {
+export class LeadUploadRequestPipe implements PipeTransform<
+  Record<string, unknown>,
+  LeadUploadRequest
+> {
   transform(body: Record<string, unknown>): LeadUploadRequest {
     if (body.compliance_acknowledged !== true) {
       throw new ApiError(
@@ -20,7 +23,8 @@ export class LeadUploadRequestPipe implements PipeTransform<Record<string, unkno
         'compliance_acknowledged must be true: confirm you have permission to upload these contacts',
       );
     }
-    if (body.leads === undefined || body.leads === null) throw ApiError.badRequest('leads is required');
+    if (body.leads === undefined || body.leads === null)
+      throw ApiError.badRequest('leads is required');
     const { dto, problems } = validateBody(LeadUploadRequestDto, body, true);
     if (problems.length > 0) throw ApiError.validationFailed(problems);
     return {

@@ -12,7 +12,14 @@ export interface NormalizedLead {
 }
 
 /** The per-lead fields, in the order they are checked (CONTRACT 4.3). */
-export const LEAD_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company', 'title'] as const;
+export const LEAD_FIELDS = [
+  'phone',
+  'email',
+  'first_name',
+  'last_name',
+  'company',
+  'title',
+] as const;
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
 /** The first problem of an invalid lead. */
@@ -38,7 +45,9 @@ export function normalizePhone(raw: string, region: CountryCode): string | null 
 }
 
 function isBlank(value: unknown): boolean {
-  return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+  return (
+    value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+  );
 }
 
 /** Length in Unicode code points, as PostgreSQL counts `varchar(n)`. */
@@ -70,11 +79,19 @@ export function validateLead(input: Record<string, unknown>, region: CountryCode
     email = candidate;
   }
 
-  const lead: NormalizedLead = { phone, email, first_name: null, last_name: null, company: null, title: null };
+  const lead: NormalizedLead = {
+    phone,
+    email,
+    first_name: null,
+    last_name: null,
+    company: null,
+    title: null,
+  };
   for (const field of ['first_name', 'last_name', 'company', 'title'] as const) {
     const value = input[field];
     if (value === undefined || value === null) continue;
-    if (typeof value !== 'string') return fail(field, `${field} must be a string of at most 255 characters`);
+    if (typeof value !== 'string')
+      return fail(field, `${field} must be a string of at most 255 characters`);
     const trimmed = value.trim();
     if (codePointLength(trimmed) > MAX_TEXT_LENGTH) {
       return fail(field, `${field} must be a string of at most 255 characters`);

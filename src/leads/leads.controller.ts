@@ -1,7 +1,11 @@
 import { Body, Controller, HttpCode, Post, Req, UseGuards } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import type { AuthPrincipal } from '../auth/auth-principal';
-import { AuthorizedCampaign, CampaignAccessGuard, CurrentPrincipal } from '../auth/campaign-access.guard';
+import {
+  AuthorizedCampaign,
+  CampaignAccessGuard,
+  CurrentPrincipal,
+} from '../auth/campaign-access.guard';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadResponse } from './dto/lead-upload-response.dto';

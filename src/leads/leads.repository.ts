@@ -60,6 +60,10 @@ export class LeadsRepository {
         column('title'),
       ],
     );
-    return rows.map((row) => ({ id: Number(row.id), phone: row.phone, created_at: row.created_at }));
+    return rows.map((row) => ({
+      id: Number(row.id),
+      phone: row.phone,
+      created_at: row.created_at,
+    }));
   }
 }

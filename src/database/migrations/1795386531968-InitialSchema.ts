@@ -1,10 +1,10 @@
-import { MigrationInterface, QueryRunner } from "typeorm";
+import { MigrationInterface, QueryRunner } from 'typeorm';
 
 export class InitialSchema1795386531968 implements MigrationInterface {
-    name = 'InitialSchema1795386531968'
+  name = 'InitialSchema1795386531968';
 
-    public async up(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             CREATE TABLE "account" (
                 "id" SERIAL NOT NULL,
                 "name" character varying(200) NOT NULL,
@@ -12,7 +12,7 @@ export class InitialSchema1795386531968 implements MigrationInterface {
                 CONSTRAINT "PK_54115ee388cdb6d86bb4bf5b2ea" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "campaign" (
                 "id" SERIAL NOT NULL,
                 "account_id" integer NOT NULL,
@@ -22,10 +22,10 @@ export class InitialSchema1795386531968 implements MigrationInterface {
                 CONSTRAINT "PK_0ce34d26e7f2eb316a3a592cdc4" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "idx_campaign_account_id" ON "campaign" ("account_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "api_key" (
                 "id" SERIAL NOT NULL,
                 "account_id" integer NOT NULL,
@@ -39,13 +39,13 @@ export class InitialSchema1795386531968 implements MigrationInterface {
                 CONSTRAINT "PK_b1bd840641b8acbaad89c3d8d11" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "idx_api_key_account_id" ON "api_key" ("account_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE UNIQUE INDEX "uq_api_key_key_hash" ON "api_key" ("key_hash")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "lead_import" (
                 "id" uuid NOT NULL,
                 "campaign_id" integer NOT NULL,
@@ -63,13 +63,13 @@ export class InitialSchema1795386531968 implements MigrationInterface {
                 CONSTRAINT "PK_8e5349fb93f689e6b4635d994da" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "idx_lead_import_api_key_id" ON "lead_import" ("api_key_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "idx_lead_import_campaign_id_created_at" ON "lead_import" ("campaign_id", "created_at")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE TABLE "lead" (
                 "id" BIGSERIAL NOT NULL,
                 "campaign_id" integer NOT NULL,
@@ -87,87 +87,86 @@ export class InitialSchema1795386531968 implements MigrationInterface {
                 CONSTRAINT "PK_ca96c1888f7dcfccab72b72fffa" PRIMARY KEY ("id")
             )
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             CREATE INDEX "idx_lead_import_id" ON "lead" ("import_id")
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "campaign"
             ADD CONSTRAINT "fk_campaign_account" FOREIGN KEY ("account_id") REFERENCES "account"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "api_key"
             ADD CONSTRAINT "fk_api_key_account" FOREIGN KEY ("account_id") REFERENCES "account"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead_import"
             ADD CONSTRAINT "fk_lead_import_campaign" FOREIGN KEY ("campaign_id") REFERENCES "campaign"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead_import"
             ADD CONSTRAINT "fk_lead_import_api_key" FOREIGN KEY ("api_key_id") REFERENCES "api_key"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead"
             ADD CONSTRAINT "fk_lead_campaign" FOREIGN KEY ("campaign_id") REFERENCES "campaign"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead"
             ADD CONSTRAINT "fk_lead_import" FOREIGN KEY ("import_id") REFERENCES "lead_import"("id") ON DELETE RESTRICT ON UPDATE NO ACTION
         `);
-    }
+  }
 
-    public async down(queryRunner: QueryRunner): Promise<void> {
-        await queryRunner.query(`
+  public async down(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`
             ALTER TABLE "lead" DROP CONSTRAINT "fk_lead_import"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead" DROP CONSTRAINT "fk_lead_campaign"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead_import" DROP CONSTRAINT "fk_lead_import_api_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "lead_import" DROP CONSTRAINT "fk_lead_import_campaign"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "api_key" DROP CONSTRAINT "fk_api_key_account"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             ALTER TABLE "campaign" DROP CONSTRAINT "fk_campaign_account"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."idx_lead_import_id"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "lead"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."idx_lead_import_campaign_id_created_at"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."idx_lead_import_api_key_id"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "lead_import"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."uq_api_key_key_hash"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."idx_api_key_account_id"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "api_key"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP INDEX "public"."idx_campaign_account_id"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "campaign"
         `);
-        await queryRunner.query(`
+    await queryRunner.query(`
             DROP TABLE "account"
         `);
-    }
-
+  }
 }

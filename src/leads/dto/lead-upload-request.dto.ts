@@ -37,15 +37,20 @@ function EachIsObject(): PropertyDecorator {
         validate: (value: unknown) => nonObjectIndices(value).length === 0,
         defaultMessage: (args?: ValidationArguments) => {
           const indices = nonObjectIndices(args?.value);
-          const named = indices.slice(0, MAX_INDICES_NAMED).map((i) => `leads[${i}] must be an object`);
+          const named = indices
+            .slice(0, MAX_INDICES_NAMED)
+            .map((i) => `leads[${i}] must be an object`);
           const rest = indices.length - named.length;
-          return rest > 0 ? `${named.join('; ')}; and ${rest} more leads are not objects` : named.join('; ');
+          return rest > 0
+            ? `${named.join('; ')}; and ${rest} more leads are not objects`
+            : named.join('; ');
         },
       },
     });
 }
 
-const present = (field: string) => ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
+const present = (field: string) =>
+  ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
 
 /**
  * The envelope of `POST /leads/upload` (spec 2.2, CONTRACT 4.1–4.2). A violation is 422
@@ -62,7 +67,9 @@ export class LeadUploadRequestDto {
 
   @IsArray({ message: 'leads must be an array' })
   @ArrayMinSize(1, { message: 'leads must contain at least 1 lead' })
-  @ArrayMaxSize(MAX_LEADS_PER_UPLOAD, { message: `leads must contain at most ${MAX_LEADS_PER_UPLOAD} leads` })
+  @ArrayMaxSize(MAX_LEADS_PER_UPLOAD, {
+    message: `leads must contain at most ${MAX_LEADS_PER_UPLOAD} leads`,
+  })
   @EachIsObject()
   leads!: Record<string, unknown>[];
 

@@ -1,0 +1,86 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { ApiKeysService } from '../auth/api-keys.service';
+import { positiveIntListOption, positiveIntOption, printJson } from './cli-io';
+
+interface ApiKeyCreateOptions {
+  account?: string;
+  name?: string;
+  campaigns?: string;
+}
+
+/**
+ * `api-key create --account ID [--name N] [--campaigns 1,2]` →
+ * `{id, api_key, key_prefix, account_id, name, campaign_ids, created_at}`. The only time the
+ * key is ever shown (CONTRACT 3, 7).
+ */
+@SubCommand({ name: 'create', description: 'Create an API key (printed once)' })
+export class ApiKeyCreateCommand extends CommandRunner {
+  constructor(private readonly apiKeys: ApiKeysService) {
+    super();
+  }
+
+  async run(_params: string[], options: ApiKeyCreateOptions): Promise<void> {
+    const accountId = positiveIntOption(options.account, '--account');
+    const campaignIds =
+      options.campaigns === undefined
+        ? undefined
+        : positiveIntListOption(options.campaigns, '--campaigns');
+    const { apiKey, key } = await this.apiKeys.create(accountId, options.name, campaignIds);
+    printJson({
+      id: apiKey.id,
+      api_key: key,
+      key_prefix: apiKey.keyPrefix,
+      account_id: apiKey.accountId,
+      name: apiKey.name,
+      campaign_ids: apiKey.campaignIds,
+      created_at: apiKey.createdAt,
+    });
+  }
+
+  @Option({ flags: '--account <id>', description: 'Owning account id', required: true })
+  parseAccount(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--name <name>', description: 'A label for the key' })
+  parseName(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--campaigns <ids>',
+    description: 'Limit the key to these campaign ids (comma-separated)',
+  })
+  parseCampaigns(value: string): string {
+    return value;
+  }
+}
+
+/** `api-key revoke --id ID` → `{id, revoked_at}`; its tokens stop working within 30 seconds. */
+@SubCommand({ name: 'revoke', description: 'Revoke an API key' })
+export class ApiKeyRevokeCommand extends CommandRunner {
+  constructor(private readonly apiKeys: ApiKeysService) {
+    super();
+  }
+
+  async run(_params: string[], options: { id?: string }): Promise<void> {
+    printJson(await this.apiKeys.revoke(positiveIntOption(options.id, '--id')));
+  }
+
+  @Option({ flags: '--id <id>', description: 'API key id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}
+
+/** `api-key …` commands. */
+@Command({
+  name: 'api-key',
+  description: 'Manage API keys',
+  subCommands: [ApiKeyCreateCommand, ApiKeyRevokeCommand],
+})
+export class ApiKeyCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

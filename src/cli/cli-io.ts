@@ -1,0 +1,56 @@
+import type { LoggerService } from '@nestjs/common';
+import { InvalidInputError } from '../common/invalid-input.error';
+
+/** Prints a command's result: one JSON document on stdout (CONTRACT 7). */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/**
+ * Reads a required positive integer option.
+ * @throws InvalidInputError naming the option.
+ */
+export function positiveIntOption(value: string | undefined, option: string): number {
+  if (value === undefined) throw new InvalidInputError(`${option} is required`);
+  if (!/^[1-9][0-9]{0,9}$/.test(value.trim())) {
+    throw new InvalidInputError(`${option} must be a positive integer, got "${value}"`);
+  }
+  return Number(value.trim());
+}
+
+/**
+ * Reads a comma-separated list of positive integers such as `1,2,3`.
+ * @throws InvalidInputError naming the option.
+ */
+export function positiveIntListOption(value: string, option: string): number[] {
+  const items = value.split(',').map((item) => item.trim());
+  if (items.length === 0 || items.some((item) => !/^[1-9][0-9]{0,9}$/.test(item))) {
+    throw new InvalidInputError(
+      `${option} must be a comma-separated list of positive integers, got "${value}"`,
+    );
+  }
+  return items.map(Number);
+}
+
+/** Reads a required text option. @throws InvalidInputError naming the option. */
+export function requiredOption(value: string | undefined, option: string): string {
+  if (value === undefined || value.trim() === '')
+    throw new InvalidInputError(`${option} is required`);
+  return value;
+}
+
+/** Nest logger for the CLI: warnings and errors on stderr, nothing else, so stdout stays one JSON document. */
+export class StderrLogger implements LoggerService {
+  log(): void {}
+  debug(): void {}
+  verbose(): void {}
+  warn(message: unknown, context?: string): void {
+    process.stderr.write(`warn${context ? ` [${context}]` : ''}: ${String(message)}\n`);
+  }
+  error(message: unknown, ...rest: unknown[]): void {
+    const context = rest.length > 0 ? rest[rest.length - 1] : undefined;
+    process.stderr.write(
+      `error${typeof context === 'string' ? ` [${context}]` : ''}: ${String(message)}\n`,
+    );
+  }
+}
