@@ -1,0 +1,13 @@
+/**
+ * Environment of every e2e test file, set before any module loads. Tests use their own
+ * database (recreated by global-setup.ts), never the development one.
+ */
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaign_api_test';
+
+process.env.NODE_ENV = 'test';
+process.env.DATABASE_URL = TEST_DATABASE_URL;
+process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+process.env.JWT_SECRET = 'test-only-jwt-secret-0123456789abcdefghijklmnop';
+process.env.SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
+process.env.TOKEN_TTL_SECONDS = '900';
