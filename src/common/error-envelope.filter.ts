@@ -40,6 +40,14 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   }
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
+    if (status === 503) {
+      // Terminus reports a failed readiness check this way.
+      return {
+        status,
+        headers: { 'Retry-After': '5' },
+        body: { error: 'service_unavailable', message: 'A dependency of the service is unavailable' },
+      };
+    }
     if (status < 500) {
       const message = status === 404 ? 'No route matches this method and path' : exception.message;
       return { status, headers: {}, body: { error: codeForStatus(status), message } };

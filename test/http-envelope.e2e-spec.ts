@@ -1,0 +1,127 @@
+import { startTestApp, type TestApp, uploadBody } from './support/test-app';
+import { TcpProxy } from './support/tcp-proxy';
+import { TEST_DATABASE_URL } from './support/env';
+
+const UPLOAD = '/api/v1/leads/upload';
+const TOKEN = '/api/v1/auth/api-key/token';
+
+describe('One error envelope everywhere (CONTRACT 1–2)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('answers 404 not_found for an unknown route', async () => {
+    for (const path of ['/api/v1/nope', '/', '/api/v2/leads/upload']) {
+      const res = await t.http().get(path).expect(404);
+      expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+    }
+    const wrongMethod = await t.http().get(UPLOAD).expect(404);
+    expect(wrongMethod.body.error).toBe('not_found');
+  });
+
+  it('answers 400 bad_request for malformed JSON, before authentication', async () => {
+    const res = await t.http().post(UPLOAD).set('Content-Type', 'application/json').send('{"campaign_id": 1,').expect(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
+  });
+
+  it.each([
+    ['an array', '[1,2]'],
+    ['a string', '"x"'],
+    ['null', 'null'],
+    ['a number', '42'],
+  ])('answers 400 bad_request when the body is %s', async (_name, raw) => {
+    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json').send(raw).expect(400);
+    expect(res.body).toEqual({ error: 'bad_request', message: 'Request body must be a JSON object' });
+  });
+
+  it('answers 400 for an empty JSON body', async () => {
+    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json').send('').expect(400);
+    expect(res.body.error).toBe('bad_request');
+  });
+
+  it.each([
+    ['text/plain', 'hello'],
+    ['application/x-www-form-urlencoded', 'api_key=x'],
+    ['application/xml', '<a/>'],
+  ])('answers 415 unsupported_media_type for a %s POST, before authentication', async (type, raw) => {
+    const res = await t.http().post(UPLOAD).set('Content-Type', type).send(raw).expect(415);
+    expect(res.body).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
+  });
+
+  it('answers 415 for a POST without a Content-Type', async () => {
+    const res = await t.http().post(TOKEN).expect(415);
+    expect(res.body.error).toBe('unsupported_media_type');
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json; charset=utf-8').send('{"api_key":"capi_x"}').expect(401);
+    expect(res.body.error).toBe('unauthorized');
+  });
+
+  it('answers 413 payload_too_large for a body over 16 MiB, before authentication', async () => {
+    const big = JSON.stringify({ campaign_id: 1, leads: [{ phone: '1'.repeat(16 * 1024 * 1024) }] });
+    const res = await t.http().post(UPLOAD).set('Content-Type', 'application/json').send(big).expect(413);
+    expect(res.body).toEqual({ error: 'payload_too_large', message: expect.any(String) });
+  });
+
+  it('sends a request id on every response and reuses a well-formed incoming one', async () => {
+    const generated = await t.http().get('/api/v1/nope');
+    expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    const echoed = await t.http().get('/health/live').set('X-Request-Id', 'trace-abc.123').expect(200);
+    expect(echoed.headers['x-request-id']).toBe('trace-abc.123');
+    const replaced = await t.http().get('/health/live').set('X-Request-Id', 'bad id\twith spaces');
+    expect(replaced.headers['x-request-id']).not.toBe('bad id\twith spaces');
+  });
+
+  it('serves liveness and readiness outside /api/v1 without authentication', async () => {
+    expect((await t.http().get('/health/live').expect(200)).body).toEqual({ status: 'ok' });
+    const ready = await t.http().get('/health/ready').expect(200);
+    expect(ready.body.status).toBe('ok');
+    expect(ready.body.details.database.status).toBe('up');
+  });
+
+  it('never adds statusCode or stack to an error body', async () => {
+    const res = await t.http().post(UPLOAD).set('Authorization', 'Bearer x').send(uploadBody(1, []));
+    expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
+  });
+});
+
+describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
+  let t: TestApp;
+  let proxy: TcpProxy;
+  beforeAll(async () => {
+    const target = new URL(TEST_DATABASE_URL);
+    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    const viaProxy = new URL(TEST_DATABASE_URL);
+    viaProxy.port = String(proxy.port);
+    t = await startTestApp({ DATABASE_URL: viaProxy.toString() });
+  });
+  afterAll(async () => {
+    await t.close();
+    await proxy.stop();
+  });
+
+  it('answers 503 service_unavailable while the database is down and recovers when it returns', async () => {
+    const caller = await t.given.caller();
+    await t.http().post(TOKEN).send({ api_key: caller.apiKey }).expect(200);
+
+    await proxy.stop();
+    for (let i = 0; i < 3; i++) {
+      const res = await t.http().post(TOKEN).send({ api_key: caller.apiKey });
+      expect(res.status).toBe(503);
+      expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
+    }
+    const upload = await t.http().post(UPLOAD).set('Authorization', `Bearer ${caller.token}`).send(uploadBody(caller.campaignId, [{ phone: '+14155550100' }]));
+    expect([503]).toContain(upload.status);
+    const ready = await t.http().get('/health/ready').expect(503);
+    expect(ready.body.error).toBe('service_unavailable');
+
+    await proxy.start();
+    const after = await t.http().post(TOKEN).send({ api_key: caller.apiKey }).expect(200);
+    expect(after.body.token_type).toBe('bearer');
+    await t.http().get('/health/ready').expect(200);
+  });
+});
