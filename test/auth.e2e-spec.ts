@@ -5,7 +5,9 @@ import { KEY_ACCESS_CACHE_TTL_MS } from '../src/auth/api-keys.service';
 const TOKEN_PATH = '/api/v1/auth/api-key/token';
 
 function b64url(value: unknown): string {
-  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
+  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString(
+    'base64url',
+  );
 }
 
 /** Signs arbitrary header/claims with HS256 and `secret`, to forge tokens. */
@@ -15,7 +17,10 @@ function signJwt(header: object, claims: object, secret: string): string {
 }
 
 function decodeClaims(token: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('Authentication (spec 5, CONTRACT 3)', () => {
@@ -42,9 +47,16 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
       expect(res.body.token_type).toBe('bearer');
       expect(res.body.expires_in).toBe(900);
       const [header] = (res.body.access_token as string).split('.');
-      expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({ alg: 'HS256' });
+      expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toMatchObject({
+        alg: 'HS256',
+      });
       const claims = decodeClaims(res.body.access_token);
-      expect(claims).toMatchObject({ sub: String(id), acc: accountId, iss: 'campaign-api', aud: 'campaign-api' });
+      expect(claims).toMatchObject({
+        sub: String(id),
+        acc: accountId,
+        iss: 'campaign-api',
+        aud: 'campaign-api',
+      });
       expect(claims.exp as number).toBe((claims.iat as number) + 900);
       expect(claims.jti).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
 
@@ -55,7 +67,9 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
     it('issues keys with a recognisable prefix and stores only their SHA-256 hash', async () => {
       const { id, key } = await t.given.apiKey(await t.given.account());
       expect(key).toMatch(/^capi_[A-Za-z0-9_-]{43}$/);
-      const [row] = await t.db.query('SELECT key_hash, key_prefix FROM api_key WHERE id = $1', [id]);
+      const [row] = await t.db.query('SELECT key_hash, key_prefix FROM api_key WHERE id = $1', [
+        id,
+      ]);
       expect(row.key_hash).toMatch(/^[0-9a-f]{64}$/);
       expect(row.key_hash).not.toContain(key.slice(5, 20));
       expect(key.startsWith(row.key_prefix)).toBe(true);
@@ -82,7 +96,10 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
       ['empty', { api_key: '' }],
     ])('answers 400 bad_request when api_key is %s', async (_name, body) => {
       const res = await t.http().post(TOKEN_PATH).send(body).expect(400);
-      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringContaining('api_key') });
+      expect(res.body).toEqual({
+        error: 'bad_request',
+        message: expect.stringContaining('api_key'),
+      });
     });
 
     it('never echoes the API key in the response', async () => {
@@ -130,7 +147,11 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
     });
 
     it('answers 401 for a token signed with another secret', async () => {
-      const forged = signJwt({ alg: 'HS256', typ: 'JWT' }, decodeClaims(token), 'another-secret-of-sufficient-length-000');
+      const forged = signJwt(
+        { alg: 'HS256', typ: 'JWT' },
+        decodeClaims(token),
+        'another-secret-of-sufficient-length-000',
+      );
       await probe(campaignId, `Bearer ${forged}`).expect(401);
     });
 
@@ -158,12 +179,20 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
     });
 
     it('answers 401 for a token with the wrong audience', async () => {
-      const wrong = signJwt({ alg: 'HS256', typ: 'JWT' }, { ...decodeClaims(token), aud: 'other' }, t.config.jwtSecret);
+      const wrong = signJwt(
+        { alg: 'HS256', typ: 'JWT' },
+        { ...decodeClaims(token), aud: 'other' },
+        t.config.jwtSecret,
+      );
       await probe(campaignId, `Bearer ${wrong}`).expect(401);
     });
 
     it('answers 401 for a well-signed token naming a key that does not exist', async () => {
-      const ghost = signJwt({ alg: 'HS256', typ: 'JWT' }, { ...decodeClaims(token), sub: '2147483000' }, t.config.jwtSecret);
+      const ghost = signJwt(
+        { alg: 'HS256', typ: 'JWT' },
+        { ...decodeClaims(token), sub: '2147483000' },
+        t.config.jwtSecret,
+      );
       await probe(campaignId, `Bearer ${ghost}`).expect(401);
       expect(apiKeyId).toBeGreaterThan(0);
     });
@@ -173,7 +202,9 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
     it('stops tokens at once when revoked through the service', async () => {
       const caller = await t.given.caller();
       await probe(caller.campaignId, `Bearer ${caller.token}`).expect(202);
-      await t.app.get((await import('../src/auth/api-keys.service')).ApiKeysService).revoke(caller.apiKeyId);
+      await t.app
+        .get((await import('../src/auth/api-keys.service')).ApiKeysService)
+        .revoke(caller.apiKeyId);
       await probe(caller.campaignId, `Bearer ${caller.token}`).expect(401);
     });
 
@@ -186,7 +217,10 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
       await new Promise((resolve) => setTimeout(resolve, KEY_ACCESS_CACHE_TTL_MS + 200));
       const res = await probe(caller.campaignId, `Bearer ${caller.token}`).expect(401);
       expect(res.body.error).toBe('unauthorized');
-      const [{ count }] = await t.db.query('SELECT count(*)::int AS count FROM lead WHERE campaign_id = $1', [caller.campaignId]);
+      const [{ count }] = await t.db.query(
+        'SELECT count(*)::int AS count FROM lead WHERE campaign_id = $1',
+        [caller.campaignId],
+      );
       expect(count).toBe(1);
     });
   });

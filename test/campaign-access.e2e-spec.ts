@@ -15,14 +15,21 @@ describe('Campaign authorisation (spec 5.6, CONTRACT 2–3)', () => {
     t.http().post(UPLOAD).set('Authorization', `Bearer ${token}`).send(body);
 
   const leadsIn = async (campaignId: number) =>
-    (await t.db.query('SELECT count(*)::int AS n FROM lead WHERE campaign_id = $1', [campaignId]))[0].n as number;
+    (
+      await t.db.query('SELECT count(*)::int AS n FROM lead WHERE campaign_id = $1', [campaignId])
+    )[0].n as number;
 
   it("answers 403 for another account's campaign and writes nothing", async () => {
     const other = await t.given.caller();
-    const res = await upload(me.token, uploadBody(other.campaignId, [{ phone: '+14155550100' }])).expect(403);
+    const res = await upload(
+      me.token,
+      uploadBody(other.campaignId, [{ phone: '+14155550100' }]),
+    ).expect(403);
     expect(res.body).toEqual({ error: 'forbidden', message: expect.any(String) });
     expect(await leadsIn(other.campaignId)).toBe(0);
-    const imports = await t.db.query('SELECT 1 FROM lead_import WHERE campaign_id = $1', [other.campaignId]);
+    const imports = await t.db.query('SELECT 1 FROM lead_import WHERE campaign_id = $1', [
+      other.campaignId,
+    ]);
     expect(imports).toHaveLength(0);
   });
 
@@ -30,11 +37,20 @@ describe('Campaign authorisation (spec 5.6, CONTRACT 2–3)', () => {
     const [{ max }] = await t.db.query('SELECT coalesce(max(id), 0)::int AS max FROM campaign');
     for (const id of [max + 1000, 2_147_483_647, 2_147_483_648, 9_007_199_254_740_991]) {
       const res = await upload(me.token, uploadBody(id, [{ phone: '+14155550100' }])).expect(403);
-      expect(res.body).toEqual({ error: 'forbidden', message: 'This token may not use that campaign' });
+      expect(res.body).toEqual({
+        error: 'forbidden',
+        message: 'This token may not use that campaign',
+      });
     }
     const other = await t.given.caller();
-    const foreign = await upload(me.token, uploadBody(other.campaignId, [{ phone: '+14155550100' }]));
-    expect(foreign.body).toEqual({ error: 'forbidden', message: 'This token may not use that campaign' });
+    const foreign = await upload(
+      me.token,
+      uploadBody(other.campaignId, [{ phone: '+14155550100' }]),
+    );
+    expect(foreign.body).toEqual({
+      error: 'forbidden',
+      message: 'This token may not use that campaign',
+    });
   });
 
   it('limits a key created with a campaign list to those campaigns', async () => {
@@ -65,6 +81,9 @@ describe('Campaign authorisation (spec 5.6, CONTRACT 2–3)', () => {
     if (campaignId === undefined) delete body.campaign_id;
     else body.campaign_id = campaignId;
     const res = await upload(me.token, body).expect(400);
-    expect(res.body).toEqual({ error: 'invalid_campaign_id', message: expect.stringContaining('campaign_id') });
+    expect(res.body).toEqual({
+      error: 'invalid_campaign_id',
+      message: expect.stringContaining('campaign_id'),
+    });
   });
 });

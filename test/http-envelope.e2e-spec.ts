@@ -22,7 +22,12 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
   });
 
   it('answers 400 bad_request for malformed JSON, before authentication', async () => {
-    const res = await t.http().post(UPLOAD).set('Content-Type', 'application/json').send('{"campaign_id": 1,').expect(400);
+    const res = await t
+      .http()
+      .post(UPLOAD)
+      .set('Content-Type', 'application/json')
+      .send('{"campaign_id": 1,')
+      .expect(400);
     expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
   });
 
@@ -32,12 +37,25 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
     ['null', 'null'],
     ['a number', '42'],
   ])('answers 400 bad_request when the body is %s', async (_name, raw) => {
-    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json').send(raw).expect(400);
-    expect(res.body).toEqual({ error: 'bad_request', message: 'Request body must be a JSON object' });
+    const res = await t
+      .http()
+      .post(TOKEN)
+      .set('Content-Type', 'application/json')
+      .send(raw)
+      .expect(400);
+    expect(res.body).toEqual({
+      error: 'bad_request',
+      message: 'Request body must be a JSON object',
+    });
   });
 
   it('answers 400 for an empty JSON body', async () => {
-    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json').send('').expect(400);
+    const res = await t
+      .http()
+      .post(TOKEN)
+      .set('Content-Type', 'application/json')
+      .send('')
+      .expect(400);
     expect(res.body.error).toBe('bad_request');
   });
 
@@ -45,10 +63,13 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
     ['text/plain', 'hello'],
     ['application/x-www-form-urlencoded', 'api_key=x'],
     ['application/xml', '<a/>'],
-  ])('answers 415 unsupported_media_type for a %s POST, before authentication', async (type, raw) => {
-    const res = await t.http().post(UPLOAD).set('Content-Type', type).send(raw).expect(415);
-    expect(res.body).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
-  });
+  ])(
+    'answers 415 unsupported_media_type for a %s POST, before authentication',
+    async (type, raw) => {
+      const res = await t.http().post(UPLOAD).set('Content-Type', type).send(raw).expect(415);
+      expect(res.body).toEqual({ error: 'unsupported_media_type', message: expect.any(String) });
+    },
+  );
 
   it('answers 415 for a POST without a Content-Type', async () => {
     const res = await t.http().post(TOKEN).expect(415);
@@ -56,20 +77,37 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
   });
 
   it('accepts application/json with a charset', async () => {
-    const res = await t.http().post(TOKEN).set('Content-Type', 'application/json; charset=utf-8').send('{"api_key":"capi_x"}').expect(401);
+    const res = await t
+      .http()
+      .post(TOKEN)
+      .set('Content-Type', 'application/json; charset=utf-8')
+      .send('{"api_key":"capi_x"}')
+      .expect(401);
     expect(res.body.error).toBe('unauthorized');
   });
 
   it('answers 413 payload_too_large for a body over 16 MiB, before authentication', async () => {
-    const big = JSON.stringify({ campaign_id: 1, leads: [{ phone: '1'.repeat(16 * 1024 * 1024) }] });
-    const res = await t.http().post(UPLOAD).set('Content-Type', 'application/json').send(big).expect(413);
+    const big = JSON.stringify({
+      campaign_id: 1,
+      leads: [{ phone: '1'.repeat(16 * 1024 * 1024) }],
+    });
+    const res = await t
+      .http()
+      .post(UPLOAD)
+      .set('Content-Type', 'application/json')
+      .send(big)
+      .expect(413);
     expect(res.body).toEqual({ error: 'payload_too_large', message: expect.any(String) });
   });
 
   it('sends a request id on every response and reuses a well-formed incoming one', async () => {
     const generated = await t.http().get('/api/v1/nope');
     expect(generated.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
-    const echoed = await t.http().get('/health/live').set('X-Request-Id', 'trace-abc.123').expect(200);
+    const echoed = await t
+      .http()
+      .get('/health/live')
+      .set('X-Request-Id', 'trace-abc.123')
+      .expect(200);
     expect(echoed.headers['x-request-id']).toBe('trace-abc.123');
     const replaced = await t.http().get('/health/live').set('X-Request-Id', 'bad id\twith spaces');
     expect(replaced.headers['x-request-id']).not.toBe('bad id\twith spaces');
@@ -83,7 +121,11 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
   });
 
   it('never adds statusCode or stack to an error body', async () => {
-    const res = await t.http().post(UPLOAD).set('Authorization', 'Bearer x').send(uploadBody(1, []));
+    const res = await t
+      .http()
+      .post(UPLOAD)
+      .set('Authorization', 'Bearer x')
+      .send(uploadBody(1, []));
     expect(Object.keys(res.body).sort()).toEqual(['error', 'message']);
   });
 });
@@ -114,7 +156,11 @@ describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
     }
-    const upload = await t.http().post(UPLOAD).set('Authorization', `Bearer ${caller.token}`).send(uploadBody(caller.campaignId, [{ phone: '+14155550100' }]));
+    const upload = await t
+      .http()
+      .post(UPLOAD)
+      .set('Authorization', `Bearer ${caller.token}`)
+      .send(uploadBody(caller.campaignId, [{ phone: '+14155550100' }]));
     expect([503]).toContain(upload.status);
     const ready = await t.http().get('/health/ready').expect(503);
     expect(ready.body.error).toBe('service_unavailable');

@@ -45,7 +45,10 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
       return {
         status,
         headers: { 'Retry-After': '5' },
-        body: { error: 'service_unavailable', message: 'A dependency of the service is unavailable' },
+        body: {
+          error: 'service_unavailable',
+          message: 'A dependency of the service is unavailable',
+        },
       };
     }
     if (status < 500) {

@@ -13,7 +13,9 @@ describe('loadConfig (CONTRACT 8)', () => {
       redisUrl: 'redis://127.0.0.1:6379',
       tokenTtlSeconds: 900,
       webhookTimeoutMs: 10_000,
-      webhookRetryScheduleMs: [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000],
+      webhookRetryScheduleMs: [
+        5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000,
+      ],
       webhookAllowPrivateUrls: false,
       runWorker: true,
       logLevel: 'info',
@@ -62,6 +64,8 @@ describe('loadConfig (CONTRACT 8)', () => {
 
 describe('parseDurationList', () => {
   it('reads ms, s, m and h', () => {
-    expect(parseDurationList('1s, 2s,500ms,3m,1h', 'X')).toEqual([1000, 2000, 500, 180_000, 3_600_000]);
+    expect(parseDurationList('1s, 2s,500ms,3m,1h', 'X')).toEqual([
+      1000, 2000, 500, 180_000, 3_600_000,
+    ]);
   });
 });

@@ -32,18 +32,40 @@ describe('validateLead (CONTRACT 4.3)', () => {
   it('accepts a lead with only a phone', () => {
     expect(validateLead({ phone: '+14155552671' }, 'US')).toEqual({
       ok: true,
-      lead: { phone: '+14155552671', email: null, first_name: null, last_name: null, company: null, title: null },
+      lead: {
+        phone: '+14155552671',
+        email: null,
+        first_name: null,
+        last_name: null,
+        company: null,
+        title: null,
+      },
     });
   });
 
   it('trims strings, stores blank optional strings as null and ignores unknown fields', () => {
     const check = validateLead(
-      { phone: ' 415 555 2671 ', email: '  a@b.co ', first_name: '  ', last_name: ' Lee ', company: '', title: null, shoe_size: 9 },
+      {
+        phone: ' 415 555 2671 ',
+        email: '  a@b.co ',
+        first_name: '  ',
+        last_name: ' Lee ',
+        company: '',
+        title: null,
+        shoe_size: 9,
+      },
       'US',
     );
     expect(check).toEqual({
       ok: true,
-      lead: { phone: '+14155552671', email: 'a@b.co', first_name: null, last_name: 'Lee', company: null, title: null },
+      lead: {
+        phone: '+14155552671',
+        email: 'a@b.co',
+        first_name: null,
+        last_name: 'Lee',
+        company: null,
+        title: null,
+      },
     });
   });
 
@@ -55,18 +77,46 @@ describe('validateLead (CONTRACT 4.3)', () => {
     [{ phone: 'abc' }, 'phone', 'phone is not a valid phone number'],
     [{ phone: '+14155552671', email: 'a@' }, 'email', 'email is not a valid email address'],
     [{ phone: '+14155552671', email: true }, 'email', 'email is not a valid email address'],
-    [{ phone: '+14155552671', first_name: 1 }, 'first_name', 'first_name must be a string of at most 255 characters'],
-    [{ phone: '+14155552671', last_name: 'x'.repeat(256) }, 'last_name', 'last_name must be a string of at most 255 characters'],
-    [{ phone: '+14155552671', company: {} }, 'company', 'company must be a string of at most 255 characters'],
-    [{ phone: '+14155552671', title: false }, 'title', 'title must be a string of at most 255 characters'],
+    [
+      { phone: '+14155552671', first_name: 1 },
+      'first_name',
+      'first_name must be a string of at most 255 characters',
+    ],
+    [
+      { phone: '+14155552671', last_name: 'x'.repeat(256) },
+      'last_name',
+      'last_name must be a string of at most 255 characters',
+    ],
+    [
+      { phone: '+14155552671', company: {} },
+      'company',
+      'company must be a string of at most 255 characters',
+    ],
+    [
+      { phone: '+14155552671', title: false },
+      'title',
+      'title must be a string of at most 255 characters',
+    ],
   ])('reports %j as %s', (input, field, message) => {
-    expect(validateLead(input, 'US')).toEqual({ ok: false, problem: { var_field: field, message } });
+    expect(validateLead(input, 'US')).toEqual({
+      ok: false,
+      problem: { var_field: field, message },
+    });
   });
 
   it('reports only the first failing field in contract order', () => {
-    const check = validateLead({ title: 1, company: 1, last_name: 1, first_name: 1, email: 'x', phone: 'x' }, 'US');
-    expect(check).toEqual({ ok: false, problem: { var_field: 'phone', message: 'phone is not a valid phone number' } });
-    const second = validateLead({ title: 1, company: 1, last_name: 1, first_name: 1, email: 'x', phone: '+14155552671' }, 'US');
+    const check = validateLead(
+      { title: 1, company: 1, last_name: 1, first_name: 1, email: 'x', phone: 'x' },
+      'US',
+    );
+    expect(check).toEqual({
+      ok: false,
+      problem: { var_field: 'phone', message: 'phone is not a valid phone number' },
+    });
+    const second = validateLead(
+      { title: 1, company: 1, last_name: 1, first_name: 1, email: 'x', phone: '+14155552671' },
+      'US',
+    );
     expect(second.ok ? null : second.problem.var_field).toBe('email');
   });
 

@@ -21,5 +21,7 @@ export default async function globalSetup(): Promise<void> {
     await admin.end();
   }
   await prepareDatabase(TEST_DATABASE_URL);
-  execFileSync(process.execPath, [join(__dirname, '../../scripts/build-if-needed.cjs')], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(__dirname, '../../scripts/build-if-needed.cjs')], {
+    stdio: 'inherit',
+  });
 }

@@ -38,7 +38,9 @@ export class TcpProxy {
   /** Refuses new connections and cuts every open one, as a database outage does. */
   async stop(): Promise<void> {
     for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    await new Promise<void>((resolve) =>
+      this.server ? this.server.close(() => resolve()) : resolve(),
+    );
     this.server = undefined;
   }
 }

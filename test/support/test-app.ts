@@ -59,17 +59,24 @@ export class Given {
   }
 
   async campaign(accountId: number, region = 'US'): Promise<number> {
-    return (await this.app.get(CampaignsService).createCampaign(accountId, unique('Campaign'), region)).id;
+    return (
+      await this.app.get(CampaignsService).createCampaign(accountId, unique('Campaign'), region)
+    ).id;
   }
 
   async apiKey(accountId: number, campaignIds?: number[]): Promise<{ id: number; key: string }> {
-    const { apiKey, key } = await this.app.get(ApiKeysService).create(accountId, 'test key', campaignIds);
+    const { apiKey, key } = await this.app
+      .get(ApiKeysService)
+      .create(accountId, 'test key', campaignIds);
     return { id: apiKey.id, key };
   }
 
   /** Exchanges `apiKey` over HTTP and returns the access token. */
   async token(apiKey: string): Promise<string> {
-    const res = await this.http().post('/api/v1/auth/api-key/token').send({ api_key: apiKey }).expect(200);
+    const res = await this.http()
+      .post('/api/v1/auth/api-key/token')
+      .send({ api_key: apiKey })
+      .expect(200);
     return res.body.access_token as string;
   }
 
@@ -83,6 +90,10 @@ export class Given {
 }
 
 /** Body of a valid upload to `campaignId` with `leads`, plus any `extra` fields. */
-export function uploadBody(campaignId: number, leads: unknown[], extra: Record<string, unknown> = {}) {
+export function uploadBody(
+  campaignId: number,
+  leads: unknown[],
+  extra: Record<string, unknown> = {},
+) {
   return { campaign_id: campaignId, compliance_acknowledged: true, leads, ...extra };
 }
