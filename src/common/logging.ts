@@ -28,6 +28,7 @@ export function loggerParams(level: string): Params {
       genReqId: (req: IncomingMessage) =>
         (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
       customAttributeKeys: { reqId: 'request_id' },
+      quietReqLogger: true,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: {
         req: (req: { id?: string; method?: string; url?: string }) => ({
