@@ -18,7 +18,10 @@ function newestMtime(dir) {
   return newest;
 }
 
-const sources = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs);
+const sources = Math.max(
+  newestMtime(join(root, 'src')),
+  statSync(join(root, 'package.json')).mtimeMs,
+);
 if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
   process.stderr.write('Building dist/ (nest build)…\n');
   execSync('npx --no-install nest build', { cwd: root, stdio: ['ignore', 2, 2] });
