@@ -8,10 +8,16 @@ import { AuthModule } from './auth/auth.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
 import { LeadsModule } from './leads/leads.module';
 import { HealthModule } from './health/health.module';
+import { WebhooksModule } from './webhooks/webhooks.module';
+import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
+import { QueueRootModule } from './delivery/queue-root.module';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
 
-/** The HTTP application: every module of the service behind the global error filter. */
+/**
+ * The HTTP application: every module of the service behind the global error filter, plus the
+ * delivery worker when `RUN_WORKER` is true.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -21,9 +27,13 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerParams(config.logLevel)),
         DatabaseModule,
+        QueueRootModule,
         CampaignsModule,
         AuthModule,
         LeadsModule,
+        WebhooksModule,
+        DeliveryModule,
+        ...(config.runWorker ? [DeliveryWorkerModule] : []),
         HealthModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],

@@ -34,6 +34,12 @@ export class AppConfig {
   webhookAllowPrivateUrls!: boolean;
   /** Whether the API process also runs the delivery worker (`RUN_WORKER`, default true). */
   runWorker!: boolean;
+  /** Delivery attempts one worker process runs at once (`WEBHOOK_WORKER_CONCURRENCY`, default 50). */
+  webhookWorkerConcurrency!: number;
+  /** How often a worker re-queues deliveries committed but never queued, in ms (`WEBHOOK_SWEEP_INTERVAL_MS`, default 10000). */
+  webhookSweepIntervalMs!: number;
+  /** Prefix of every BullMQ key in Redis (`QUEUE_PREFIX`, default `campaign-api`). */
+  queuePrefix!: string;
   /** pino level (`LOG_LEVEL`, default `info`; `silent` turns logs off). */
   logLevel!: string;
   /** Token exchanges per client IP per minute (`RATE_LIMIT_TOKEN_PER_MIN`, default 20). */
@@ -193,6 +199,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     runWorker: bool('RUN_WORKER', true),
+    webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 50, 1, 1000),
+    webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
+    queuePrefix: queuePrefix(get('QUEUE_PREFIX') ?? 'campaign-api'),
     logLevel,
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
@@ -200,6 +209,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     warnings,
   } satisfies AppConfig);
   return config;
+}
+
+function queuePrefix(value: string): string {
+  if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
+    throw new ConfigError(
+      'QUEUE_PREFIX',
+      'must be 1 to 64 letters, digits, dots, dashes or underscores',
+    );
+  }
+  return value;
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | string[] {

@@ -4,10 +4,24 @@ import { Campaign } from '../campaigns/campaign.entity';
 import { ApiKey } from '../auth/api-key.entity';
 import { Lead } from '../leads/lead.entity';
 import { LeadImport } from '../leads/lead-import.entity';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+import { WebhookEvent } from '../delivery/webhook-event.entity';
+import { WebhookDelivery } from '../delivery/webhook-delivery.entity';
+import { WebhookDeliveryAttempt } from '../delivery/webhook-delivery-attempt.entity';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service; the schema they describe must equal the migrations' result. */
-export const ENTITIES = [Account, Campaign, ApiKey, LeadImport, Lead];
+export const ENTITIES = [
+  Account,
+  Campaign,
+  ApiKey,
+  LeadImport,
+  Lead,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+];
 
 /**
  * TypeORM options for PostgreSQL at `databaseUrl`. The schema comes only from committed

@@ -6,10 +6,11 @@ import {
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
 import { Public } from '../auth/public.decorator';
+import { RedisHealthIndicator } from './redis.health';
 
 /**
  * Liveness and readiness (CONTRACT 9), outside `/api/v1` and without authentication.
- * Readiness answers 503 (in the error envelope) while PostgreSQL is unreachable.
+ * Readiness answers 503 (in the error envelope) while PostgreSQL or Redis is unreachable.
  */
 @Controller('health')
 @Public()
@@ -17,6 +18,7 @@ export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
     private readonly database: TypeOrmHealthIndicator,
+    private readonly redis: RedisHealthIndicator,
   ) {}
 
   /** 200 `{status: "ok"}` while the process serves requests. */
@@ -25,10 +27,13 @@ export class HealthController {
     return { status: 'ok' };
   }
 
-  /** 200 with per-dependency detail when PostgreSQL answers within 1.5 s; else 503. */
+  /** 200 with per-dependency detail when PostgreSQL and Redis answer within 1.5 s; else 503. */
   @Get('ready')
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {
-    return this.health.check([() => this.database.pingCheck('database').withTimeout(1500)]);
+    return this.health.check([
+      () => this.database.pingCheck('database').withTimeout(1500),
+      () => this.redis.pingCheck('redis', 1500),
+    ]);
   }
 }

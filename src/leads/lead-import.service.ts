@@ -1,4 +1,4 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
@@ -8,8 +8,8 @@ import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadError, LeadUploadResponse } from './dto/lead-upload-response.dto';
 import { LeadImport } from './lead-import.entity';
 import { validateLead, type NormalizedLead } from './lead-validator';
-import { LEAD_EVENTS_RECORDER, type ImportedLead, type LeadEventsRecorder } from './lead-events';
-import { LeadsRepository, type ImportContext } from './leads.repository';
+import { LeadsRepository, type CreatedLead, type ImportContext } from './leads.repository';
+import { WebhookEventPublisher, type EventInput } from '../delivery/webhook-event.publisher';
 
 const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
 /** PostgreSQL deadlock_detected / serialization_failure: safe to run the transaction again. */
@@ -31,7 +31,7 @@ export class LeadImportService {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly leads: LeadsRepository,
-    @Optional() @Inject(LEAD_EVENTS_RECORDER) private readonly events?: LeadEventsRecorder,
+    private readonly events: WebhookEventPublisher,
   ) {}
 
   /**
@@ -83,68 +83,72 @@ export class LeadImportService {
 
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.dataSource.transaction('READ COMMITTED', async (manager) => {
-          const invalidBeforeInsert = errors.length;
-          await manager.insert(LeadImport, {
-            id: context.importId,
-            campaignId: campaign.id,
-            apiKeyId: principal.apiKeyId,
-            source: request.source,
-            tags: request.tags,
-            disclaimerVersion: request.disclaimer_version,
-            complianceAcknowledgedAt: acknowledgedAt,
-            clientIp,
-            receivedCount: received,
-            validCount: received - invalidBeforeInsert,
-            invalidCount: invalidBeforeInsert,
-            duplicateCount: batchDuplicates,
-          });
-          const created = await this.leads.insertIgnoringDuplicates(
-            manager,
-            context,
-            accepted.map((a) => a.lead),
-          );
-
-          const allErrors = [...errors];
-          let duplicates = batchDuplicates;
-          if (created.length < accepted.length) {
-            const createdPhones = new Set(created.map((lead) => lead.phone));
-            for (const { row, lead } of accepted) {
-              if (createdPhones.has(lead.phone)) continue;
-              if (request.skip_duplicates) duplicates++;
-              else allErrors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
-            }
-            await manager.update(
-              LeadImport,
-              { id: context.importId },
-              {
-                validCount: received - allErrors.length,
-                invalidCount: allErrors.length,
-                duplicateCount: duplicates,
-              },
+        const { response, recorded } = await this.dataSource.transaction(
+          'READ COMMITTED',
+          async (manager) => {
+            const invalidBeforeInsert = errors.length;
+            await manager.insert(LeadImport, {
+              id: context.importId,
+              campaignId: campaign.id,
+              apiKeyId: principal.apiKeyId,
+              source: request.source,
+              tags: request.tags,
+              disclaimerVersion: request.disclaimer_version,
+              complianceAcknowledgedAt: acknowledgedAt,
+              clientIp,
+              receivedCount: received,
+              validCount: received - invalidBeforeInsert,
+              invalidCount: invalidBeforeInsert,
+              duplicateCount: batchDuplicates,
+            });
+            const created = await this.leads.insertIgnoringDuplicates(
+              manager,
+              context,
+              accepted.map((a) => a.lead),
             );
-          }
 
-          if (this.events && created.length > 0) {
-            const byPhone = new Map(accepted.map((a) => [a.lead.phone, a.lead]));
-            const imported: ImportedLead[] = created.map((c) => ({
-              ...byPhone.get(c.phone)!,
-              ...c,
-            }));
-            await this.events.recordImport(manager, context, imported);
-          }
+            const allErrors = [...errors];
+            let duplicates = batchDuplicates;
+            if (created.length < accepted.length) {
+              const createdPhones = new Set(created.map((lead) => lead.phone));
+              for (const { row, lead } of accepted) {
+                if (createdPhones.has(lead.phone)) continue;
+                if (request.skip_duplicates) duplicates++;
+                else allErrors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
+              }
+              await manager.update(
+                LeadImport,
+                { id: context.importId },
+                {
+                  validCount: received - allErrors.length,
+                  invalidCount: allErrors.length,
+                  duplicateCount: duplicates,
+                },
+              );
+            }
 
-          allErrors.sort((a, b) => a.row - b.row);
-          return {
-            status: 'accepted' as const,
-            import_id: context.importId,
-            received_count: received,
-            valid_count: received - allErrors.length,
-            invalid_count: allErrors.length,
-            duplicate_count: duplicates,
-            errors: allErrors,
-          };
-        });
+            const recorded = await this.events.record(
+              manager,
+              campaign.id,
+              leadEvents(context, accepted, created),
+            );
+
+            allErrors.sort((a, b) => a.row - b.row);
+            const response: LeadUploadResponse = {
+              status: 'accepted',
+              import_id: context.importId,
+              received_count: received,
+              valid_count: received - allErrors.length,
+              invalid_count: allErrors.length,
+              duplicate_count: duplicates,
+              errors: allErrors,
+            };
+            return { response, recorded };
+          },
+        );
+        // After the commit; never awaited by the caller's response and never throws.
+        void this.events.dispatch(recorded);
+        return response;
       } catch (error) {
         const code = (error as { driverError?: { code?: string }; code?: string }).driverError
           ?.code;
@@ -153,4 +157,54 @@ export class LeadImportService {
       }
     }
   }
+}
+
+/**
+ * The outbox events of an import (CONTRACT 6): `lead.created` per created lead, in request
+ * order, and one `leads.bulk_created` when at least one lead was created.
+ */
+function leadEvents(
+  context: ImportContext,
+  accepted: AcceptedLead[],
+  created: CreatedLead[],
+): EventInput[] {
+  if (created.length === 0) return [];
+  const createdByPhone = new Map(created.map((lead) => [lead.phone, lead]));
+  const events: EventInput[] = [];
+  const leadIds: number[] = [];
+  const inRequestOrder = [...accepted].sort((a, b) => a.row - b.row);
+  for (const { lead } of inRequestOrder) {
+    const stored = createdByPhone.get(lead.phone);
+    if (!stored) continue;
+    leadIds.push(stored.id);
+    events.push({
+      type: 'lead.created',
+      data: {
+        id: stored.id,
+        campaign_id: context.campaignId,
+        phone: lead.phone,
+        first_name: lead.first_name,
+        last_name: lead.last_name,
+        email: lead.email,
+        company: lead.company,
+        title: lead.title,
+        tags: context.tags,
+        source: context.source,
+        import_id: context.importId,
+        created_at: stored.created_at.toISOString(),
+      },
+    });
+  }
+  events.push({
+    type: 'leads.bulk_created',
+    data: {
+      import_id: context.importId,
+      campaign_id: context.campaignId,
+      source: context.source,
+      tags: context.tags,
+      lead_count: leadIds.length,
+      lead_ids: leadIds,
+    },
+  });
+  return events;
 }

@@ -1,15 +1,16 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { Lead } from './lead.entity';
 import { LeadImport } from './lead-import.entity';
 import { LeadImportService } from './lead-import.service';
 import { LeadsController } from './leads.controller';
 import { LeadsRepository } from './leads.repository';
 
-/** Lead uploads: validation, the bulk writer, the import (compliance) record. */
+/** Lead uploads: validation, the bulk writer, the import (compliance) record, and their outbox events. */
 @Module({
-  imports: [TypeOrmModule.forFeature([Lead, LeadImport]), AuthModule],
+  imports: [TypeOrmModule.forFeature([Lead, LeadImport]), AuthModule, DeliveryModule],
   controllers: [LeadsController],
   providers: [LeadImportService, LeadsRepository],
   exports: [LeadImportService],

@@ -11,3 +11,6 @@ process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.JWT_SECRET = 'test-only-jwt-secret-0123456789abcdefghijklmnop';
 process.env.SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 process.env.TOKEN_TTL_SECONDS = '900';
+// Each test file gets its own BullMQ keys, so one file's worker never takes another's jobs.
+process.env.QUEUE_PREFIX = `test-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';

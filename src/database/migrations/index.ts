@@ -1,8 +1,12 @@
 import type { MigrationInterface } from 'typeorm';
 import { InitialSchema1795386531968 } from './1795386531968-InitialSchema';
+import { WebhookDelivery1795387645779 } from './1795387645779-WebhookDelivery';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
  * `npm run migration:generate -- src/database/migrations/<Name>` and add its class here.
  */
-export const MIGRATIONS: Array<new () => MigrationInterface> = [InitialSchema1795386531968];
+export const MIGRATIONS: Array<new () => MigrationInterface> = [
+  InitialSchema1795386531968,
+  WebhookDelivery1795387645779,
+];

@@ -1,0 +1,53 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable, Logger } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { AppConfig } from '../config/app-config';
+import { DELIVERY_QUEUE, deliveryJobId, type DeliveryJobData } from './delivery-queue';
+
+const BULK_CHUNK = 1000;
+
+/**
+ * Puts committed deliveries on the BullMQ queue. Job ids are derived from delivery ids, so
+ * queuing a delivery again (the sweeper, a retry of this call) never doubles it. Completed
+ * and failed jobs are removed: PostgreSQL keeps the history.
+ */
+@Injectable()
+export class DeliveryDispatcher {
+  private readonly logger = new Logger(DeliveryDispatcher.name);
+
+  constructor(
+    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJobData>,
+    private readonly config: AppConfig,
+  ) {}
+
+  /** @throws the Redis error when the queue cannot be reached (the sweeper will re-queue). */
+  async enqueue(deliveryIds: number[]): Promise<void> {
+    for (let i = 0; i < deliveryIds.length; i += BULK_CHUNK) {
+      await this.queue.addBulk(
+        deliveryIds.slice(i, i + BULK_CHUNK).map((deliveryId) => ({
+          name: 'deliver',
+          data: { deliveryId },
+          opts: {
+            jobId: deliveryJobId(deliveryId),
+            attempts: this.config.webhookRetryScheduleMs.length + 1,
+            backoff: { type: 'custom' },
+            removeOnComplete: true,
+            removeOnFail: true,
+          },
+        })),
+      );
+    }
+  }
+
+  /** {@link enqueue}, logging instead of throwing: used right after a commit, where the sweeper is the fallback. */
+  async enqueueAfterCommit(deliveryIds: number[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    try {
+      await this.enqueue(deliveryIds);
+    } catch (error) {
+      this.logger.warn(
+        `Could not queue ${deliveryIds.length} committed deliveries (${(error as Error).message}); the sweeper will queue them`,
+      );
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { UnrecoverableError } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { InvalidInputError } from '../common/invalid-input.error';
+import { MAX_INT4 } from '../common/ids';
+import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import { DeliveryRetryError } from './delivery-queue';
+import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
+import { WebhookSender, type SendResult } from './webhook-sender';
+
+/** What became of a queued delivery job. */
+export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped';
+
+/**
+ * Delivery attempts (CONTRACT 5–6): the worker's scheduled attempts, the operator's
+ * redeliveries and test pings. Each attempt, its delivery's new state and the endpoint's
+ * health counters are recorded in one transaction.
+ */
+@Injectable()
+export class DeliveryService {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: DeliveryRepository,
+    private readonly endpoints: WebhookEndpointsService,
+    private readonly sender: WebhookSender,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Runs the next scheduled attempt of a delivery (the queue's job).
+   * @returns `skipped` when the delivery is no longer pending (already done, or queued twice),
+   *   `dropped` when its endpoint was disabled or deleted meanwhile (nothing is sent).
+   * @throws DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its delay);
+   *   UnrecoverableError after the last one (the delivery is marked failed).
+   */
+  async attemptScheduled(deliveryId: number): Promise<AttemptOutcome> {
+    const work = await this.repository.findWork(deliveryId);
+    if (!work || work.status !== 'pending') return 'skipped';
+    const target = await this.endpoints.findTarget(work.endpointId);
+    if (!target || !target.isEnabled) {
+      await this.repository.markDropped(deliveryId);
+      return 'dropped';
+    }
+    const result = await this.sender.send(target.url, target.secrets, {
+      id: work.eventId,
+      body: work.body,
+    });
+    const schedule = this.config.webhookRetryScheduleMs;
+    const attemptNumber = work.attemptCount + 1;
+    const exhausted = !result.success && attemptNumber > schedule.length;
+    const delayMs = result.success || exhausted ? 0 : schedule[attemptNumber - 1];
+    await this.record(work.endpointId, deliveryId, work.eventId, result, {
+      status: result.success ? 'succeeded' : exhausted ? 'failed' : 'pending',
+      nextAttemptAt: result.success || exhausted ? null : new Date(Date.now() + delayMs),
+    });
+    if (result.success) return 'succeeded';
+    const reason = `delivery ${deliveryId} attempt ${attemptNumber} failed: ${result.error}`;
+    if (exhausted) throw new UnrecoverableError(`${reason}; no retries left`);
+    throw new DeliveryRetryError(reason, delayMs);
+  }
+
+  /**
+   * Sends a delivery again now, whatever its state (CLI `delivery redeliver`); same
+   * `webhook-id`. A success marks the delivery succeeded; a failure leaves its schedule as is.
+   * @throws InvalidInputError for an unknown delivery, or when its endpoint no longer exists.
+   */
+  async redeliver(deliveryId: number): Promise<AttemptRecord> {
+    const work =
+      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.repository.findWork(deliveryId);
+    if (!work) throw new InvalidInputError(`delivery ${deliveryId} does not exist`);
+    const target = await this.endpoints.findTarget(work.endpointId);
+    if (!target)
+      throw new InvalidInputError(`the endpoint of delivery ${deliveryId} no longer exists`);
+    const result = await this.sender.send(target.url, target.secrets, {
+      id: work.eventId,
+      body: work.body,
+    });
+    return this.record(
+      work.endpointId,
+      deliveryId,
+      work.eventId,
+      result,
+      result.success ? { status: 'succeeded', nextAttemptAt: null } : null,
+    );
+  }
+
+  /**
+   * Sends a signed test message `{"type": "ping", "timestamp", "data": {"endpoint_id"}}` to an
+   * endpoint (CLI `endpoint ping`). It counts in the endpoint's health like any attempt.
+   * @throws InvalidInputError for an unknown endpoint.
+   */
+  async ping(endpointId: number): Promise<AttemptRecord> {
+    const target = endpointId > MAX_INT4 ? null : await this.endpoints.findTarget(endpointId);
+    if (!target) throw new InvalidInputError(`webhook endpoint ${endpointId} does not exist`);
+    const messageId = `ping_${randomUUID()}`;
+    const body = JSON.stringify({
+      type: 'ping',
+      timestamp: new Date().toISOString(),
+      data: { endpoint_id: endpointId },
+    });
+    const result = await this.sender.send(target.url, target.secrets, { id: messageId, body });
+    return this.record(endpointId, null, messageId, result, null);
+  }
+
+  /** The newest attempts of an endpoint (CLI `delivery list`). */
+  async listAttempts(endpointId: number, limit: number): Promise<AttemptRecord[]> {
+    return endpointId > MAX_INT4 ? [] : this.repository.listAttempts(endpointId, limit);
+  }
+
+  private record(
+    endpointId: number,
+    deliveryId: number | null,
+    messageId: string,
+    result: SendResult,
+    next: Parameters<DeliveryRepository['recordAttempt']>[5],
+  ): Promise<AttemptRecord> {
+    return this.dataSource.transaction(async (manager) => {
+      const attempt = await this.repository.recordAttempt(
+        manager,
+        endpointId,
+        deliveryId,
+        messageId,
+        result,
+        next,
+      );
+      await this.endpoints.countAttempt(manager, endpointId, result);
+      return attempt;
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  Unique,
+} from 'typeorm';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+import { WebhookEvent } from './webhook-event.entity';
+import { bigintToNumber } from '../database/transformers';
+
+/** Where a delivery stands: waiting for its next attempt, done, given up, or dropped (endpoint disabled). */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped';
+
+/**
+ * One event to one endpoint (CONTRACT 6): its status, how many attempts ran, and when the
+ * next one is due. Its id is the BullMQ job id, so queuing it twice never doubles it.
+ */
+@Entity({ name: 'webhook_delivery' })
+@Unique('uq_webhook_delivery_event_id_endpoint_id', ['eventId', 'endpointId'])
+@Index('idx_webhook_delivery_pending', ['nextAttemptAt'], { where: `status = 'pending'` })
+export class WebhookDelivery {
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
+  id!: number;
+
+  @Column({ name: 'event_id', type: 'uuid' })
+  eventId!: string;
+
+  @ManyToOne(() => WebhookEvent, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'fk_webhook_delivery_event' })
+  event?: WebhookEvent;
+
+  @Index('idx_webhook_delivery_endpoint_id')
+  @Column({ name: 'endpoint_id', type: 'integer' })
+  endpointId!: number;
+
+  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'fk_webhook_delivery_endpoint' })
+  endpoint?: WebhookEndpoint;
+
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
+  status!: DeliveryStatus;
+
+  @Column({ name: 'attempt_count', type: 'integer', default: 0 })
+  attemptCount!: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

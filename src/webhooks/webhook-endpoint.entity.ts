@@ -1,0 +1,81 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+  UpdateDateColumn,
+} from 'typeorm';
+import { Campaign } from '../campaigns/campaign.entity';
+
+/**
+ * A customer-configured webhook endpoint of a campaign (spec 2.7, CONTRACT 5–6).
+ *
+ * The signing secret is stored only encrypted (AES-256-GCM with `SECRETS_ENCRYPTION_KEY`).
+ * After a rotation the previous secret stays valid until `previousSecretExpiresAt` (24 hours)
+ * and deliveries carry both signatures. The health counters are updated in the same
+ * statement that records each delivery attempt, so reading health is O(1).
+ */
+@Entity({ name: 'webhook_endpoint' })
+export class WebhookEndpoint {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id!: number;
+
+  @Index('idx_webhook_endpoint_campaign_id')
+  @Column({ name: 'campaign_id', type: 'integer' })
+  campaignId!: number;
+
+  @ManyToOne(() => Campaign, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_webhook_endpoint_campaign' })
+  campaign?: Campaign;
+
+  @Column({ type: 'varchar', length: 2048 })
+  url!: string;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  description!: string | null;
+
+  @Column({ name: 'subscribed_events', type: 'text', array: true })
+  subscribedEvents!: string[];
+
+  @Column({ name: 'is_enabled', type: 'boolean', default: true })
+  isEnabled!: boolean;
+
+  /** `v1:<iv>:<tag>:<ciphertext>` (base64) of the `whsec_…` secret. */
+  @Column({ name: 'secret_encrypted', type: 'text' })
+  secretEncrypted!: string;
+
+  @Column({ name: 'previous_secret_encrypted', type: 'text', nullable: true })
+  previousSecretEncrypted!: string | null;
+
+  @Column({ name: 'previous_secret_expires_at', type: 'timestamptz', nullable: true })
+  previousSecretExpiresAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  /** Every delivery attempt ever recorded (first tries, retries, redeliveries and pings). */
+  @Column({ name: 'total_deliveries', type: 'integer', default: 0 })
+  totalDeliveries!: number;
+
+  @Column({ name: 'successful_deliveries', type: 'integer', default: 0 })
+  successfulDeliveries!: number;
+
+  @Column({ name: 'failed_deliveries', type: 'integer', default: 0 })
+  failedDeliveries!: number;
+
+  /** Sum of the attempts' durations in ms; avg = total_duration_ms / total_deliveries. */
+  @Column({ name: 'total_duration_ms', type: 'double precision', default: 0 })
+  totalDurationMs!: number;
+
+  @Column({ name: 'last_delivery_at', type: 'timestamptz', nullable: true })
+  lastDeliveryAt!: Date | null;
+
+  @Column({ name: 'last_delivery_is_successful', type: 'boolean', nullable: true })
+  lastDeliveryIsSuccessful!: boolean | null;
+}

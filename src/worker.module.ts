@@ -1,0 +1,25 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { LoggerModule } from 'nestjs-pino';
+import { AppConfig } from './config/app-config';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { QueueRootModule } from './delivery/queue-root.module';
+import { DeliveryWorkerModule } from './delivery/delivery.module';
+import { loggerParams } from './common/logging';
+
+/** A worker-only process (`npm run start:worker`): the delivery worker and sweeper, no HTTP. */
+@Module({})
+export class WorkerModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: WorkerModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(loggerParams(config.logLevel)),
+        DatabaseModule,
+        QueueRootModule,
+        DeliveryWorkerModule,
+      ],
+    };
+  }
+}
