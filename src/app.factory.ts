@@ -12,7 +12,8 @@ import {
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
  * tests): Fastify with a 16 MiB body limit, request ids, the `/api/v1` prefix (health checks
- * excepted), JSON logs and shutdown hooks. The caller calls `listen` or `init`.
+ * excepted) and JSON logs. The caller calls `listen` or `init` (and, for a server, installs
+ * the signal handlers of `exitGracefullyOnSignals`).
  */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
@@ -29,7 +30,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const logger = app.get(Logger);
   app.useLogger(logger);
   app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
-  app.enableShutdownHooks();
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   return app;
 }

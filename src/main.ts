@@ -3,17 +3,20 @@ import { config as loadDotenv } from 'dotenv';
 import { loadConfig, ConfigError } from './config/app-config';
 import { prepareDatabase } from './database/prepare-database';
 import { createApp } from './app.factory';
+import { exitGracefullyOnSignals } from './common/graceful-shutdown';
+import { Logger } from 'nestjs-pino';
 
 /**
  * HTTP entrypoint (`npm start`): validates configuration (one line naming the variable on
  * failure), creates the database if missing, applies pending migrations, then serves on
- * `HOST:PORT` until SIGTERM/SIGINT.
+ * `HOST:PORT` until SIGTERM/SIGINT, then finishes in-flight work and exits 0.
  */
 async function bootstrap(): Promise<void> {
   loadDotenv({ quiet: true });
   const config = loadConfig();
   const applied = await prepareDatabase(config.databaseUrl);
   const app = await createApp(config);
+  exitGracefullyOnSignals(app, app.get(Logger));
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -5,6 +5,7 @@ import { Logger } from 'nestjs-pino';
 import { ConfigError, loadConfig } from './config/app-config';
 import { prepareDatabase } from './database/prepare-database';
 import { WorkerModule } from './worker.module';
+import { exitGracefullyOnSignals } from './common/graceful-shutdown';
 
 /**
  * Worker entrypoint (`npm run start:worker`): delivers webhooks from the queue without serving
@@ -20,7 +21,7 @@ async function bootstrap(): Promise<void> {
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
-  app.enableShutdownHooks();
+  exitGracefullyOnSignals(app, logger);
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   await app.init();
   logger.log(`Delivery worker running (concurrency ${config.webhookWorkerConcurrency})`, 'Worker');

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { TEST_DATABASE_URL } from './support/env';
+import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '..', 'dist', 'cli.js');
@@ -18,7 +19,7 @@ interface CliResult {
 async function cli(...args: string[]): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, LOG_LEVEL: 'info' },
+      env: { ...process.env, LOG_LEVEL: 'info', QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-cli` },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -158,5 +159,241 @@ describe('Operator CLI (CONTRACT 7)', () => {
       [mine.id],
     );
     expect(rows[0].n).toBe(0);
+  });
+});
+
+describe('Operator CLI: webhook endpoints, deliveries and events (CONTRACT 7)', () => {
+  let db: Client;
+  let receiver: WebhookReceiver;
+  let campaignId: number;
+  beforeAll(async () => {
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    receiver = await new WebhookReceiver().start();
+    const account = await json('account', 'create', '--name', 'Hooks');
+    campaignId = (
+      await json('campaign', 'create', '--account', String(account.id), '--name', 'Hooks')
+    ).id as number;
+  });
+  afterAll(async () => {
+    await receiver.stop();
+    await db.end();
+  });
+
+  it('creates, updates, pings, rotates and deletes an endpoint', async () => {
+    const created = await json(
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaignId),
+      '--url',
+      receiver.url,
+      '--events',
+      'lead.created,call.completed',
+      '--description',
+      'CRM',
+    );
+    expect(created).toEqual({
+      id: expect.any(Number),
+      campaign_id: campaignId,
+      url: receiver.url,
+      description: 'CRM',
+      subscribed_events: ['lead.created', 'call.completed'],
+      is_enabled: true,
+      created_at: expect.stringMatching(/Z$/),
+      last_delivery_is_successful: null,
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const id = String(created.id);
+
+    const updated = await json(
+      'endpoint',
+      'update',
+      '--id',
+      id,
+      '--events',
+      'call.completed',
+      '--disable',
+    );
+    expect(updated).toMatchObject({ subscribed_events: ['call.completed'], is_enabled: false });
+    expect(updated).not.toHaveProperty('secret');
+    expect(await json('endpoint', 'update', '--id', id, '--enable')).toMatchObject({
+      is_enabled: true,
+    });
+
+    const ping = await json('endpoint', 'ping', '--id', id);
+    expect(ping).toMatchObject({
+      success: true,
+      status_code: 204,
+      duration_ms: expect.any(Number),
+      delivery_id: null,
+    });
+    expect(verifyWebhook(created.secret as string, receiver.received[0]).type).toBe('ping');
+
+    const rotated = await json('endpoint', 'rotate-secret', '--id', id);
+    expect(rotated).toEqual({ id: created.id, secret: expect.stringMatching(/^whsec_/) });
+    expect(rotated.secret).not.toBe(created.secret);
+    await json('endpoint', 'ping', '--id', id);
+    verifyWebhook(rotated.secret as string, receiver.received[1]);
+    verifyWebhook(created.secret as string, receiver.received[1]);
+
+    const attempts = (await json(
+      'delivery',
+      'list',
+      '--endpoint',
+      id,
+      '--limit',
+      '1',
+    )) as unknown as unknown[];
+    expect(attempts).toHaveLength(1);
+    const { rows } = await db.query(
+      'SELECT total_deliveries, successful_deliveries FROM webhook_endpoint WHERE id = $1',
+      [created.id],
+    );
+    expect(rows[0]).toEqual({ total_deliveries: 2, successful_deliveries: 2 });
+
+    expect(await json('endpoint', 'delete', '--id', id)).toEqual({ id: created.id, deleted: true });
+    const gone = await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1', [created.id]);
+    expect(gone.rows).toHaveLength(0);
+  });
+
+  it('emits an event, lists its delivery attempt and redelivers it with the same webhook-id', async () => {
+    const endpoint = await json(
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaignId),
+      '--url',
+      receiver.url,
+      '--events',
+      'call.completed',
+    );
+    const before = receiver.received.length;
+    const event = await json(
+      'event',
+      'emit',
+      '--campaign',
+      String(campaignId),
+      '--type',
+      'call.completed',
+      '--data',
+      '{"call_id": 7}',
+    );
+    expect(event).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      type: 'call.completed',
+      campaign_id: campaignId,
+      created_at: expect.stringMatching(/Z$/),
+      recorded: true,
+      deliveries: 1,
+    });
+    const { rows } = await db.query('SELECT id FROM webhook_delivery WHERE event_id = $1', [
+      event.id,
+    ]);
+    expect(rows).toHaveLength(1);
+
+    // No worker runs in this test: the CLI queued the delivery; redeliver sends it now.
+    const attempt = await json('delivery', 'redeliver', '--id', String(rows[0].id));
+    expect(attempt).toMatchObject({
+      success: true,
+      status_code: 204,
+      delivery_id: Number(rows[0].id),
+      webhook_id: event.id,
+    });
+    const received = receiver.received[before];
+    expect(received.headers['webhook-id']).toBe(event.id);
+    expect(verifyWebhook(endpoint.secret as string, received)).toMatchObject({
+      type: 'call.completed',
+      data: { call_id: 7 },
+    });
+
+    const listed = (await json(
+      'delivery',
+      'list',
+      '--endpoint',
+      String(endpoint.id),
+    )) as unknown as Array<Record<string, unknown>>;
+    expect(listed[0]).toMatchObject({
+      delivery_id: Number(rows[0].id),
+      event_type: 'call.completed',
+      success: true,
+    });
+    const [delivery] = (
+      await db.query('SELECT status, attempt_count FROM webhook_delivery WHERE id = $1', [
+        rows[0].id,
+      ])
+    ).rows;
+    expect(delivery).toEqual({ status: 'succeeded', attempt_count: 1 });
+  });
+
+  it('does not record an event no endpoint subscribes to', async () => {
+    const event = await json(
+      'event',
+      'emit',
+      '--campaign',
+      String(campaignId),
+      '--type',
+      'form.submitted',
+      '--data',
+      '{}',
+    );
+    expect(event).toMatchObject({ id: null, recorded: false, deliveries: 0 });
+  });
+
+  it.each([
+    [
+      [
+        'endpoint',
+        'create',
+        '--campaign',
+        '1',
+        '--url',
+        'ftp://example.com',
+        '--events',
+        'lead.created',
+      ],
+      /http or https/,
+    ],
+    [
+      [
+        'endpoint',
+        'create',
+        '--campaign',
+        '1',
+        '--url',
+        'https://example.com',
+        '--events',
+        'lead.nope',
+      ],
+      /unknown event types: lead.nope/,
+    ],
+    [
+      [
+        'endpoint',
+        'create',
+        '--campaign',
+        '2147480000',
+        '--url',
+        'https://example.com',
+        '--events',
+        'lead.created',
+      ],
+      /campaign 2147480000 does not exist/,
+    ],
+    [['endpoint', 'update', '--id', '2147480000', '--enable'], /does not exist/],
+    [['endpoint', 'update', '--id', '1'], /nothing to change/],
+    [['endpoint', 'ping', '--id', '2147480000'], /does not exist/],
+    [['delivery', 'redeliver', '--id', '999999999'], /does not exist/],
+    [['event', 'emit', '--campaign', '1', '--type', 'lead.nope'], /--type must be one of/],
+    [
+      ['event', 'emit', '--campaign', '1', '--type', 'lead.created', '--data', '[1]'],
+      /--data must be a JSON object/,
+    ],
+  ])('exits 1 with one line for %j', async (args, message) => {
+    const result = await cli(...args);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toMatch(message);
   });
 });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 
 /** Deployment mode read from `NODE_ENV`. */
@@ -82,6 +81,10 @@ export function parseDurationList(value: string, variable: string): number[] {
 }
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
+/** Fixed so that the API, workers and the CLI of one development setup share it. */
+const DEV_SECRETS_ENCRYPTION_KEY = Buffer.from('development-only-encryption-key!').toString(
+  'base64',
+);
 
 /**
  * Reads and validates the environment (CONTRACT 8).
@@ -152,9 +155,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const keyRaw = get('SECRETS_ENCRYPTION_KEY');
   if (keyRaw === undefined) {
     if (production) throw new ConfigError('SECRETS_ENCRYPTION_KEY', 'is required in production');
-    secretsEncryptionKey = randomBytes(32);
+    secretsEncryptionKey = Buffer.from(DEV_SECRETS_ENCRYPTION_KEY, 'base64');
     warnings.push(
-      'SECRETS_ENCRYPTION_KEY is not set: using a random key for this process, so signing secrets stored now will not decrypt after a restart',
+      'SECRETS_ENCRYPTION_KEY is not set: using a fixed development key (never do this in production)',
     );
   } else {
     secretsEncryptionKey = Buffer.from(keyRaw, 'base64');

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { AppConfig } from '../config/app-config';
-import { assertLiteralHostAllowed, guardedLookup } from './address-policy';
+import { assertLiteralHostAllowed, guardedLookup, RefusedAddressError } from './address-policy';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
 export interface WebhookMessage {
@@ -143,6 +143,7 @@ function isTimeout(error: unknown): boolean {
 }
 
 function describeError(error: unknown): string {
+  if (error instanceof RefusedAddressError) return error.message;
   const e = error as {
     code?: string;
     message?: string;

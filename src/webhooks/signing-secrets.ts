@@ -43,11 +43,18 @@ export class SigningSecretBox {
     const [version, iv, tag, ciphertext] = stored.split(':');
     if (version !== 'v1' || !iv || !tag || ciphertext === undefined)
       throw new Error('Unknown signing secret format');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64'));
-    return Buffer.concat([
-      decipher.update(Buffer.from(ciphertext, 'base64')),
-      decipher.final(),
-    ]).toString('utf8');
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      const plaintext = Buffer.concat([
+        decipher.update(Buffer.from(ciphertext, 'base64')),
+        decipher.final(),
+      ]);
+      return plaintext.toString('utf8');
+    } catch {
+      throw new Error(
+        'A signing secret cannot be decrypted: SECRETS_ENCRYPTION_KEY is not the key it was stored with',
+      );
+    }
   }
 }

@@ -5,6 +5,7 @@ import { createApp } from '../../src/app.factory';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { CampaignsService } from '../../src/campaigns/campaigns.service';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
+import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
 
 /** A running application as production builds it, on the test database. */
 export interface TestApp {
@@ -23,7 +24,9 @@ export interface TestApp {
  * hooks) with `overrides` on top of the test environment.
  */
 export async function startTestApp(overrides: Record<string, string> = {}): Promise<TestApp> {
-  const config = loadConfig({ ...process.env, ...overrides });
+  // Each app gets its own queue unless told to share one, so apps never take each other's jobs.
+  const queuePrefix = `${process.env.QUEUE_PREFIX}-${++appSequence}`;
+  const config = loadConfig({ ...process.env, QUEUE_PREFIX: queuePrefix, ...overrides });
   const app = await createApp(config);
   await app.init();
   await app.getHttpAdapter().getInstance().ready();
@@ -42,6 +45,7 @@ export interface Caller {
 }
 
 let sequence = 0;
+let appSequence = 0;
 const unique = (prefix: string) => `${prefix} ${process.pid}-${++sequence}`;
 
 /**
@@ -62,6 +66,22 @@ export class Given {
     return (
       await this.app.get(CampaignsService).createCampaign(accountId, unique('Campaign'), region)
     ).id;
+  }
+
+  /** A webhook endpoint of `campaignId`; returns its id and plaintext signing secret. */
+  async endpoint(
+    campaignId: number,
+    url: string,
+    events: string[],
+    options: { enabled?: boolean; description?: string } = {},
+  ): Promise<{ id: number; secret: string }> {
+    const { endpoint, secret } = await this.app.get(WebhookEndpointsService).create(campaignId, {
+      url,
+      events,
+      description: options.description ?? null,
+      enabled: options.enabled ?? true,
+    });
+    return { id: endpoint.id, secret };
   }
 
   async apiKey(accountId: number, campaignIds?: number[]): Promise<{ id: number; key: string }> {

@@ -1,0 +1,208 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { InvalidInputError } from '../common/invalid-input.error';
+import { DeliveryService } from '../delivery/delivery.service';
+import {
+  WebhookEndpointsService,
+  type EndpointChanges,
+} from '../webhooks/webhook-endpoints.service';
+import { positiveIntOption, printJson, requiredOption } from './cli-io';
+
+function eventList(value: string): string[] {
+  return value.split(',').map((item) => item.trim());
+}
+
+interface EndpointCreateOptions {
+  campaign?: string;
+  url?: string;
+  events?: string;
+  description?: string;
+  disabled?: boolean;
+}
+
+/**
+ * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]` →
+ * the endpoint plus `secret`, the only time the signing secret is shown (CONTRACT 7).
+ */
+@SubCommand({
+  name: 'create',
+  description: 'Create a webhook endpoint (prints its signing secret once)',
+})
+export class EndpointCreateCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointsService) {
+    super();
+  }
+
+  async run(_params: string[], options: EndpointCreateOptions): Promise<void> {
+    const { endpoint, secret } = await this.endpoints.create(
+      positiveIntOption(options.campaign, '--campaign'),
+      {
+        url: requiredOption(options.url, '--url'),
+        events: eventList(requiredOption(options.events, '--events')),
+        description: options.description ?? null,
+        enabled: !options.disabled,
+      },
+    );
+    printJson({ ...endpoint, secret });
+  }
+
+  @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })
+  parseCampaign(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--url <url>', description: 'Destination (http or https)', required: true })
+  parseUrl(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--events <types>', description: 'Comma-separated event types', required: true })
+  parseEvents(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--description <text>', description: 'Optional label' })
+  parseDescription(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--disabled', description: 'Create it disabled' })
+  parseDisabled(): boolean {
+    return true;
+  }
+}
+
+interface EndpointUpdateOptions {
+  id?: string;
+  url?: string;
+  events?: string;
+  description?: string;
+  enable?: boolean;
+  disable?: boolean;
+}
+
+/** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
+@SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
+export class EndpointUpdateCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointsService) {
+    super();
+  }
+
+  async run(_params: string[], options: EndpointUpdateOptions): Promise<void> {
+    if (options.enable && options.disable)
+      throw new InvalidInputError('--enable and --disable cannot be used together');
+    const changes: EndpointChanges = {
+      url: options.url,
+      events: options.events === undefined ? undefined : eventList(options.events),
+      description: options.description,
+      enabled: options.enable ? true : options.disable ? false : undefined,
+    };
+    if (Object.values(changes).every((value) => value === undefined)) {
+      throw new InvalidInputError(
+        'nothing to change: give --url, --events, --description, --enable or --disable',
+      );
+    }
+    printJson(await this.endpoints.update(positiveIntOption(options.id, '--id'), changes));
+  }
+
+  @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--url <url>', description: 'New destination' })
+  parseUrl(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--events <types>', description: 'New comma-separated event types' })
+  parseEvents(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--description <text>', description: 'New label ("" clears it)' })
+  parseDescription(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--enable', description: 'Resume deliveries' })
+  parseEnable(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--disable', description: 'Stop deliveries' })
+  parseDisable(): boolean {
+    return true;
+  }
+}
+
+/** `endpoint delete --id ID` → `{id, deleted: true}` (its deliveries and attempts go too). */
+@SubCommand({ name: 'delete', description: 'Delete a webhook endpoint' })
+export class EndpointDeleteCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { id?: string }): Promise<void> {
+    printJson(await this.endpoints.delete(positiveIntOption(options.id, '--id')));
+  }
+
+  @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}
+
+/** `endpoint rotate-secret --id ID` → `{id, secret}`; the previous secret stays valid 24 hours. */
+@SubCommand({
+  name: 'rotate-secret',
+  description: 'Replace the signing secret (old one valid 24 h)',
+})
+export class EndpointRotateSecretCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { id?: string }): Promise<void> {
+    printJson(await this.endpoints.rotateSecret(positiveIntOption(options.id, '--id')));
+  }
+
+  @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}
+
+/** `endpoint ping --id ID` → the attempt `{success, status_code, duration_ms, …}`; it counts in health. */
+@SubCommand({ name: 'ping', description: 'Send a signed test message now' })
+export class EndpointPingCommand extends CommandRunner {
+  constructor(private readonly deliveries: DeliveryService) {
+    super();
+  }
+
+  async run(_params: string[], options: { id?: string }): Promise<void> {
+    printJson(await this.deliveries.ping(positiveIntOption(options.id, '--id')));
+  }
+
+  @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}
+
+/** `endpoint …` commands. */
+@Command({
+  name: 'endpoint',
+  description: 'Manage webhook endpoints',
+  subCommands: [
+    EndpointCreateCommand,
+    EndpointUpdateCommand,
+    EndpointDeleteCommand,
+    EndpointRotateSecretCommand,
+    EndpointPingCommand,
+  ],
+})
+export class EndpointCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

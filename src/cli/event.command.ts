@@ -1,0 +1,79 @@
+import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CampaignsService } from '../campaigns/campaigns.service';
+import { InvalidInputError } from '../common/invalid-input.error';
+import { WebhookEventPublisher } from '../delivery/webhook-event.publisher';
+import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
+import { positiveIntOption, printJson, requiredOption } from './cli-io';
+
+interface EventEmitOptions {
+  campaign?: string;
+  type?: string;
+  data?: string;
+}
+
+/**
+ * `event emit --campaign ID --type TYPE --data JSON` → `{id, type, campaign_id, created_at,
+ * recorded, deliveries}`. An event no enabled endpoint subscribes to is not recorded
+ * (`id` null, `recorded` false), as with every event (CONTRACT 6).
+ */
+@SubCommand({ name: 'emit', description: 'Record and deliver an event' })
+export class EventEmitCommand extends CommandRunner {
+  constructor(
+    private readonly publisher: WebhookEventPublisher,
+    private readonly campaigns: CampaignsService,
+  ) {
+    super();
+  }
+
+  async run(_params: string[], options: EventEmitOptions): Promise<void> {
+    const campaignId = positiveIntOption(options.campaign, '--campaign');
+    const type = requiredOption(options.type, '--type');
+    if (!isEventType(type))
+      throw new InvalidInputError(`--type must be one of ${EVENT_TYPES.join(', ')}`);
+    let data: unknown;
+    try {
+      data = JSON.parse(options.data ?? '{}');
+    } catch {
+      throw new InvalidInputError('--data must be a JSON object');
+    }
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      throw new InvalidInputError('--data must be a JSON object');
+    if (!(await this.campaigns.findScope(campaignId)))
+      throw new InvalidInputError(`campaign ${campaignId} does not exist`);
+    const recorded = await this.publisher.publish(campaignId, [
+      { type, data: data as Record<string, unknown> },
+    ]);
+    const event = recorded.events[0];
+    printJson({
+      id: event?.id ?? null,
+      type,
+      campaign_id: campaignId,
+      created_at: event?.createdAt ?? null,
+      recorded: event !== undefined,
+      deliveries: event?.deliveries ?? 0,
+    });
+  }
+
+  @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })
+  parseCampaign(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--type <type>', description: 'Event type', required: true })
+  parseType(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--data <json>', description: 'The event data (a JSON object)' })
+  parseData(value: string): string {
+    return value;
+  }
+}
+
+/** `event …` commands. */
+@Command({ name: 'event', description: 'Record webhook events', subCommands: [EventEmitCommand] })
+export class EventCommand extends CommandRunner {
+  async run(): Promise<void> {
+    this.command.help();
+  }
+}

@@ -1,0 +1,106 @@
+import request from 'supertest';
+import { Client } from 'pg';
+import { TEST_DATABASE_URL } from './support/env';
+import { ServiceProcess } from './support/processes';
+import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * The service as it scales out: one API process without a worker and two worker processes
+ * (`node dist/main.js`, `node dist/worker.js`), sharing PostgreSQL and Redis.
+ */
+describe('Scale-out: an API process and two worker processes', () => {
+  const env = {
+    QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-scale`,
+    LOG_LEVEL: 'debug',
+    WEBHOOK_SWEEP_INTERVAL_MS: '2000',
+  };
+  let api: ServiceProcess;
+  let workers: ServiceProcess[];
+  let receiver: WebhookReceiver;
+  let db: Client;
+  let base: string;
+
+  beforeAll(async () => {
+    db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    receiver = await new WebhookReceiver().start();
+    api = new ServiceProcess('main.js', {
+      ...env,
+      RUN_WORKER: 'false',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
+    workers = [new ServiceProcess('worker.js', env), new ServiceProcess('worker.js', env)];
+    base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
+    await Promise.all(workers.map((w) => w.waitForOutput(/Delivery worker running/)));
+  });
+
+  afterAll(async () => {
+    await Promise.all([api, ...workers].map((p) => p?.stop()));
+    await receiver.stop();
+    await db.end();
+  });
+
+  it('delivers each event exactly once, keeps secrets out of every log line, and shuts down cleanly', async () => {
+    const [account] = (await db.query(`INSERT INTO account (name) VALUES ('Scale') RETURNING id`))
+      .rows;
+    const [campaign] = (
+      await db.query(`INSERT INTO campaign (account_id, name) VALUES ($1, 'Scale') RETURNING id`, [
+        account.id,
+      ])
+    ).rows;
+    const { execFileSync } = await import('node:child_process');
+    const { join } = await import('node:path');
+    const cli = (...args: string[]) =>
+      JSON.parse(
+        execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli.js'), ...args], {
+          env: { ...process.env, ...env },
+        }).toString(),
+      );
+    const { api_key: apiKey } = cli('api-key', 'create', '--account', String(account.id));
+    const { secret } = cli(
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaign.id),
+      '--url',
+      receiver.url,
+      '--events',
+      'lead.created',
+    );
+
+    const token = (
+      await request(base).post('/api/v1/auth/api-key/token').send({ api_key: apiKey }).expect(200)
+    ).body.access_token as string;
+    const leads = Array.from({ length: 600 }, (_, i) => ({
+      phone: `+1646555${String(i).padStart(4, '0')}`,
+    }));
+    const res = await request(base)
+      .post('/api/v1/leads/upload')
+      .set('Authorization', `Bearer ${token}`)
+      .send({ campaign_id: campaign.id, compliance_acknowledged: true, leads })
+      .expect(202);
+    expect(res.body.valid_count).toBe(600);
+
+    const received = await receiver.waitFor(600, 30_000);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.received).toHaveLength(600);
+    expect(new Set(received.map((w) => w.headers['webhook-id'])).size).toBe(600);
+    received.forEach((w) => verifyWebhook(secret, w));
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS attempts, count(DISTINCT a.delivery_id)::int AS deliveries
+         FROM webhook_delivery_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id JOIN webhook_event e ON e.id = d.event_id
+        WHERE e.campaign_id = $1`,
+      [campaign.id],
+    );
+    expect(rows[0]).toEqual({ attempts: 600, deliveries: 600 });
+
+    const codes = await Promise.all([api, ...workers].map((p) => p.stop()));
+    expect(codes).toEqual([0, 0, 0]);
+    const logs = [api, ...workers].map((p) => p.output).join('\n');
+    expect(logs).toContain('request completed');
+    for (const secretValue of [apiKey, token, secret, secret.slice('whsec_'.length)]) {
+      expect(logs).not.toContain(secretValue);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,463 @@
+import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
+import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
+import { DeliveryService } from '../src/delivery/delivery.service';
+import { DeliveryDispatcher } from '../src/delivery/delivery-dispatcher';
+import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service';
+
+const UPLOAD = '/api/v1/leads/upload';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('Webhook delivery (CONTRACT 5–6)', () => {
+  let t: TestApp;
+  const receivers: WebhookReceiver[] = [];
+  const receiver = async () => {
+    const r = await new WebhookReceiver().start();
+    receivers.push(r);
+    return r;
+  };
+
+  beforeAll(async () => {
+    t = await startTestApp({
+      WEBHOOK_RETRY_SCHEDULE: '300ms,300ms',
+      WEBHOOK_SWEEP_INTERVAL_MS: '500',
+    });
+  });
+  afterAll(async () => {
+    await t.close();
+    await Promise.all(receivers.map((r) => r.stop()));
+  });
+
+  const upload = (caller: Caller, leads: unknown[]) =>
+    t
+      .http()
+      .post(UPLOAD)
+      .set('Authorization', `Bearer ${caller.token}`)
+      .send(uploadBody(caller.campaignId, leads))
+      .expect(202);
+
+  const deliveriesOf = (endpointId: number) =>
+    t.db.query(
+      'SELECT status, attempt_count FROM webhook_delivery WHERE endpoint_id = $1 ORDER BY id',
+      [endpointId],
+    );
+
+  const health = async (caller: Caller, endpointId: number) =>
+    (
+      await t
+        .http()
+        .get(`/api/v1/webhooks/${caller.campaignId}/endpoints/${endpointId}/health`)
+        .set('Authorization', `Bearer ${caller.token}`)
+        .expect(200)
+    ).body;
+
+  /** Polls until `check` passes or 15 s elapse. */
+  async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await check();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await sleep(100);
+      }
+    }
+  }
+
+  it('delivers signed lead.created and leads.bulk_created events that verify with standardwebhooks', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id, secret } = await t.given.endpoint(me.campaignId, r.url, [
+      'lead.created',
+      'leads.bulk_created',
+    ]);
+    const res = await upload(me, [
+      {
+        phone: '(415) 555-2671',
+        first_name: 'Ada',
+        email: 'ada@example.com',
+        company: 'Analytical',
+        title: 'CTO',
+      },
+      { phone: '+442079460958' },
+    ]);
+
+    const received = await r.waitFor(3);
+    const bodies = received.map((w) => verifyWebhook(secret, w));
+    const [lead] = await t.db.query(
+      'SELECT id, created_at FROM lead WHERE phone = $1 AND campaign_id = $2',
+      ['+14155552671', me.campaignId],
+    );
+    const created = bodies.filter((b) => b.type === 'lead.created');
+    expect(created).toHaveLength(2);
+    expect(created.find((b) => b.data.phone === '+14155552671')).toEqual({
+      type: 'lead.created',
+      timestamp: expect.stringMatching(/Z$/),
+      data: {
+        id: Number(lead.id),
+        campaign_id: me.campaignId,
+        phone: '+14155552671',
+        first_name: 'Ada',
+        last_name: null,
+        email: 'ada@example.com',
+        company: 'Analytical',
+        title: 'CTO',
+        tags: [],
+        source: 'api',
+        import_id: res.body.import_id,
+        created_at: new Date(lead.created_at).toISOString(),
+      },
+    });
+    const bulk = bodies.find((b) => b.type === 'leads.bulk_created');
+    expect(bulk?.data).toEqual({
+      import_id: res.body.import_id,
+      campaign_id: me.campaignId,
+      source: 'api',
+      tags: [],
+      lead_count: 2,
+      lead_ids: expect.arrayContaining([Number(lead.id)]),
+    });
+    for (const w of received) {
+      expect(w.headers['content-type']).toBe('application/json');
+      expect(w.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
+      expect(Math.abs(Number(w.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(30);
+    }
+    expect(new Set(received.map((w) => w.headers['webhook-id'])).size).toBe(3);
+
+    await eventually(async () => {
+      expect((await deliveriesOf(id)).map((d: { status: string }) => d.status)).toEqual([
+        'succeeded',
+        'succeeded',
+        'succeeded',
+      ]);
+      expect(await health(me, id)).toMatchObject({
+        total_deliveries: 3,
+        successful_deliveries: 3,
+        failed_deliveries: 0,
+        success_rate: 1,
+      });
+    });
+    const h = await health(me, id);
+    expect(h.avg_duration_ms).toBeGreaterThan(0);
+    expect(h.last_delivery_is_successful).toBe(true);
+    const [listed] = (
+      await t
+        .http()
+        .get(`/api/v1/webhooks/${me.campaignId}/endpoints`)
+        .set('Authorization', `Bearer ${me.token}`)
+        .expect(200)
+    ).body;
+    expect(listed.last_delivery_is_successful).toBe(true);
+  });
+
+  it('retries a non-2xx on the schedule with the same webhook-id, then gives up', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    r.behaviour = { status: 500, body: 'x'.repeat(3000) };
+    const { id, secret } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }]);
+
+    const received = await r.waitFor(3);
+    expect(new Set(received.map((w) => w.headers['webhook-id'])).size).toBe(1);
+    expect(received[1].receivedAt - received[0].receivedAt).toBeGreaterThanOrEqual(250);
+    received.forEach((w) => verifyWebhook(secret, w));
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'failed', attempt_count: 3 }]),
+    );
+    await sleep(800);
+    expect(r.received).toHaveLength(3);
+    const attempts = await t.db.query(
+      'SELECT status_code, success, response_excerpt FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(attempts).toHaveLength(3);
+    for (const a of attempts) {
+      expect(a).toMatchObject({ status_code: 500, success: false });
+      expect(a.response_excerpt).toHaveLength(1024);
+    }
+    expect(await health(me, id)).toMatchObject({
+      total_deliveries: 3,
+      successful_deliveries: 0,
+      failed_deliveries: 3,
+      success_rate: 0,
+      last_delivery_is_successful: false,
+    });
+  });
+
+  it('succeeds on a retry after a failure', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    r.behaviour = (i) => ({ status: i === 0 ? 503 : 200 });
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }]);
+    await r.waitFor(2);
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'succeeded', attempt_count: 2 }]),
+    );
+    expect(await health(me, id)).toMatchObject({
+      total_deliveries: 2,
+      successful_deliveries: 1,
+      failed_deliveries: 1,
+      success_rate: 0.5,
+      last_delivery_is_successful: true,
+    });
+  });
+
+  it('counts a redirect as a failure and does not follow it', async () => {
+    const me = await t.given.caller();
+    const target = await receiver();
+    const r = await receiver();
+    r.behaviour = { status: 302, location: target.url };
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }]);
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'failed', attempt_count: 3 }]),
+    );
+    expect(target.received).toHaveLength(0);
+    const attempts = await t.db.query(
+      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(attempts).toEqual(
+      Array(3).fill({ status_code: 302, success: false, error: 'HTTP 302' }),
+    );
+  });
+
+  it('records a refused connection as a failed attempt without a status', async () => {
+    const me = await t.given.caller();
+    const closed = await new WebhookReceiver().start();
+    const url = closed.url;
+    await closed.stop();
+    const { id } = await t.given.endpoint(me.campaignId, url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }]);
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'failed', attempt_count: 3 }]),
+    );
+    const attempts = await t.db.query(
+      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(attempts).toEqual(
+      Array(3).fill({ status_code: null, success: false, error: 'connection refused' }),
+    );
+    expect(await health(me, id)).toMatchObject({ total_deliveries: 3, failed_deliveries: 3 });
+  });
+
+  it('sends nothing to disabled endpoints or for unsubscribed types, and records no unwanted event', async () => {
+    const me = await t.given.caller();
+    const disabled = await receiver();
+    const bulkOnly = await receiver();
+    await t.given.endpoint(me.campaignId, disabled.url, ['lead.created', 'leads.bulk_created'], {
+      enabled: false,
+    });
+    const { id } = await t.given.endpoint(me.campaignId, bulkOnly.url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }, { phone: '+14155550101' }]);
+    await bulkOnly.waitFor(1);
+    await sleep(700);
+    expect(disabled.received).toHaveLength(0);
+    expect(bulkOnly.received).toHaveLength(1);
+    const events = await t.db.query('SELECT type FROM webhook_event WHERE campaign_id = $1', [
+      me.campaignId,
+    ]);
+    expect(events).toEqual([{ type: 'leads.bulk_created' }]);
+    expect((await deliveriesOf(id)).length).toBe(1);
+  });
+
+  it('records no event at all when no endpoint subscribes', async () => {
+    const me = await t.given.caller();
+    await upload(me, [{ phone: '+14155550100' }]);
+    const events = await t.db.query(
+      'SELECT count(*)::int AS n FROM webhook_event WHERE campaign_id = $1',
+      [me.campaignId],
+    );
+    expect(events[0].n).toBe(0);
+  });
+
+  it('drops a delivery whose endpoint was disabled before its retry', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    r.behaviour = { status: 500 };
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    await upload(me, [{ phone: '+14155550100' }]);
+    await r.waitFor(1);
+    await t.app.get(WebhookEndpointsService).update(id, { enabled: false });
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'dropped', attempt_count: 1 }]),
+    );
+    await sleep(700);
+    expect(r.received).toHaveLength(1);
+  });
+
+  it('keeps health exact over a known mix of outcomes, pings included', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    const deliveries = t.app.get(DeliveryService);
+    r.behaviour = { status: 204 };
+    expect(await deliveries.ping(id)).toMatchObject({ success: true, status_code: 204 });
+    r.behaviour = { status: 404 };
+    expect(await deliveries.ping(id)).toMatchObject({ success: false, status_code: 404 });
+    r.behaviour = { status: 200 };
+    await upload(me, [{ phone: '+14155550100' }]);
+    await eventually(async () =>
+      expect(await deliveriesOf(id)).toEqual([{ status: 'succeeded', attempt_count: 1 }]),
+    );
+
+    const attempts: Array<{ duration_ms: number; success: boolean; attempted_at: Date }> =
+      await t.db.query(
+        'SELECT duration_ms, success, attempted_at FROM webhook_delivery_attempt WHERE endpoint_id = $1 ORDER BY attempted_at',
+        [id],
+      );
+    expect(attempts).toHaveLength(3);
+    const h = await health(me, id);
+    expect(h).toEqual({
+      endpoint_id: id,
+      url: r.url,
+      is_enabled: true,
+      total_deliveries: 3,
+      successful_deliveries: 2,
+      failed_deliveries: 1,
+      success_rate: 2 / 3,
+      last_delivery_at: attempts[2].attempted_at.toISOString(),
+      last_delivery_is_successful: true,
+      avg_duration_ms: expect.any(Number),
+    });
+    const mean = attempts.reduce((sum, a) => sum + a.duration_ms, 0) / 3;
+    expect(h.avg_duration_ms).toBeCloseTo(mean, 6);
+  });
+
+  it('signs with both secrets during a rotation', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id, secret: oldSecret } = await t.given.endpoint(me.campaignId, r.url, [
+      'leads.bulk_created',
+    ]);
+    const { secret: newSecret } = await t.app.get(WebhookEndpointsService).rotateSecret(id);
+    await upload(me, [{ phone: '+14155550100' }]);
+    const [w] = await r.waitFor(1);
+    expect(String(w.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    expect(verifyWebhook(oldSecret, w).type).toBe('leads.bulk_created');
+    expect(verifyWebhook(newSecret, w).type).toBe('leads.bulk_created');
+  });
+
+  it('delivers 1,000 lead.created events as exactly 1,000 deliveries with distinct webhook-ids', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id, secret } = await t.given.endpoint(me.campaignId, r.url, ['lead.created']);
+    const leads = Array.from({ length: 1000 }, (_, i) => ({
+      phone: `+1212555${String(i).padStart(4, '0')}`,
+    }));
+    const res = await upload(me, leads);
+    expect(res.body.valid_count - res.body.duplicate_count).toBe(1000);
+    const received = await r.waitFor(1000, 30_000);
+    await sleep(500);
+    expect(r.received).toHaveLength(1000);
+    expect(new Set(received.map((w) => w.headers['webhook-id'])).size).toBe(1000);
+    const phones = new Set(received.map((w) => verifyWebhook(secret, w).data.phone));
+    expect(phones.size).toBe(1000);
+    await eventually(async () => expect((await health(me, id)).successful_deliveries).toBe(1000));
+  });
+
+  it('delivers through the sweeper when queuing after the commit fails', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    const dispatcher = t.app.get(DeliveryDispatcher);
+    const enqueue = jest
+      .spyOn(dispatcher, 'enqueue')
+      .mockRejectedValueOnce(new Error('injected: Redis unreachable'));
+    try {
+      await upload(me, [{ phone: '+14155550100' }]);
+      expect(enqueue).toHaveBeenCalledTimes(1);
+      const [w] = await r.waitFor(1);
+      const [event] = await t.db.query('SELECT id FROM webhook_event WHERE campaign_id = $1', [
+        me.campaignId,
+      ]);
+      expect(w.headers['webhook-id']).toBe(event.id);
+      await eventually(async () =>
+        expect(await deliveriesOf(id)).toEqual([{ status: 'succeeded', attempt_count: 1 }]),
+      );
+    } finally {
+      enqueue.mockRestore();
+    }
+  });
+});
+
+describe('A receiver slower than the 10-second limit', () => {
+  let t: TestApp;
+  let r: WebhookReceiver;
+  beforeAll(async () => {
+    t = await startTestApp({ WEBHOOK_RETRY_SCHEDULE: '1h' });
+    r = await new WebhookReceiver().start();
+  });
+  afterAll(async () => {
+    await t.close();
+    await r.stop();
+  });
+
+  it('counts an answer after 11 seconds as a failed attempt of 10,000 ms', async () => {
+    const me = await t.given.caller();
+    r.behaviour = { status: 200, delayMs: 11_000 };
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created']);
+    await t
+      .http()
+      .post(UPLOAD)
+      .set('Authorization', `Bearer ${me.token}`)
+      .send(uploadBody(me.campaignId, [{ phone: '+14155550100' }]))
+      .expect(202);
+    const deadline = Date.now() + 20_000;
+    let attempts: Array<{
+      success: boolean;
+      duration_ms: number;
+      status_code: number | null;
+      error: string;
+    }> = [];
+    while (attempts.length === 0 && Date.now() < deadline) {
+      await sleep(250);
+      attempts = await t.db.query(
+        'SELECT success, duration_ms, status_code, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+        [id],
+      );
+    }
+    expect(attempts).toEqual([
+      { success: false, duration_ms: 10_000, status_code: null, error: 'timed out after 10000 ms' },
+    ]);
+    const [endpoint] = await t.db.query(
+      'SELECT failed_deliveries, total_duration_ms FROM webhook_endpoint WHERE id = $1',
+      [id],
+    );
+    expect(endpoint).toEqual({ failed_deliveries: 1, total_duration_ms: 10_000 });
+    const [delivery] = await t.db.query(
+      'SELECT status, attempt_count FROM webhook_delivery WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(delivery).toEqual({ status: 'pending', attempt_count: 1 });
+  }, 30_000);
+});
+
+describe('Address policy (WEBHOOK_ALLOW_PRIVATE_URLS=false)', () => {
+  let t: TestApp;
+  let r: WebhookReceiver;
+  beforeAll(async () => {
+    t = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'false', WEBHOOK_RETRY_SCHEDULE: '1h' });
+    r = await new WebhookReceiver().start();
+  });
+  afterAll(async () => {
+    await t.close();
+    await r.stop();
+  });
+
+  it.each([
+    ['an IP literal', (url: string) => url],
+    ['a name resolving to loopback', (url: string) => url.replace('127.0.0.1', 'localhost')],
+  ])('refuses %s and records the refusal', async (_name, toUrl) => {
+    const me = await t.given.caller();
+    const { id } = await t.given.endpoint(me.campaignId, toUrl(r.url), ['leads.bulk_created']);
+    const attempt = await t.app.get(DeliveryService).ping(id);
+    expect(attempt).toMatchObject({
+      success: false,
+      status_code: null,
+      error: expect.stringMatching(/^refused: .* not a public address$/),
+    });
+    expect(r.received).toHaveLength(0);
+  });
+});
