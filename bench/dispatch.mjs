@@ -1,0 +1,150 @@
+#!/usr/bin/env node
+// Webhook dispatch figures, printed (never asserted): time from an upload's 202 to the first
+// delivery at a local receiver (median and p99 over --uploads uploads of one lead each), and
+// deliveries per second for one upload of --leads leads to an endpoint subscribed to
+// lead.created. Starts `node dist/main.js` (API + worker) on a fresh database of its own.
+//
+//   npm run build && node bench/dispatch.mjs [--leads 1000] [--uploads 50]
+import { spawn, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    leads: { type: 'string', default: '1000' },
+    uploads: { type: 'string', default: '50' },
+  },
+});
+const LEADS = Number(values.leads);
+const UPLOADS = Number(values.uploads);
+const DB = 'campaign_api_bench';
+const env = {
+  ...process.env,
+  NODE_ENV: 'development',
+  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DB}`,
+  QUEUE_PREFIX: `bench-${Date.now()}`,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_API_PER_MIN: '1000000',
+  RATE_LIMIT_TOKEN_PER_MIN: '1000000',
+};
+
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+await admin.end();
+
+// A receiver answering 204 that notes when each webhook arrives.
+const arrivals = [];
+let onArrival = () => {};
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    arrivals.push({ at: performance.now(), id: req.headers['webhook-id'] });
+    onArrival();
+    res.statusCode = 204;
+    res.end();
+  });
+});
+receiver.listen(0, '127.0.0.1');
+await once(receiver, 'listening');
+const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
+
+const cli = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
+  );
+const api = spawn(process.execPath, [join(root, 'dist/main.js')], {
+  env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+let out = '';
+api.stdout.on('data', (c) => (out += c));
+while (!/listening on (http:\/\/[\d.:]+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
+const base = out.match(/listening on (http:\/\/[\d.:]+)/)[1];
+
+const account = cli('account', 'create', '--name', 'Bench');
+const campaign = cli('campaign', 'create', '--account', String(account.id), '--name', 'Bench');
+const { api_key } = cli('api-key', 'create', '--account', String(account.id));
+cli(
+  'endpoint',
+  'create',
+  '--campaign',
+  String(campaign.id),
+  '--url',
+  receiverUrl,
+  '--events',
+  'lead.created',
+);
+const { access_token } = await (
+  await fetch(`${base}/api/v1/auth/api-key/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key }),
+  })
+).json();
+
+let phone = 2_000_000;
+async function upload(count) {
+  const leads = Array.from({ length: count }, () => ({ phone: `+1212${phone++}` }));
+  const res = await fetch(`${base}/api/v1/leads/upload`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+    body: JSON.stringify({ campaign_id: campaign.id, compliance_acknowledged: true, leads }),
+  });
+  const at = performance.now();
+  if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+  await res.json();
+  return at;
+}
+function waitForArrivals(n) {
+  return new Promise((resolve) => {
+    onArrival = () => arrivals.length >= n && resolve();
+    onArrival();
+  });
+}
+const pct = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+
+// Warm-up, then latency: one lead per upload, 202 → first delivery.
+await upload(1);
+await waitForArrivals(1);
+const latencies = [];
+for (let i = 0; i < UPLOADS; i++) {
+  const before = arrivals.length;
+  const acceptedAt = await upload(1);
+  await waitForArrivals(before + 1);
+  latencies.push(arrivals[before].at - acceptedAt);
+}
+latencies.sort((a, b) => a - b);
+
+// Throughput: one upload of LEADS leads, first 202 to last delivery.
+const before = arrivals.length;
+const started = await upload(LEADS);
+await waitForArrivals(before + LEADS);
+const seconds = (arrivals[arrivals.length - 1].at - started) / 1000;
+const ids = new Set(arrivals.slice(before).map((a) => a.id));
+
+const result = {
+  latency_202_to_first_delivery_ms: {
+    uploads: UPLOADS,
+    p50: +pct(latencies, 50).toFixed(1),
+    p99: +pct(latencies, 99).toFixed(1),
+  },
+  dispatch: {
+    leads: LEADS,
+    deliveries: arrivals.length - before,
+    distinct_webhook_ids: ids.size,
+    seconds: +seconds.toFixed(2),
+    deliveries_per_second: Math.round(LEADS / seconds),
+  },
+};
+console.log(JSON.stringify(result, null, 2));
+api.kill('SIGTERM');
+await once(api, 'exit');
+receiver.close();
