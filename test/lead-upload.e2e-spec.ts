@@ -189,6 +189,8 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
       ['last_name a number', { phone: '+14155552671', last_name: 7 }, 'last_name', /string/],
       ['company an array', { phone: '+14155552671', company: ['a'] }, 'company', /string/],
       ['title too long', { phone: '+14155552671', title: LONG }, 'title', /255/],
+      ['first_name with a NUL character', { phone: '+14155552671', first_name: 'A\u0000B' }, 'first_name', /NUL/],
+      ['email with a NUL character', { phone: '+14155552671', email: 'a\u0000@b.co' }, 'email', /valid email/],
     ];
 
     it.each(cases)('reports %s as one error', async (_name, lead, field, message) => {
@@ -441,6 +443,8 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
         /disclaimer_version/,
       ],
       ['a top-level field is unknown', { campaign: 3 }, /campaign is not a known field/],
+      ['source holds a NUL character', { source: 'crm\u0000' }, /source must not contain NUL/],
+      ['a tag holds a NUL character', { tags: ['ok', '\u0000'] }, /tags must not contain NUL/],
     ])('answers 422 validation_failed when %s, writing nothing', async (_name, patch, message) => {
       const body = { ...uploadBody(me.campaignId, [{ phone: '+14155550100' }]), ...patch };
       const res = await upload(me, body).expect(422);

@@ -92,6 +92,7 @@ export function validateLead(input: Record<string, unknown>, region: CountryCode
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string')
       return fail(field, `${field} must be a string of at most 255 characters`);
+    if (value.includes('\u0000')) return fail(field, `${field} must not contain NUL characters`);
     const trimmed = value.trim();
     if (codePointLength(trimmed) > MAX_TEXT_LENGTH) {
       return fail(field, `${field} must be a string of at most 255 characters`);

@@ -49,6 +49,24 @@ function EachIsObject(): PropertyDecorator {
     });
 }
 
+/**
+ * PostgreSQL text cannot hold U+0000, so a stored string must not contain it. Values that are
+ * not strings pass here: their type is another decorator's concern.
+ */
+function NoNulCharacters(message: string, each = false): PropertyDecorator {
+  const ok = (value: unknown) => typeof value !== 'string' || !value.includes('\u0000');
+  return (target, propertyName) =>
+    registerDecorator({
+      name: 'noNulCharacters',
+      target: target.constructor,
+      propertyName: propertyName as string,
+      options: { message },
+      validator: {
+        validate: (value: unknown) => (each && Array.isArray(value) ? value.every(ok) : ok(value)),
+      },
+    });
+}
+
 const present = (field: string) =>
   ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
 
@@ -76,6 +94,7 @@ export class LeadUploadRequestDto {
   @present('source')
   @IsString({ message: 'source must be a string' })
   @MaxLength(100, { message: 'source must be at most 100 characters' })
+  @NoNulCharacters('source must not contain NUL characters')
   source?: string;
 
   @present('tags')
@@ -83,6 +102,7 @@ export class LeadUploadRequestDto {
   @ArrayMaxSize(50, { message: 'tags must have at most 50 items' })
   @IsString({ each: true, message: 'tags must be an array of strings' })
   @Length(1, 64, { each: true, message: 'each tag must be 1 to 64 characters' })
+  @NoNulCharacters('tags must not contain NUL characters', true)
   tags?: string[];
 
   @present('skip_duplicates')
@@ -92,6 +112,7 @@ export class LeadUploadRequestDto {
   @present('disclaimer_version')
   @IsString({ message: 'disclaimer_version must be a string' })
   @MaxLength(32, { message: 'disclaimer_version must be at most 32 characters' })
+  @NoNulCharacters('disclaimer_version must not contain NUL characters')
   disclaimer_version?: string;
 }
 
