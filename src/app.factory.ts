@@ -8,6 +8,7 @@ import {
   generateRequestId,
   installHttpConventions,
 } from './common/http-conventions';
+import helmet from '@fastify/helmet';
 
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
@@ -30,6 +31,18 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const logger = app.get(Logger);
   app.useLogger(logger);
   app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
+  // Security headers on every response (CONTRACT 9); the CSP lets Swagger UI load its assets.
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        scriptSrc: ["'self'", "'unsafe-inline'"],
+      },
+    },
+  });
+  if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   return app;
 }

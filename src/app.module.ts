@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
@@ -13,6 +13,9 @@ import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module
 import { QueueRootModule } from './delivery/queue-root.module';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
+import { BearerAuthGuard } from './auth/bearer-auth.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 
 /**
  * The HTTP application: every module of the service behind the global error filter, plus the
@@ -35,8 +38,14 @@ export class AppModule {
         DeliveryModule,
         ...(config.runWorker ? [DeliveryWorkerModule] : []),
         HealthModule,
+        RateLimitModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ErrorEnvelopeFilter }],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        // Global guards run in this order: who is calling (401), then how often (429).
+        { provide: APP_GUARD, useExisting: BearerAuthGuard },
+        { provide: APP_GUARD, useClass: RateLimitGuard },
+      ],
     };
   }
 }

@@ -1,5 +1,4 @@
 import { Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { TypeOrmModule } from '@nestjs/typeorm';
@@ -16,7 +15,8 @@ import { TokenService } from './token.service';
 
 /**
  * Authentication and campaign authorisation (spec 5, CONTRACT 3): API keys, the token
- * exchange, the global bearer guard and {@link CampaignAccessGuard} for campaign routes.
+ * exchange, the bearer guard (registered globally by the HTTP app) and
+ * {@link CampaignAccessGuard} for campaign routes.
  */
 @Module({
   imports: [
@@ -33,13 +33,7 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [
-    ApiKeysService,
-    TokenService,
-    JwtStrategy,
-    CampaignAccessGuard,
-    { provide: APP_GUARD, useClass: BearerAuthGuard },
-  ],
-  exports: [ApiKeysService, CampaignAccessGuard, CampaignsModule],
+  providers: [ApiKeysService, TokenService, JwtStrategy, CampaignAccessGuard, BearerAuthGuard],
+  exports: [ApiKeysService, CampaignAccessGuard, BearerAuthGuard, CampaignsModule],
 })
 export class AuthModule {}

@@ -45,6 +45,8 @@ export class AppConfig {
   rateLimitTokenPerMin!: number;
   /** Other requests per API key per minute (`RATE_LIMIT_API_PER_MIN`, default 1200). */
   rateLimitApiPerMin!: number;
+  /** Origins allowed by CORS (`CORS_ORIGINS`, comma-separated); empty means CORS is off. */
+  corsOrigins!: string[];
   /** Fastify `trustProxy` (`TRUST_PROXY`): `false`, `true`, or a list of proxy addresses/CIDRs. */
   trustProxy!: boolean | string[];
   /** Start-up warnings (development fallbacks) for the caller to log. */
@@ -209,6 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
     trustProxy: parseTrustProxy(get('TRUST_PROXY')),
+    corsOrigins: parseCorsOrigins(get('CORS_ORIGINS')),
     warnings,
   } satisfies AppConfig);
   return config;
@@ -222,6 +225,29 @@ function queuePrefix(value: string): string {
     );
   }
   return value;
+}
+
+function parseCorsOrigins(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((origin) => {
+    const trimmed = origin.trim();
+    let parsed: URL;
+    try {
+      parsed = new URL(trimmed);
+    } catch {
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `has "${trimmed}"; expected origins like https://app.example.com`,
+      );
+    }
+    if (parsed.origin !== trimmed) {
+      throw new ConfigError(
+        'CORS_ORIGINS',
+        `has "${trimmed}"; expected an origin (scheme://host[:port]) without a path`,
+      );
+    }
+    return trimmed;
+  });
 }
 
 function parseTrustProxy(raw: string | undefined): boolean | string[] {

@@ -14,3 +14,7 @@ process.env.TOKEN_TTL_SECONDS = '900';
 // Each test file gets its own BullMQ keys, so one file's worker never takes another's jobs.
 process.env.QUEUE_PREFIX = `test-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
+// Tests exchange tokens and call the API far more often than a customer may; the rate-limit
+// tests set their own low limits.
+process.env.RATE_LIMIT_TOKEN_PER_MIN = '1000000';
+process.env.RATE_LIMIT_API_PER_MIN = '1000000';

@@ -1,0 +1,63 @@
+import { ExecutionContext, Module } from '@nestjs/common';
+import { ThrottlerModule } from '@nestjs/throttler';
+import type { FastifyRequest } from 'fastify';
+import { AppConfig } from '../config/app-config';
+import type { AuthPrincipal } from '../auth/auth-principal';
+import { RedisThrottlerStorage } from './redis-throttler.storage';
+
+type TrackedRequest = FastifyRequest & { user?: AuthPrincipal };
+const request = (context: ExecutionContext) => context.switchToHttp().getRequest<TrackedRequest>();
+/** The token exchange is the only public route that is rate-limited (by IP). */
+const isTokenExchange = (context: ExecutionContext) =>
+  request(context).routeOptions?.url === '/api/v1/auth/api-key/token';
+
+/** The Redis storage as a provider, so Nest closes its connection on shutdown. */
+@Module({
+  providers: [
+    {
+      provide: RedisThrottlerStorage,
+      inject: [AppConfig],
+      useFactory: (config: AppConfig) =>
+        new RedisThrottlerStorage(config.redisUrl, config.queuePrefix),
+    },
+  ],
+  exports: [RedisThrottlerStorage],
+})
+class RateLimitStorageModule {}
+
+/**
+ * Two throttlers over one-minute windows (CONTRACT 8): `token` counts token exchanges per
+ * client IP (`RATE_LIMIT_TOKEN_PER_MIN`), `api` counts authenticated requests per API key
+ * (`RATE_LIMIT_API_PER_MIN`). Health checks and unknown routes are not limited. Register
+ * {@link RateLimitGuard} as a global guard after the bearer guard.
+ */
+@Module({
+  imports: [
+    ThrottlerModule.forRootAsync({
+      imports: [RateLimitStorageModule],
+      inject: [AppConfig, RedisThrottlerStorage],
+      useFactory: (config: AppConfig, storage: RedisThrottlerStorage) => ({
+        storage,
+        // One counter per client IP or API key across all routes (the default is per route).
+        generateKey: (_context, tracker, name) => `${name}:${tracker}`,
+        throttlers: [
+          {
+            name: 'token',
+            ttl: 60_000,
+            limit: config.rateLimitTokenPerMin,
+            skipIf: (context) => !isTokenExchange(context),
+            getTracker: (req) => (req as TrackedRequest).ip,
+          },
+          {
+            name: 'api',
+            ttl: 60_000,
+            limit: config.rateLimitApiPerMin,
+            skipIf: (context) => request(context).user === undefined,
+            getTracker: (req) => `key-${(req as TrackedRequest).user!.apiKeyId}`,
+          },
+        ],
+      }),
+    }),
+  ],
+})
+export class RateLimitModule {}
