@@ -110,3 +110,117 @@ describe('Security headers and CORS (CONTRACT 9)', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
   });
 });
+
+describe('Idempotency-Key on POST /leads/upload (CONTRACT 4.5)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startTestApp({ RUN_WORKER: 'false' });
+  });
+  afterAll(() => t.close());
+
+  const upload = (token: string, body: object, key?: string) => {
+    const req = t.http().post('/api/v1/leads/upload').set('Authorization', `Bearer ${token}`);
+    if (key !== undefined) req.set('Idempotency-Key', key);
+    return req.send(body);
+  };
+  const importsOf = async (campaignId: number) =>
+    (
+      await t.db.query('SELECT count(*)::int AS n FROM lead_import WHERE campaign_id = $1', [
+        campaignId,
+      ])
+    )[0].n as number;
+
+  it('replays the first response for a retry with the same key and body', async () => {
+    const me = await t.given.caller();
+    const body = uploadBody(me.campaignId, [{ phone: '+14155550100' }, { phone: 'bad' }]);
+    const first = await upload(me.token, body, 'retry-1').expect(202);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await upload(me.token, body, 'retry-1').expect(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.text).toBe(first.text);
+    expect(await importsOf(me.campaignId)).toBe(1);
+  });
+
+  it('answers 409 for the same key with a different body, writing nothing', async () => {
+    const me = await t.given.caller();
+    await upload(me.token, uploadBody(me.campaignId, [{ phone: '+14155550100' }]), 'k').expect(202);
+    const res = await upload(
+      me.token,
+      uploadBody(me.campaignId, [{ phone: '+14155550101' }]),
+      'k',
+    ).expect(409);
+    expect(res.body).toEqual({ error: 'idempotency_conflict', message: expect.any(String) });
+    expect(await importsOf(me.campaignId)).toBe(1);
+  });
+
+  it('lets only one of two simultaneous requests with one key import', async () => {
+    const me = await t.given.caller();
+    const leads = Array.from({ length: 5000 }, (_, i) => ({
+      phone: `+1212555${String(i).padStart(4, '0')}`,
+    }));
+    const body = uploadBody(me.campaignId, leads);
+    const [a, b] = await Promise.all([
+      upload(me.token, body, 'same'),
+      upload(me.token, body, 'same'),
+    ]);
+    const statuses = [a.status, b.status].sort();
+    expect(statuses[0]).toBe(202);
+    const second = a.status === 202 && !a.headers['idempotent-replayed'] ? b : a;
+    if (second.status === 202) expect(second.headers['idempotent-replayed']).toBe('true');
+    else
+      expect(second.body).toEqual({
+        error: 'idempotency_conflict',
+        message: expect.stringMatching(/still being processed/),
+      });
+    expect(await importsOf(me.campaignId)).toBe(1);
+    const [{ n }] = await t.db.query('SELECT count(*)::int AS n FROM lead WHERE campaign_id = $1', [
+      me.campaignId,
+    ]);
+    expect(n).toBe(5000);
+  });
+
+  it('scopes keys to the API key', async () => {
+    const me = await t.given.caller();
+    const other = await t.given.apiKey(me.accountId);
+    const otherToken = await t.given.token(other.key);
+    await upload(me.token, uploadBody(me.campaignId, [{ phone: '+14155550100' }]), 'shared').expect(
+      202,
+    );
+    const res = await upload(
+      otherToken,
+      uploadBody(me.campaignId, [{ phone: '+14155550101' }]),
+      'shared',
+    ).expect(202);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+    expect(await importsOf(me.campaignId)).toBe(2);
+  });
+
+  it('frees the key when the request is rejected', async () => {
+    const me = await t.given.caller();
+    await upload(
+      me.token,
+      { ...uploadBody(me.campaignId, [{ phone: '+14155550100' }]), tags: 5 },
+      'fix-me',
+    ).expect(422);
+    const res = await upload(
+      me.token,
+      uploadBody(me.campaignId, [{ phone: '+14155550100' }]),
+      'fix-me',
+    ).expect(202);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('answers 400 for a key longer than 255 characters', async () => {
+    const me = await t.given.caller();
+    const res = await upload(
+      me.token,
+      uploadBody(me.campaignId, [{ phone: '+14155550100' }]),
+      'k'.repeat(256),
+    ).expect(400);
+    expect(res.body).toEqual({
+      error: 'bad_request',
+      message: 'Idempotency-Key must be 1 to 255 characters',
+    });
+    expect(await importsOf(me.campaignId)).toBe(0);
+  });
+});

@@ -8,6 +8,7 @@ import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 import { WebhookEvent } from '../delivery/webhook-event.entity';
 import { WebhookDelivery } from '../delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from '../delivery/webhook-delivery-attempt.entity';
+import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service; the schema they describe must equal the migrations' result. */
@@ -21,6 +22,7 @@ export const ENTITIES = [
   WebhookEvent,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  IdempotencyKey,
 ];
 
 /**

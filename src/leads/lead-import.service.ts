@@ -10,6 +10,7 @@ import { LeadImport } from './lead-import.entity';
 import { validateLead, type NormalizedLead } from './lead-validator';
 import { LeadsRepository, type CreatedLead, type ImportContext } from './leads.repository';
 import { WebhookEventPublisher, type EventInput } from '../delivery/webhook-event.publisher';
+import { IdempotencyService } from '../idempotency/idempotency.service';
 
 const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
 /** PostgreSQL deadlock_detected / serialization_failure: safe to run the transaction again. */
@@ -32,6 +33,7 @@ export class LeadImportService {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly leads: LeadsRepository,
     private readonly events: WebhookEventPublisher,
+    private readonly idempotency: IdempotencyService,
   ) {}
 
   /**
@@ -39,6 +41,7 @@ export class LeadImportService {
    * @param campaign the campaign authorised for the caller.
    * @param principal the caller (its API key is recorded on the import).
    * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
+   * @param idempotencyKey a claimed `Idempotency-Key`: its response is stored in the same transaction.
    * @returns the 202 body; `errors` is sorted by row.
    * @throws database errors (the transaction is rolled back: nothing of the upload is written).
    */
@@ -47,6 +50,7 @@ export class LeadImportService {
     campaign: CampaignScope,
     principal: AuthPrincipal,
     clientIp: string | null,
+    idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
     const acknowledgedAt = new Date();
     const errors: LeadUploadError[] = [];
@@ -143,6 +147,15 @@ export class LeadImportService {
               duplicate_count: duplicates,
               errors: allErrors,
             };
+            if (idempotencyKey !== undefined) {
+              await this.idempotency.complete(
+                manager,
+                principal.apiKeyId,
+                idempotencyKey,
+                202,
+                response,
+              );
+            }
             return { response, recorded };
           },
         );
