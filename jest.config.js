@@ -13,7 +13,7 @@ const swc = [
 ];
 const shared = {
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js|content-disposition)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',
 };

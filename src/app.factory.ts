@@ -9,6 +9,7 @@ import {
   installHttpConventions,
 } from './common/http-conventions';
 import helmet from '@fastify/helmet';
+import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
 
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
@@ -43,6 +44,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     },
   });
   if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
+  serveOpenApi(app, buildOpenApiDocument(app));
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   return app;
 }

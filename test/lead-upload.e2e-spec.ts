@@ -189,8 +189,18 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
       ['last_name a number', { phone: '+14155552671', last_name: 7 }, 'last_name', /string/],
       ['company an array', { phone: '+14155552671', company: ['a'] }, 'company', /string/],
       ['title too long', { phone: '+14155552671', title: LONG }, 'title', /255/],
-      ['first_name with a NUL character', { phone: '+14155552671', first_name: 'A\u0000B' }, 'first_name', /NUL/],
-      ['email with a NUL character', { phone: '+14155552671', email: 'a\u0000@b.co' }, 'email', /valid email/],
+      [
+        'first_name with a NUL character',
+        { phone: '+14155552671', first_name: 'A\u0000B' },
+        'first_name',
+        /NUL/,
+      ],
+      [
+        'email with a NUL character',
+        { phone: '+14155552671', email: 'a\u0000@b.co' },
+        'email',
+        /valid email/,
+      ],
     ];
 
     it.each(cases)('reports %s as one error', async (_name, lead, field, message) => {

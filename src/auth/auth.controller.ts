@@ -1,11 +1,18 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/error-response.dto';
 import { ApiError } from '../common/api-error';
 import { validateBody } from '../common/validate-body';
-import { ApiKeyTokenRequestDto, ApiKeyTokenResponse } from './dto/api-key-token.dto';
+import {
+  ApiKeyTokenRequestDto,
+  ApiKeyTokenResponse,
+  ApiKeyTokenResponseDto,
+} from './dto/api-key-token.dto';
 import { Public } from './public.decorator';
 import { TokenService } from './token.service';
 
 /** `POST /api/v1/auth/api-key/token` (spec 4, 5; CONTRACT 3). */
+@ApiTags('auth')
 @Controller('auth')
 export class AuthController {
   constructor(private readonly tokens: TokenService) {}
@@ -17,6 +24,13 @@ export class AuthController {
   @Public()
   @Post('api-key/token')
   @HttpCode(200)
+  @ApiOperation({
+    summary: 'Exchange an API key for a bearer token',
+    operationId: 'exchangeApiKey',
+  })
+  @ApiBody({ type: ApiKeyTokenRequestDto })
+  @ApiOkResponse({ type: ApiKeyTokenResponseDto, description: 'A bearer token' })
+  @ApiErrorResponses(400, 401, 413, 415, 429, 500, 503)
   async exchange(@Body() body: Record<string, unknown>): Promise<ApiKeyTokenResponse> {
     if (body.api_key === undefined || body.api_key === null)
       throw ApiError.badRequest('api_key is required');

@@ -1,4 +1,5 @@
 import { Controller, Get } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
 import {
   HealthCheck,
   HealthCheckResult,
@@ -12,6 +13,7 @@ import { RedisHealthIndicator } from './redis.health';
  * Liveness and readiness (CONTRACT 9), outside `/api/v1` and without authentication.
  * Readiness answers 503 (in the error envelope) while PostgreSQL or Redis is unreachable.
  */
+@ApiExcludeController()
 @Controller('health')
 @Public()
 export class HealthController {

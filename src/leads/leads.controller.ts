@@ -7,7 +7,17 @@ import {
 } from '../auth/campaign-access.guard';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
-import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
+import { LeadUploadResponseDto, type LeadUploadResponse } from './dto/lead-upload-response.dto';
+import { LeadUploadRequestDto } from './dto/lead-upload-request.dto';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiHeader,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/error-response.dto';
 import { LeadImportService } from './lead-import.service';
 import { LeadUploadRequestPipe } from './lead-upload-request.pipe';
 import {
@@ -16,6 +26,8 @@ import {
 } from '../idempotency/idempotency.interceptor';
 
 /** `POST /api/v1/leads/upload` (spec 2.2–2.4, 4; CONTRACT 4). */
+@ApiTags('leads')
+@ApiBearerAuth()
 @Controller('leads')
 export class LeadsController {
   constructor(private readonly imports: LeadImportService) {}
@@ -30,6 +42,19 @@ export class LeadsController {
   @HttpCode(202)
   @UseGuards(CampaignAccessGuard)
   @UseInterceptors(IdempotencyInterceptor)
+  @ApiOperation({ summary: 'Upload a batch of leads into a campaign', operationId: 'uploadLeads' })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description:
+      '1 to 255 characters; a retry with the same key and body replays the first response (24 h)',
+  })
+  @ApiBody({ type: LeadUploadRequestDto })
+  @ApiAcceptedResponse({
+    type: LeadUploadResponseDto,
+    description: 'Accepted; invalid leads are reported in errors',
+  })
+  @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 429, 500, 503)
   upload(
     @Body(LeadUploadRequestPipe) request: LeadUploadRequest,
     @AuthorizedCampaign() campaign: CampaignScope,

@@ -1,32 +1,94 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import { EVENT_TYPES } from './event-types';
 
 /** A webhook endpoint as listed by the API (spec 2.7, CONTRACT 5): never a secret or a hint of one. */
-export interface WebhookEndpointView {
-  id: number;
-  campaign_id: number;
-  url: string;
-  description: string | null;
-  subscribed_events: string[];
-  is_enabled: boolean;
+@ApiSchema({ name: 'WebhookEndpoint' })
+export class WebhookEndpointView {
+  @ApiProperty({ type: 'integer', example: 7 })
+  id!: number;
+
+  @ApiProperty({ type: 'integer', example: 42 })
+  campaign_id!: number;
+
+  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
+  url!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'CRM sync' })
+  description!: string | null;
+
+  @ApiProperty({ enum: EVENT_TYPES, isArray: true, example: ['lead.created'] })
+  subscribed_events!: string[];
+
+  @ApiProperty({ example: true })
+  is_enabled!: boolean;
+
   /** ISO 8601 UTC. */
-  created_at: string;
-  last_delivery_is_successful: boolean | null;
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:44:45.123Z' })
+  created_at!: string;
+
+  @ApiProperty({
+    type: 'boolean',
+    nullable: true,
+    description: 'Outcome of the most recent delivery attempt',
+  })
+  last_delivery_is_successful!: boolean | null;
 }
 
 /** Delivery health of one endpoint (spec 2.8, CONTRACT 5). Counts attempts, pings included. */
-export interface WebhookEndpointHealthView {
-  endpoint_id: number;
-  url: string;
-  is_enabled: boolean;
-  total_deliveries: number;
-  successful_deliveries: number;
-  failed_deliveries: number;
+@ApiSchema({ name: 'WebhookEndpointHealth' })
+export class WebhookEndpointHealthView {
+  @ApiProperty({ type: 'integer', example: 7 })
+  endpoint_id!: number;
+
+  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
+  url!: string;
+
+  @ApiProperty({ example: true })
+  is_enabled!: boolean;
+
+  @ApiProperty({ type: 'integer', description: 'All delivery attempts ever recorded', example: 10 })
+  total_deliveries!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Attempts answered 2xx within 10 seconds',
+    example: 9,
+  })
+  successful_deliveries!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'Timeouts, non-2xx answers and connection failures',
+    example: 1,
+  })
+  failed_deliveries!: number;
+
   /** successful / total in [0, 1]; null with no attempts. */
-  success_rate: number | null;
-  last_delivery_at: string | null;
-  last_delivery_is_successful: boolean | null;
+  @ApiProperty({
+    type: 'number',
+    format: 'float',
+    nullable: true,
+    minimum: 0,
+    maximum: 1,
+    example: 0.9,
+  })
+  success_rate!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    example: '2026-11-22T08:44:45.123Z',
+  })
+  last_delivery_at!: string | null;
+
+  @ApiProperty({ type: 'boolean', nullable: true, example: true })
+  last_delivery_is_successful!: boolean | null;
+
   /** Mean attempt duration in ms; null with no attempts. */
-  avg_duration_ms: number | null;
+  @ApiProperty({ type: 'number', format: 'float', nullable: true, example: 84.2 })
+  avg_duration_ms!: number | null;
 }
 
 /** The 2.7 view of an endpoint. */

@@ -1,14 +1,23 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiErrorResponses } from '../common/error-response.dto';
 import { AuthorizedCampaign, CampaignAccessGuard } from '../auth/campaign-access.guard';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import { EVENT_TYPES, type EventType } from './event-types';
 import { WebhookEndpointsService } from './webhook-endpoints.service';
-import type { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
+import { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
 
 /**
  * The read-only webhook operations (spec 4 rules 3–4, CONTRACT 5). Checks run 401 → path ids
  * (400) → campaign access (403) → unknown endpoint (404).
  */
+@ApiTags('webhooks')
+@ApiBearerAuth()
+@ApiParam({
+  name: 'campaign_id',
+  description: 'Campaign id (positive integer)',
+  schema: { type: 'integer', minimum: 1 },
+})
 @Controller('webhooks/:campaign_id')
 @UseGuards(CampaignAccessGuard)
 export class WebhooksController {
@@ -16,18 +25,38 @@ export class WebhooksController {
 
   /** The seven subscribable event types, in spec order. */
   @Get('events')
+  @ApiOperation({ summary: 'List the subscribable event types', operationId: 'listEventTypes' })
+  @ApiOkResponse({ schema: { type: 'array', items: { type: 'string', enum: [...EVENT_TYPES] } } })
+  @ApiErrorResponses(400, 401, 403, 429, 500, 503)
   events(): readonly EventType[] {
     return EVENT_TYPES;
   }
 
   /** The campaign's endpoints ordered by id, without secrets. */
   @Get('endpoints')
+  @ApiOperation({
+    summary: "List the campaign's webhook endpoints",
+    operationId: 'listWebhookEndpoints',
+  })
+  @ApiOkResponse({ type: [WebhookEndpointView] })
+  @ApiErrorResponses(400, 401, 403, 429, 500, 503)
   list(@AuthorizedCampaign() campaign: CampaignScope): Promise<WebhookEndpointView[]> {
     return this.endpoints.list(campaign.id);
   }
 
   /** Delivery health of one endpoint of the campaign. */
   @Get('endpoints/:eid/health')
+  @ApiOperation({
+    summary: "Read a webhook endpoint's delivery health",
+    operationId: 'getWebhookEndpointHealth',
+  })
+  @ApiParam({
+    name: 'eid',
+    description: 'Endpoint id (positive integer)',
+    schema: { type: 'integer', minimum: 1 },
+  })
+  @ApiOkResponse({ type: WebhookEndpointHealthView })
+  @ApiErrorResponses(400, 401, 403, 404, 429, 500, 503)
   health(
     @AuthorizedCampaign() campaign: CampaignScope,
     @Param('eid') eid: string,

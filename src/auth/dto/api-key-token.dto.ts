@@ -1,7 +1,13 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
 /** Body of `POST /auth/api-key/token` (spec 2.5). Unknown fields are ignored. */
+@ApiSchema({ name: 'ApiKeyTokenRequest' })
 export class ApiKeyTokenRequestDto {
+  @ApiProperty({
+    description: 'The API key, sent only here; never log it or keep it in client code',
+    example: 'capi_Zm9vYmFyYmF6cXV4cXV1eGZvb2JhcmJhenF1eHF1dXg',
+  })
   @IsString({ message: 'api_key must be a string' })
   @IsNotEmpty({ message: 'api_key is required' })
   @MaxLength(512, { message: 'api_key is too long' })
@@ -9,9 +15,20 @@ export class ApiKeyTokenRequestDto {
 }
 
 /** 200 response of the token exchange (spec 2.6, CONTRACT 3). */
-export interface ApiKeyTokenResponse {
-  access_token: string;
-  token_type: 'bearer';
-  /** Seconds until the token expires (`TOKEN_TTL_SECONDS`, default 900). */
-  expires_in: number;
+@ApiSchema({ name: 'ApiKeyTokenResponse' })
+export class ApiKeyTokenResponseDto {
+  @ApiProperty({
+    description: 'Short-lived bearer JWT (HS256)',
+    example: 'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.e30.sig',
+  })
+  access_token!: string;
+
+  @ApiProperty({ description: 'Always "bearer"', enum: ['bearer'], example: 'bearer' })
+  token_type!: 'bearer';
+
+  @ApiProperty({ description: 'Seconds until the token expires', example: 900, type: 'integer' })
+  expires_in!: number;
 }
+
+/** The token exchange's answer. */
+export type ApiKeyTokenResponse = ApiKeyTokenResponseDto;

@@ -1,3 +1,4 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import {
   Allow,
   ArrayMaxSize,
@@ -70,19 +71,73 @@ function NoNulCharacters(message: string, each = false): PropertyDecorator {
 const present = (field: string) =>
   ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
 
+/** One lead of an upload (spec 2.1), as documented; its fields are checked per lead (CONTRACT 4.3). */
+@ApiSchema({ name: 'LeadInput' })
+export class LeadInputDto {
+  @ApiProperty({
+    description: 'Phone number; E.164 preferred, otherwise read in the campaign region',
+    example: '+14155552671',
+  })
+  phone!: string;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'Ada' })
+  first_name?: string | null;
+
+  @ApiPropertyOptional({ type: 'string', nullable: true, maxLength: 255, example: 'Lovelace' })
+  last_name?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    description: 'Email address',
+    example: 'ada@example.com',
+  })
+  email?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: 255,
+    example: 'Analytical Engines Ltd',
+  })
+  company?: string | null;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: 255,
+    description: 'Job title',
+    example: 'CTO',
+  })
+  title?: string | null;
+}
+
 /**
  * The envelope of `POST /leads/upload` (spec 2.2, CONTRACT 4.1–4.2). A violation is 422
  * `validation_failed`; what is inside each lead object is checked per lead later (4.3).
  * `campaign_id` and `compliance_acknowledged` are checked earlier (guard, 400s) and only
  * allowed here. Optional fields may be absent but not null.
  */
+@ApiSchema({ name: 'LeadUploadRequest' })
 export class LeadUploadRequestDto {
+  @ApiProperty({ description: 'Target campaign', type: 'integer', minimum: 1, example: 42 })
   @Allow()
   campaign_id!: number;
 
+  @ApiProperty({
+    description: 'Must be true: confirms permission to upload the contacts',
+    enum: [true],
+    example: true,
+  })
   @Allow()
   compliance_acknowledged!: true;
 
+  @ApiProperty({
+    type: [LeadInputDto],
+    minItems: 1,
+    maxItems: MAX_LEADS_PER_UPLOAD,
+    description: 'Leads to upload',
+  })
   @IsArray({ message: 'leads must be an array' })
   @ArrayMinSize(1, { message: 'leads must contain at least 1 lead' })
   @ArrayMaxSize(MAX_LEADS_PER_UPLOAD, {
@@ -91,12 +146,25 @@ export class LeadUploadRequestDto {
   @EachIsObject()
   leads!: Record<string, unknown>[];
 
+  @ApiPropertyOptional({
+    description: 'Upload source label',
+    maxLength: 100,
+    default: 'api',
+    example: 'crm-sync',
+  })
   @present('source')
   @IsString({ message: 'source must be a string' })
   @MaxLength(100, { message: 'source must be at most 100 characters' })
   @NoNulCharacters('source must not contain NUL characters')
   source?: string;
 
+  @ApiPropertyOptional({
+    description: 'Tags applied to every lead of the batch',
+    type: [String],
+    maxItems: 50,
+    default: [],
+    example: ['spring', 'vip'],
+  })
   @present('tags')
   @IsArray({ message: 'tags must be an array of strings' })
   @ArrayMaxSize(50, { message: 'tags must have at most 50 items' })
@@ -105,10 +173,19 @@ export class LeadUploadRequestDto {
   @NoNulCharacters('tags must not contain NUL characters', true)
   tags?: string[];
 
+  @ApiPropertyOptional({
+    description: 'When true, leads already in the campaign are skipped silently',
+    default: true,
+  })
   @present('skip_duplicates')
   @IsBoolean({ message: 'skip_duplicates must be a boolean' })
   skip_duplicates?: boolean;
 
+  @ApiPropertyOptional({
+    description: 'Version of the compliance disclaimer acknowledged',
+    maxLength: 32,
+    default: 'v1.0',
+  })
   @present('disclaimer_version')
   @IsString({ message: 'disclaimer_version must be a string' })
   @MaxLength(32, { message: 'disclaimer_version must be at most 32 characters' })
