@@ -171,3 +171,36 @@ describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
     await t.http().get('/health/ready').expect(200);
   });
 });
+
+describe('Redis outage (CONTRACT 2, 9: degrade, never crash)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    // Nothing listens on port 1: Redis is unreachable for this app from the start.
+    t = await startTestApp({ REDIS_URL: 'redis://127.0.0.1:1', RUN_WORKER: 'false' });
+  });
+  afterAll(() => t.close());
+
+  it('reports not ready, keeps serving, and keeps accepting uploads into the outbox', async () => {
+    await t.http().get('/health/live').expect(200);
+    const ready = await t.http().get('/health/ready').expect(503);
+    expect(ready.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
+
+    const caller = await t.given.caller();
+    const { id } = await t.given.endpoint(caller.campaignId, 'https://example.com/hook', [
+      'leads.bulk_created',
+    ]);
+    const res = await t
+      .http()
+      .post(UPLOAD)
+      .set('Authorization', `Bearer ${caller.token}`)
+      .send(uploadBody(caller.campaignId, [{ phone: '+14155550100' }]))
+      .expect(202);
+    expect(res.body.valid_count).toBe(1);
+    // The delivery is committed and waits for the sweeper once Redis is back.
+    const [delivery] = await t.db.query(
+      'SELECT status FROM webhook_delivery WHERE endpoint_id = $1',
+      [id],
+    );
+    expect(delivery).toEqual({ status: 'pending' });
+  });
+});

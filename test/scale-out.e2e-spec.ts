@@ -104,3 +104,68 @@ describe('Scale-out: an API process and two worker processes', () => {
     }
   }, 90_000);
 });
+
+describe('Graceful shutdown of a worker mid-attempt (CONTRACT 9)', () => {
+  it('finishes the delivery attempt under way, records it, and exits 0', async () => {
+    const env = { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-shutdown`, LOG_LEVEL: 'info' };
+    const db = new Client({ connectionString: TEST_DATABASE_URL });
+    await db.connect();
+    const receiver = await new WebhookReceiver().start();
+    receiver.behaviour = { status: 200, delayMs: 2000 };
+    const worker = new ServiceProcess('worker.js', env);
+    try {
+      await worker.waitForOutput(/Delivery worker running/);
+      const [account] = (
+        await db.query(`INSERT INTO account (name) VALUES ('Shutdown') RETURNING id`)
+      ).rows;
+      const [campaign] = (
+        await db.query(
+          `INSERT INTO campaign (account_id, name) VALUES ($1, 'Shutdown') RETURNING id`,
+          [account.id],
+        )
+      ).rows;
+      const { execFileSync } = await import('node:child_process');
+      const { join } = await import('node:path');
+      const cli = (...args: string[]) =>
+        JSON.parse(
+          execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli.js'), ...args], {
+            env: { ...process.env, ...env },
+          }).toString(),
+        );
+      const endpoint = cli(
+        'endpoint',
+        'create',
+        '--campaign',
+        String(campaign.id),
+        '--url',
+        receiver.url,
+        '--events',
+        'call.completed',
+      );
+      cli(
+        'event',
+        'emit',
+        '--campaign',
+        String(campaign.id),
+        '--type',
+        'call.completed',
+        '--data',
+        '{"call_id": 1}',
+      );
+
+      await receiver.waitFor(1);
+      const code = await worker.stop(); // SIGTERM while the receiver is still answering
+      expect(code).toBe(0);
+      const { rows } = await db.query(
+        'SELECT success, status_code, duration_ms FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+        [endpoint.id],
+      );
+      expect(rows).toEqual([{ success: true, status_code: 200, duration_ms: expect.any(Number) }]);
+      expect(rows[0].duration_ms).toBeGreaterThanOrEqual(1900);
+    } finally {
+      await worker.stop();
+      await receiver.stop();
+      await db.end();
+    }
+  }, 60_000);
+});

@@ -1,5 +1,5 @@
 import { InjectQueue } from '@nestjs/bullmq';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { DELIVERY_QUEUE, deliveryJobId, type DeliveryJobData } from './delivery-queue';
@@ -12,13 +12,23 @@ const BULK_CHUNK = 1000;
  * and failed jobs are removed: PostgreSQL keeps the history.
  */
 @Injectable()
-export class DeliveryDispatcher {
+export class DeliveryDispatcher implements OnModuleInit {
   private readonly logger = new Logger(DeliveryDispatcher.name);
+  private lastConnectionWarning = 0;
 
   constructor(
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJobData>,
     private readonly config: AppConfig,
   ) {}
+
+  /** Logs Redis connection errors (at most one line per 10 s) instead of BullMQ's console output. */
+  onModuleInit(): void {
+    this.queue.on('error', (error: Error) => {
+      if (Date.now() - this.lastConnectionWarning < 10_000) return;
+      this.lastConnectionWarning = Date.now();
+      this.logger.warn(`Delivery queue: ${error.message}`);
+    });
+  }
 
   /** @throws the Redis error when the queue cannot be reached (the sweeper will re-queue). */
   async enqueue(deliveryIds: number[]): Promise<void> {

@@ -32,13 +32,20 @@ import { DeliverySweeper } from './delivery-sweeper';
     DeliveryService,
     WebhookSender,
   ],
-  exports: [WebhookEventPublisher, DeliveryService, DeliveryDispatcher, DeliveryRepository],
+  // The queue is registered once here; importers share its connection.
+  exports: [
+    WebhookEventPublisher,
+    DeliveryService,
+    DeliveryDispatcher,
+    DeliveryRepository,
+    BullModule,
+  ],
 })
 export class DeliveryModule {}
 
 /** The delivery worker and the sweeper: in the API process when `RUN_WORKER`, and in `worker.ts`. */
 @Module({
-  imports: [DeliveryModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
+  imports: [DeliveryModule],
   providers: [DeliveryProcessor, DeliverySweeper],
 })
 export class DeliveryWorkerModule {}

@@ -1,16 +1,12 @@
-import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 
 /** `/health/live` and `/health/ready` (CONTRACT 9). */
 @Module({
-  imports: [
-    TerminusModule.forRoot({ logger: false }),
-    BullModule.registerQueue({ name: DELIVERY_QUEUE }),
-  ],
+  imports: [TerminusModule.forRoot({ logger: false }), DeliveryModule],
   controllers: [HealthController],
   providers: [RedisHealthIndicator],
 })

@@ -15,14 +15,20 @@ export class RedisHealthIndicator {
   async pingCheck(key: string, timeoutMs: number): Promise<HealthIndicatorResult> {
     const indicator = this.indicators.check(key);
     try {
-      // The queue's own ioredis connection (BullMQ's Redis backend).
-      const client = (await this.queue.getBackend().client) as unknown as {
-        ping(): Promise<string>;
-      };
+      // The queue's own ioredis connection (BullMQ's Redis backend); waiting for it counts too.
+      const ping = (async () => {
+        const client = (await this.queue.getBackend().client) as unknown as {
+          ping(): Promise<string>;
+        };
+        await client.ping();
+      })();
       await Promise.race([
-        client.ping(),
+        ping,
         new Promise((_, reject) =>
-          setTimeout(() => reject(new Error('timeout')), timeoutMs).unref(),
+          setTimeout(
+            () => reject(new Error(`no answer within ${timeoutMs} ms`)),
+            timeoutMs,
+          ).unref(),
         ),
       ]);
       return indicator.up();
