@@ -59,7 +59,7 @@ const cli = (...args) =>
   JSON.parse(
     execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
   );
-const api = spawn(process.execPath, [join(root, 'dist/main.js')], {
+const api = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')], {
   env: { ...env, PORT: '0', HOST: '127.0.0.1' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -2,7 +2,12 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { AppConfig } from '../config/app-config';
-import { DELIVERY_QUEUE, deliveryJobId, type DeliveryJobData } from './delivery-queue';
+import {
+  DELIVERY_QUEUE,
+  deliveryJobId,
+  type DeliveryJobData,
+  type QueuedDelivery,
+} from './delivery-queue';
 
 const BULK_CHUNK = 1000;
 
@@ -31,14 +36,14 @@ export class DeliveryDispatcher implements OnModuleInit {
   }
 
   /** @throws the Redis error when the queue cannot be reached (the sweeper will re-queue). */
-  async enqueue(deliveryIds: number[]): Promise<void> {
-    for (let i = 0; i < deliveryIds.length; i += BULK_CHUNK) {
+  async enqueue(deliveries: QueuedDelivery[]): Promise<void> {
+    for (let i = 0; i < deliveries.length; i += BULK_CHUNK) {
       await this.queue.addBulk(
-        deliveryIds.slice(i, i + BULK_CHUNK).map((deliveryId) => ({
+        deliveries.slice(i, i + BULK_CHUNK).map(({ id, endpointId }) => ({
           name: 'deliver',
-          data: { deliveryId },
+          data: { deliveryId: id, endpointId },
           opts: {
-            jobId: deliveryJobId(deliveryId),
+            jobId: deliveryJobId(id),
             attempts: this.config.webhookRetryScheduleMs.length + 1,
             backoff: { type: 'custom' },
             removeOnComplete: true,
@@ -50,13 +55,13 @@ export class DeliveryDispatcher implements OnModuleInit {
   }
 
   /** {@link enqueue}, logging instead of throwing: used right after a commit, where the sweeper is the fallback. */
-  async enqueueAfterCommit(deliveryIds: number[]): Promise<void> {
-    if (deliveryIds.length === 0) return;
+  async enqueueAfterCommit(deliveries: QueuedDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
     try {
-      await this.enqueue(deliveryIds);
+      await this.enqueue(deliveries);
     } catch (error) {
       this.logger.warn(
-        `Could not queue ${deliveryIds.length} committed deliveries (${(error as Error).message}); the sweeper will queue them`,
+        `Could not queue ${deliveries.length} committed deliveries (${(error as Error).message}); the sweeper will queue them`,
       );
     }
   }

@@ -6,6 +6,14 @@ export const DELIVERY_QUEUE = 'webhook-delivery';
 /** A job is one delivery; its id is derived from the delivery id, so queuing twice is a no-op. */
 export interface DeliveryJobData {
   deliveryId: number;
+  /** Known when queued, so the worker reads the delivery and its endpoint at once. */
+  endpointId?: number;
+}
+
+/** A committed delivery to queue. */
+export interface QueuedDelivery {
+  id: number;
+  endpointId: number;
 }
 
 /** BullMQ job id of a delivery (custom ids must not be bare integers). */

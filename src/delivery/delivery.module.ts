@@ -11,6 +11,7 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
 import { WebhookEvent } from './webhook-event.entity';
 import { WebhookEventPublisher } from './webhook-event.publisher';
 import { WebhookSender } from './webhook-sender';
+import { AttemptLog } from './attempt-log';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
 
@@ -31,6 +32,7 @@ import { DeliverySweeper } from './delivery-sweeper';
     DeliveryRepository,
     DeliveryService,
     WebhookSender,
+    AttemptLog,
   ],
   // The queue is registered once here; importers share its connection.
   exports: [

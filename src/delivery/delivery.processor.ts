@@ -31,7 +31,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   process(job: Job<DeliveryJobData>): Promise<AttemptOutcome> {
-    return this.deliveries.attemptScheduled(job.data.deliveryId);
+    return this.deliveries.attemptScheduled(job.data.deliveryId, job.data.endpointId);
   }
 
   @OnWorkerEvent('error')

@@ -1,14 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { UnrecoverableError } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { InvalidInputError } from '../common/invalid-input.error';
 import { MAX_INT4 } from '../common/ids';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { DeliveryRetryError } from './delivery-queue';
-import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
+import { DeliveryRepository, type AttemptRecord, type NewAttempt } from './delivery.repository';
+import { AttemptLog } from './attempt-log';
 import { WebhookSender, type SendResult } from './webhook-sender';
 
 /** What became of a queued delivery job. */
@@ -22,8 +21,8 @@ export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped';
 @Injectable()
 export class DeliveryService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: DeliveryRepository,
+    private readonly attempts: AttemptLog,
     private readonly endpoints: WebhookEndpointsService,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
@@ -36,10 +35,17 @@ export class DeliveryService {
    * @throws DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its delay);
    *   UnrecoverableError after the last one (the delivery is marked failed).
    */
-  async attemptScheduled(deliveryId: number): Promise<AttemptOutcome> {
-    const work = await this.repository.findWork(deliveryId);
+  async attemptScheduled(deliveryId: number, endpointId?: number): Promise<AttemptOutcome> {
+    // With the endpoint id in the job, the delivery and its endpoint are read at once.
+    const [work, knownTarget] = await Promise.all([
+      this.repository.findWork(deliveryId),
+      endpointId === undefined ? undefined : this.endpoints.findTarget(endpointId),
+    ]);
     if (!work || work.status !== 'pending') return 'skipped';
-    const target = await this.endpoints.findTarget(work.endpointId);
+    const target =
+      knownTarget !== undefined && work.endpointId === endpointId
+        ? knownTarget
+        : await this.endpoints.findTarget(work.endpointId);
     if (!target || !target.isEnabled) {
       await this.repository.markDropped(deliveryId);
       return 'dropped';
@@ -115,19 +121,8 @@ export class DeliveryService {
     deliveryId: number | null,
     messageId: string,
     result: SendResult,
-    next: Parameters<DeliveryRepository['recordAttempt']>[5],
+    next: NewAttempt['next'],
   ): Promise<AttemptRecord> {
-    return this.dataSource.transaction(async (manager) => {
-      const attempt = await this.repository.recordAttempt(
-        manager,
-        endpointId,
-        deliveryId,
-        messageId,
-        result,
-        next,
-      );
-      await this.endpoints.countAttempt(manager, endpointId, result);
-      return attempt;
-    });
+    return this.attempts.record({ endpointId, deliveryId, messageId, result, next });
   }
 }

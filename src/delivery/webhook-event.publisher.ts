@@ -6,6 +6,7 @@ import type { EventType } from '../webhooks/event-types';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryRepository, type NewEvent } from './delivery.repository';
+import type { QueuedDelivery } from './delivery-queue';
 
 /** An event to record: its type and its `data` object. */
 export interface EventInput {
@@ -16,7 +17,7 @@ export interface EventInput {
 /** What {@link WebhookEventPublisher.record} wrote; hand it to `dispatch` after the commit. */
 export interface RecordedEvents {
   events: Array<{ id: string; type: EventType; createdAt: Date; deliveries: number }>;
-  deliveryIds: number[];
+  deliveries: QueuedDelivery[];
 }
 
 /**
@@ -43,7 +44,7 @@ export class WebhookEventPublisher {
     campaignId: number,
     inputs: EventInput[],
   ): Promise<RecordedEvents> {
-    if (inputs.length === 0) return { events: [], deliveryIds: [] };
+    if (inputs.length === 0) return { events: [], deliveries: [] };
     const subscribers = await this.endpoints.subscribers(manager, campaignId);
     const createdAt = new Date();
     const timestamp = createdAt.toISOString();
@@ -70,13 +71,22 @@ export class WebhookEventPublisher {
       summary.push({ id, type: input.type, createdAt, deliveries: targets.length });
       for (const endpointId of targets) pairs.push({ eventId: id, endpointId });
     }
-    const deliveryIds = await this.repository.insertEvents(manager, campaignId, events, pairs);
-    return { events: summary, deliveryIds };
+    const deliveries = await this.repository.insertEvents(manager, campaignId, events, pairs);
+    return { events: summary, deliveries };
+  }
+
+  /**
+   * The event types some enabled endpoint of the campaign subscribes to, read in the
+   * caller's transaction: lets a caller skip building events nobody will receive.
+   */
+  async subscribedTypes(manager: EntityManager, campaignId: number): Promise<Set<string>> {
+    const subscribers = await this.endpoints.subscribers(manager, campaignId);
+    return new Set(subscribers.flatMap((s) => s.subscribedEvents));
   }
 
   /** Queues what {@link record} wrote; call after the transaction committed. Never throws. */
   dispatch(recorded: RecordedEvents): Promise<void> {
-    return this.dispatcher.enqueueAfterCommit(recorded.deliveryIds);
+    return this.dispatcher.enqueueAfterCommit(recorded.deliveries);
   }
 
   /** Records and dispatches in a transaction of its own (the CLI's `event emit`). */

@@ -131,10 +131,14 @@ export class LeadImportService {
               );
             }
 
+            const subscribed =
+              created.length > 0
+                ? await this.events.subscribedTypes(manager, campaign.id)
+                : new Set<string>();
             const recorded = await this.events.record(
               manager,
               campaign.id,
-              leadEvents(context, accepted, created),
+              leadEvents(context, accepted, created, subscribed),
             );
 
             allErrors.sort((a, b) => a.row - b.row);
@@ -174,14 +178,17 @@ export class LeadImportService {
 
 /**
  * The outbox events of an import (CONTRACT 6): `lead.created` per created lead, in request
- * order, and one `leads.bulk_created` when at least one lead was created.
+ * order, and one `leads.bulk_created` when at least one lead was created; only the types
+ * some enabled endpoint subscribes to are built.
  */
 function leadEvents(
   context: ImportContext,
   accepted: AcceptedLead[],
   created: CreatedLead[],
+  subscribed: Set<string>,
 ): EventInput[] {
-  if (created.length === 0) return [];
+  if (created.length === 0 || subscribed.size === 0) return [];
+  const perLead = subscribed.has('lead.created');
   const createdByPhone = new Map(created.map((lead) => [lead.phone, lead]));
   const events: EventInput[] = [];
   const leadIds: number[] = [];
@@ -190,6 +197,7 @@ function leadEvents(
     const stored = createdByPhone.get(lead.phone);
     if (!stored) continue;
     leadIds.push(stored.id);
+    if (!perLead) continue;
     events.push({
       type: 'lead.created',
       data: {
@@ -208,6 +216,7 @@ function leadEvents(
       },
     });
   }
+  if (!subscribed.has('leads.bulk_created')) return events;
   events.push({
     type: 'leads.bulk_created',
     data: {

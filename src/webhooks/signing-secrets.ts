@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 
@@ -17,6 +18,8 @@ export function generateSigningSecret(): string {
 @Injectable()
 export class SigningSecretBox {
   private readonly key: Buffer;
+  /** Ciphertext → plaintext: a stored value never changes meaning, so this never goes stale. */
+  private readonly decrypted = new LRUCache<string, string>({ max: 10_000 });
 
   constructor(config: AppConfig) {
     this.key = config.secretsEncryptionKey;
@@ -40,6 +43,14 @@ export class SigningSecretBox {
    * @throws Error when the value was not encrypted with this key (wrong `SECRETS_ENCRYPTION_KEY`) or was altered.
    */
   decrypt(stored: string): string {
+    const cached = this.decrypted.get(stored);
+    if (cached !== undefined) return cached;
+    const plaintext = this.decryptUncached(stored);
+    this.decrypted.set(stored, plaintext);
+    return plaintext;
+  }
+
+  private decryptUncached(stored: string): string {
     const [version, iv, tag, ciphertext] = stored.split(':');
     if (version !== 'v1' || !iv || !tag || ciphertext === undefined)
       throw new Error('Unknown signing secret format');

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import DataLoader from 'dataloader';
 import { InjectRepository } from '@nestjs/typeorm';
 import { EntityManager, Repository } from 'typeorm';
 import { ApiError } from '../common/api-error';
@@ -134,29 +135,48 @@ export class WebhookEndpointsService {
     return { id, secret };
   }
 
+  /**
+   * Endpoint look-ups of concurrent delivery attempts made within 2 ms share one query. No
+   * caching: each attempt sees whether its endpoint is enabled at that moment.
+   */
+  private readonly targets = new DataLoader<number, DeliveryTarget | null>(
+    (ids) => this.findTargetsNow(ids),
+    {
+      cache: false,
+      maxBatchSize: 500,
+      batchScheduleFn: (callback) => setTimeout(callback, 2),
+    },
+  );
+
   /** The URL, state and valid secrets of an endpoint, or null when it no longer exists. */
-  async findTarget(id: number): Promise<DeliveryTarget | null> {
-    const endpoint = await this.endpoints.findOne({
-      where: { id },
-      select: {
-        id: true,
-        url: true,
-        isEnabled: true,
-        secretEncrypted: true,
-        previousSecretEncrypted: true,
-        previousSecretExpiresAt: true,
-      },
-    });
-    if (!endpoint) return null;
-    const secrets = [this.secretBox.decrypt(endpoint.secretEncrypted)];
-    if (
-      endpoint.previousSecretEncrypted &&
-      endpoint.previousSecretExpiresAt &&
-      endpoint.previousSecretExpiresAt.getTime() > Date.now()
-    ) {
-      secrets.push(this.secretBox.decrypt(endpoint.previousSecretEncrypted));
-    }
-    return { id: endpoint.id, url: endpoint.url, isEnabled: endpoint.isEnabled, secrets };
+  findTarget(id: number): Promise<DeliveryTarget | null> {
+    return id > MAX_INT4 ? Promise.resolve(null) : this.targets.load(id);
+  }
+
+  private async findTargetsNow(ids: readonly number[]): Promise<Array<DeliveryTarget | null>> {
+    const rows: Array<{
+      id: number;
+      url: string;
+      is_enabled: boolean;
+      secret_encrypted: string;
+      previous_secret_encrypted: string | null;
+      previous_secret_valid: boolean;
+    }> = await this.endpoints.query(
+      `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
+              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid
+         FROM webhook_endpoint WHERE id = ANY($1::int[])`,
+      [ids],
+    );
+    const byId = new Map(
+      rows.map((row) => {
+        const secrets = [this.secretBox.decrypt(row.secret_encrypted)];
+        if (row.previous_secret_encrypted && row.previous_secret_valid) {
+          secrets.push(this.secretBox.decrypt(row.previous_secret_encrypted));
+        }
+        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets }];
+      }),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
   }
 
   /**
@@ -175,26 +195,57 @@ export class WebhookEndpointsService {
   }
 
   /**
-   * Counts one attempt in the endpoint's health counters, in the caller's transaction (the
-   * one recording the attempt), so health is exact and O(1) to read. The "last delivery"
-   * fields follow the most recent attempt even when attempts finish out of order.
+   * Adds attempts to their endpoints' health counters, in the caller's transaction (the one
+   * recording the attempts), so health is exact and O(1) to read: one UPDATE for any number
+   * of attempts. The "last delivery" fields follow the attempt that started last, even when
+   * attempts finish out of order.
    */
-  async countAttempt(
+  async countAttempts(
     manager: EntityManager,
-    endpointId: number,
-    outcome: AttemptOutcome,
+    attempts: Array<AttemptOutcome & { endpointId: number }>,
   ): Promise<void> {
+    const totals = new Map<
+      number,
+      { n: number; ok: number; duration: number; lastAt: Date; lastOk: boolean }
+    >();
+    for (const a of attempts) {
+      const t = totals.get(a.endpointId) ?? {
+        n: 0,
+        ok: 0,
+        duration: 0,
+        lastAt: a.attemptedAt,
+        lastOk: a.success,
+      };
+      t.n += 1;
+      t.ok += a.success ? 1 : 0;
+      t.duration += a.durationMs;
+      if (a.attemptedAt.getTime() >= t.lastAt.getTime()) {
+        t.lastAt = a.attemptedAt;
+        t.lastOk = a.success;
+      }
+      totals.set(a.endpointId, t);
+    }
+    const rows = [...totals].sort(([a], [b]) => a - b); // one lock order for concurrent batches
     await manager.query(
-      `UPDATE webhook_endpoint SET
-         total_deliveries = total_deliveries + 1,
-         successful_deliveries = successful_deliveries + CASE WHEN $2 THEN 1 ELSE 0 END,
-         failed_deliveries = failed_deliveries + CASE WHEN $2 THEN 0 ELSE 1 END,
-         total_duration_ms = total_duration_ms + $3,
-         last_delivery_is_successful = CASE WHEN last_delivery_at IS NULL OR last_delivery_at <= $4
-                                            THEN $2 ELSE last_delivery_is_successful END,
-         last_delivery_at = GREATEST(last_delivery_at, $4)
-       WHERE id = $1`,
-      [endpointId, outcome.success, outcome.durationMs, outcome.attemptedAt],
+      `UPDATE webhook_endpoint e SET
+         total_deliveries = e.total_deliveries + a.n,
+         successful_deliveries = e.successful_deliveries + a.ok,
+         failed_deliveries = e.failed_deliveries + (a.n - a.ok),
+         total_duration_ms = e.total_duration_ms + a.duration,
+         last_delivery_is_successful = CASE WHEN e.last_delivery_at IS NULL OR e.last_delivery_at <= a.last_at
+                                            THEN a.last_ok ELSE e.last_delivery_is_successful END,
+         last_delivery_at = GREATEST(e.last_delivery_at, a.last_at)
+       FROM unnest($1::int[], $2::int[], $3::int[], $4::float8[], $5::timestamptz[], $6::bool[])
+            AS a(id, n, ok, duration, last_at, last_ok)
+       WHERE e.id = a.id`,
+      [
+        rows.map(([id]) => id),
+        rows.map(([, t]) => t.n),
+        rows.map(([, t]) => t.ok),
+        rows.map(([, t]) => t.duration),
+        rows.map(([, t]) => t.lastAt),
+        rows.map(([, t]) => t.lastOk),
+      ],
     );
   }
 
