@@ -60,8 +60,16 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
       expect(claims.exp as number).toBe((claims.iat as number) + 900);
       expect(claims.jti).toEqual(expect.stringMatching(/^[0-9a-f-]{36}$/));
 
-      const [row] = await t.db.query('SELECT last_used_at FROM api_key WHERE id = $1', [id]);
-      expect(row.last_used_at).toBeInstanceOf(Date);
+      // Recorded off the response path: wait briefly for it.
+      let lastUsedAt: Date | null = null;
+      for (let i = 0; i < 40 && lastUsedAt === null; i++) {
+        [{ last_used_at: lastUsedAt }] = await t.db.query(
+          'SELECT last_used_at FROM api_key WHERE id = $1',
+          [id],
+        );
+        if (lastUsedAt === null) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(lastUsedAt).toBeInstanceOf(Date);
     });
 
     it('issues keys with a recognisable prefix and stores only their SHA-256 hash', async () => {

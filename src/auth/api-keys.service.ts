@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
 import { IsNull, Repository } from 'typeorm';
@@ -28,6 +28,7 @@ export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
  */
 @Injectable()
 export class ApiKeysService {
+  private readonly logger = new Logger(ApiKeysService.name);
   private readonly access = new LRUCache<number, ApiKeyAccess>({
     max: 50_000,
     ttl: KEY_ACCESS_CACHE_TTL_MS,
@@ -102,12 +103,18 @@ export class ApiKeysService {
   async findActiveByKey(key: string): Promise<ApiKey | null> {
     const apiKey = await this.apiKeys.findOneBy({ keyHash: hashApiKey(key), revokedAt: IsNull() });
     if (!apiKey) return null;
-    // At most one write a minute per key, whatever the exchange rate.
-    await this.apiKeys.query(
-      `UPDATE api_key SET last_used_at = now()
-        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-      [apiKey.id],
-    );
+    // At most one write a minute per key, whatever the exchange rate, and off the response path.
+    if (apiKey.lastUsedAt === null || Date.now() - apiKey.lastUsedAt.getTime() > 60_000) {
+      this.apiKeys
+        .query(
+          `UPDATE api_key SET last_used_at = now()
+            WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
+          [apiKey.id],
+        )
+        .catch((error: Error) =>
+          this.logger.warn(`Could not record use of API key ${apiKey.id}: ${error.message}`),
+        );
+    }
     return apiKey;
   }
 
