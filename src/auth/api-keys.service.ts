@@ -29,6 +29,15 @@ export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
 @Injectable()
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
+  /**
+   * Active keys by hash, for the token exchange. Same lifetime as the access cache, so a
+   * revoked key stops exchanging within {@link KEY_ACCESS_CACHE_TTL_MS} too. Unknown keys are
+   * not cached (random guesses would only fill it).
+   */
+  private readonly activeByHash = new LRUCache<string, ApiKey>({
+    max: 50_000,
+    ttl: KEY_ACCESS_CACHE_TTL_MS,
+  });
   private readonly access = new LRUCache<number, ApiKeyAccess>({
     max: 50_000,
     ttl: KEY_ACCESS_CACHE_TTL_MS,
@@ -93,6 +102,9 @@ export class ApiKeysService {
     );
     if (rows.length === 0) throw new InvalidInputError(`api key ${id} does not exist`);
     this.access.delete(id);
+    for (const [hash, cached] of this.activeByHash.entries()) {
+      if (cached.id === id) this.activeByHash.delete(hash);
+    }
     return rows[0];
   }
 
@@ -101,8 +113,13 @@ export class ApiKeysService {
    * @returns null for an unknown or revoked key.
    */
   async findActiveByKey(key: string): Promise<ApiKey | null> {
-    const apiKey = await this.apiKeys.findOneBy({ keyHash: hashApiKey(key), revokedAt: IsNull() });
-    if (!apiKey) return null;
+    const hash = hashApiKey(key);
+    let apiKey = this.activeByHash.get(hash) ?? null;
+    if (!apiKey) {
+      apiKey = await this.apiKeys.findOneBy({ keyHash: hash, revokedAt: IsNull() });
+      if (!apiKey) return null;
+      this.activeByHash.set(hash, apiKey);
+    }
     // At most one write a minute per key, whatever the exchange rate, and off the response path.
     if (apiKey.lastUsedAt === null || Date.now() - apiKey.lastUsedAt.getTime() > 60_000) {
       this.apiKeys
@@ -114,6 +131,7 @@ export class ApiKeysService {
         .catch((error: Error) =>
           this.logger.warn(`Could not record use of API key ${apiKey.id}: ${error.message}`),
         );
+      apiKey.lastUsedAt = new Date();
     }
     return apiKey;
   }
