@@ -59,10 +59,14 @@ const cli = (...args) =>
   JSON.parse(
     execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
   );
-const api = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')], {
-  env: { ...env, PORT: '0', HOST: '127.0.0.1' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
+const api = spawn(
+  process.execPath,
+  [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')],
+  {
+    env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  },
+);
 let out = '';
 api.stdout.on('data', (c) => (out += c));
 while (!/listening on (http:\/\/[\d.:]+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
