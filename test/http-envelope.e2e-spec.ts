@@ -149,10 +149,12 @@ describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
   it('answers 503 service_unavailable while the database is down and recovers when it returns', async () => {
     const caller = await t.given.caller();
     await t.http().post(TOKEN).send({ api_key: caller.apiKey }).expect(200);
+    // A key never exchanged yet: its exchange must read PostgreSQL (active keys are cached).
+    const { key: freshKey } = await t.given.apiKey(caller.accountId);
 
     await proxy.stop();
     for (let i = 0; i < 3; i++) {
-      const res = await t.http().post(TOKEN).send({ api_key: caller.apiKey });
+      const res = await t.http().post(TOKEN).send({ api_key: freshKey });
       expect(res.status).toBe(503);
       expect(res.body).toEqual({ error: 'service_unavailable', message: expect.any(String) });
     }
@@ -166,7 +168,7 @@ describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
     expect(ready.body.error).toBe('service_unavailable');
 
     await proxy.start();
-    const after = await t.http().post(TOKEN).send({ api_key: caller.apiKey }).expect(200);
+    const after = await t.http().post(TOKEN).send({ api_key: freshKey }).expect(200);
     expect(after.body.token_type).toBe('bearer');
     await t.http().get('/health/ready').expect(200);
   });
