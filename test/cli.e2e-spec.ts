@@ -35,6 +35,15 @@ async function json(...args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(result.stdout) as Record<string, unknown>;
 }
 
+/** Bad input: exit 1, nothing on stdout, one line on stderr matching `message`. */
+async function expectOneLineFailure(args: string[], message: RegExp): Promise<void> {
+  const result = await cli(...args);
+  expect(result.code).toBe(1);
+  expect(result.stdout).toBe('');
+  expect(result.stderr.trim().split('\n')).toHaveLength(1);
+  expect(result.stderr).toMatch(message);
+}
+
 describe('Operator CLI (CONTRACT 7)', () => {
   let db: Client;
   beforeAll(async () => {
@@ -126,11 +135,7 @@ describe('Operator CLI (CONTRACT 7)', () => {
     [['api-key', 'revoke', '--id', '2147480000'], /does not exist/],
     [['account', 'create', '--name', 'A', '--bogus'], /unknown option/],
   ])('exits 1 with a one-line message and no stdout for %j', async (args, message) => {
-    const result = await cli(...args);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
+    await expectOneLineFailure(args, message);
   });
 
   it('refuses a campaign list naming another account’s campaign', async () => {
@@ -390,10 +395,6 @@ describe('Operator CLI: webhook endpoints, deliveries and events (CONTRACT 7)', 
       /--data must be a JSON object/,
     ],
   ])('exits 1 with one line for %j', async (args, message) => {
-    const result = await cli(...args);
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr.trim().split('\n')).toHaveLength(1);
-    expect(result.stderr).toMatch(message);
+    await expectOneLineFailure(args, message);
   });
 });

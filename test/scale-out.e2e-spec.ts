@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { Client } from 'pg';
 import { TEST_DATABASE_URL } from './support/env';
-import { ServiceProcess } from './support/processes';
+import { givenCampaign, runCli, ServiceProcess } from './support/processes';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 
 /**
@@ -42,22 +42,11 @@ describe('Scale-out: an API process and two worker processes', () => {
   });
 
   it('delivers each event exactly once, keeps secrets out of every log line, and shuts down cleanly', async () => {
-    const [account] = (await db.query(`INSERT INTO account (name) VALUES ('Scale') RETURNING id`))
-      .rows;
-    const [campaign] = (
-      await db.query(`INSERT INTO campaign (account_id, name) VALUES ($1, 'Scale') RETURNING id`, [
-        account.id,
-      ])
-    ).rows;
-    const { execFileSync } = await import('node:child_process');
-    const { join } = await import('node:path');
-    const cli = (...args: string[]) =>
-      JSON.parse(
-        execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli.js'), ...args], {
-          env: { ...process.env, ...env },
-        }).toString(),
-      );
-    const { api_key: apiKey } = cli('api-key', 'create', '--account', String(account.id));
+    const { accountId, campaignId } = await givenCampaign(db, 'Scale');
+    const campaign = { id: campaignId };
+    const account = { id: accountId };
+    const cli = (...args: string[]) => runCli(env, ...args);
+    const apiKey = cli('api-key', 'create', '--account', String(account.id)).api_key as string;
     const { secret } = cli(
       'endpoint',
       'create',
@@ -67,7 +56,7 @@ describe('Scale-out: an API process and two worker processes', () => {
       receiver.url,
       '--events',
       'lead.created',
-    );
+    ) as { secret: string };
 
     const token = (
       await request(base).post('/api/v1/auth/api-key/token').send({ api_key: apiKey }).expect(200)
@@ -115,23 +104,9 @@ describe('Graceful shutdown of a worker mid-attempt (CONTRACT 9)', () => {
     const worker = new ServiceProcess('worker.js', env);
     try {
       await worker.waitForOutput(/Delivery worker running/);
-      const [account] = (
-        await db.query(`INSERT INTO account (name) VALUES ('Shutdown') RETURNING id`)
-      ).rows;
-      const [campaign] = (
-        await db.query(
-          `INSERT INTO campaign (account_id, name) VALUES ($1, 'Shutdown') RETURNING id`,
-          [account.id],
-        )
-      ).rows;
-      const { execFileSync } = await import('node:child_process');
-      const { join } = await import('node:path');
-      const cli = (...args: string[]) =>
-        JSON.parse(
-          execFileSync(process.execPath, [join(__dirname, '..', 'dist', 'cli.js'), ...args], {
-            env: { ...process.env, ...env },
-          }).toString(),
-        );
+      const { campaignId } = await givenCampaign(db, 'Shutdown');
+      const campaign = { id: campaignId };
+      const cli = (...args: string[]) => runCli(env, ...args);
       const endpoint = cli(
         'endpoint',
         'create',

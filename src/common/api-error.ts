@@ -1,18 +1,22 @@
 /** Machine-readable error codes of the `{error, message}` envelope (CONTRACT 2). */
-export type ErrorCode =
-  | 'bad_request'
-  | 'invalid_campaign_id'
-  | 'compliance_not_acknowledged'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'idempotency_conflict'
-  | 'payload_too_large'
-  | 'unsupported_media_type'
-  | 'validation_failed'
-  | 'rate_limited'
-  | 'internal_error'
-  | 'service_unavailable';
+export const ERROR_CODES = [
+  'bad_request',
+  'invalid_campaign_id',
+  'compliance_not_acknowledged',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'idempotency_conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'validation_failed',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** The error body on the wire: exactly these two fields (CONTRACT 2). */
 export interface ErrorEnvelope {

@@ -1,22 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse, ApiSchema } from '@nestjs/swagger';
-import type { ErrorCode } from './api-error';
-
-const ERROR_CODES: ErrorCode[] = [
-  'bad_request',
-  'invalid_campaign_id',
-  'compliance_not_acknowledged',
-  'unauthorized',
-  'forbidden',
-  'not_found',
-  'idempotency_conflict',
-  'payload_too_large',
-  'unsupported_media_type',
-  'validation_failed',
-  'rate_limited',
-  'internal_error',
-  'service_unavailable',
-];
+import { ERROR_CODES, type ErrorCode } from './api-error';
 
 /** Every non-2xx body (spec 2.9, CONTRACT 2): exactly these two fields. */
 @ApiSchema({ name: 'ErrorResponse' })

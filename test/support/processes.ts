@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import type { Client } from 'pg';
 import { join } from 'node:path';
 
 const DIST = join(__dirname, '..', '..', 'dist');
@@ -35,4 +36,28 @@ export class ServiceProcess {
     this.child.kill('SIGTERM');
     return this.exited;
   }
+}
+
+/** Runs the compiled operator CLI synchronously with `env` on top of the test environment; returns its JSON. */
+export function runCli(env: Record<string, string>, ...args: string[]): Record<string, unknown> {
+  const stdout = execFileSync(process.execPath, [join(DIST, 'cli.js'), ...args], {
+    env: { ...process.env, ...env },
+  });
+  return JSON.parse(stdout.toString()) as Record<string, unknown>;
+}
+
+/** An account with one campaign, written directly, for tests that drive separate processes. */
+export async function givenCampaign(
+  db: Client,
+  name: string,
+): Promise<{ accountId: number; campaignId: number }> {
+  const [account] = (await db.query('INSERT INTO account (name) VALUES ($1) RETURNING id', [name]))
+    .rows;
+  const [campaign] = (
+    await db.query('INSERT INTO campaign (account_id, name) VALUES ($1, $2) RETURNING id', [
+      account.id,
+      name,
+    ])
+  ).rows;
+  return { accountId: account.id as number, campaignId: campaign.id as number };
 }
