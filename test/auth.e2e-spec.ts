@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { startTestApp, type TestApp, uploadBody } from './support/test-app';
-import { KEY_ACCESS_CACHE_TTL_MS } from '../src/auth/api-keys.service';
+import { ACTIVE_KEY_CACHE_TTL_MS, KEY_ACCESS_CACHE_TTL_MS } from '../src/auth/api-keys.service';
 
 const TOKEN_PATH = '/api/v1/auth/api-key/token';
 
@@ -207,6 +207,16 @@ describe('Authentication (spec 5, CONTRACT 3)', () => {
   });
 
   describe('revocation', () => {
+    it('refuses the exchange of a key another process revoked, well within a CLI run', async () => {
+      const caller = await t.given.caller();
+      await t.http().post(TOKEN_PATH).send({ api_key: caller.apiKey }).expect(200);
+      await t.db.query('UPDATE api_key SET revoked_at = now() WHERE id = $1', [caller.apiKeyId]);
+      expect(ACTIVE_KEY_CACHE_TTL_MS).toBeLessThanOrEqual(500);
+      await new Promise((resolve) => setTimeout(resolve, ACTIVE_KEY_CACHE_TTL_MS + 50));
+      const res = await t.http().post(TOKEN_PATH).send({ api_key: caller.apiKey }).expect(401);
+      expect(res.body).toEqual({ error: 'unauthorized', message: 'The API key is not valid' });
+    });
+
     it('stops tokens at once when revoked through the service', async () => {
       const caller = await t.given.caller();
       await probe(caller.campaignId, `Bearer ${caller.token}`).expect(202);

@@ -22,6 +22,9 @@ export interface ApiKeyAccess {
  */
 export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
 
+/** How long the token exchange may serve a key from memory (CONTRACT 2: a revoked key gets 401). */
+export const ACTIVE_KEY_CACHE_TTL_MS = 500;
+
 /**
  * API keys (CONTRACT 3): creation and revocation for the operator CLI, look-up by key for the
  * token exchange, and a short-lived cached access check for every authenticated request.
@@ -30,13 +33,14 @@ export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
 export class ApiKeysService {
   private readonly logger = new Logger(ApiKeysService.name);
   /**
-   * Active keys by hash, for the token exchange. Same lifetime as the access cache, so a
-   * revoked key stops exchanging within {@link KEY_ACCESS_CACHE_TTL_MS} too. Unknown keys are
-   * not cached (random guesses would only fill it).
+   * Active keys by hash, for the token exchange, kept for only {@link ACTIVE_KEY_CACHE_TTL_MS}:
+   * enough to absorb bursts of exchanges, short enough that a key revoked by another process
+   * (the CLI alone takes longer than this to start) is refused at once. Unknown keys are not
+   * cached (random guesses would only fill it).
    */
   private readonly activeByHash = new LRUCache<string, ApiKey>({
     max: 50_000,
-    ttl: KEY_ACCESS_CACHE_TTL_MS,
+    ttl: ACTIVE_KEY_CACHE_TTL_MS,
   });
   private readonly access = new LRUCache<number, ApiKeyAccess>({
     max: 50_000,
