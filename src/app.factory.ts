@@ -7,6 +7,8 @@ import {
   BODY_LIMIT_BYTES,
   generateRequestId,
   installHttpConventions,
+  frameworkErrorHandler,
+  clientErrorHandler,
 } from './common/http-conventions';
 import helmet from '@fastify/helmet';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
@@ -24,6 +26,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     genReqId: generateRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
+    // Long enough that an over-long id reaches the id check (400), not Fastify's 414.
+    maxParamLength: 1000,
+    frameworkErrors: frameworkErrorHandler,
+    clientErrorHandler,
   });
   installHttpConventions(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {

@@ -206,3 +206,110 @@ describe('Redis outage (CONTRACT 2, 9: degrade, never crash)', () => {
     expect(delivery).toEqual({ status: 'pending' });
   });
 });
+
+describe('Regressions found by the hostile-input property test', () => {
+  let t: TestApp;
+  let me: Awaited<ReturnType<TestApp['given']['caller']>>;
+  beforeAll(async () => {
+    t = await startTestApp({ RUN_WORKER: 'false' });
+    me = await t.given.caller();
+  });
+  afterAll(() => t.close());
+
+  const upload = (body: object) =>
+    t.http().post(UPLOAD).set('Authorization', `Bearer ${me.token}`).send(body);
+  const importsOf = async () =>
+    (
+      await t.db.query('SELECT count(*)::int AS n FROM lead_import WHERE campaign_id = $1', [
+        me.campaignId,
+      ])
+    )[0].n;
+
+  it('counts source and disclaimer_version in code points, as PostgreSQL does (422, not 500)', async () => {
+    const selectors = 'a\uFE0F'.repeat(51); // 102 code points
+    const res = await upload(
+      uploadBody(me.campaignId, [{ phone: '+14155550001' }], { source: selectors }),
+    ).expect(422);
+    expect(res.body.message).toMatch(/source must be at most 100 characters/);
+    const version = await upload(
+      uploadBody(me.campaignId, [{ phone: '+14155550001' }], {
+        disclaimer_version: 'a\uFE0F'.repeat(17),
+      }),
+    ).expect(422);
+    expect(version.body.message).toMatch(/disclaimer_version/);
+    expect(await importsOf()).toBe(0);
+  });
+
+  it('reports an email with a lone surrogate as an invalid lead', async () => {
+    const res = await upload(
+      uploadBody(me.campaignId, [{ phone: '+14155550001', email: '\ud800' }]),
+    ).expect(202);
+    expect(res.body.errors).toEqual([
+      { row: 0, var_field: 'email', message: 'email is not a valid email address' },
+    ]);
+  });
+
+  it('answers 400 for a body nested too deeply, with or without an Idempotency-Key', async () => {
+    const deep = `{"campaign_id":${me.campaignId},"x":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    for (const key of [undefined, 'deep']) {
+      const req = t
+        .http()
+        .post(UPLOAD)
+        .set('Authorization', `Bearer ${me.token}`)
+        .set('Content-Type', 'application/json');
+      if (key) req.set('Idempotency-Key', key);
+      const res = await req.send(deep).expect(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.stringMatching(/nests/) });
+    }
+  });
+
+  it('treats Object.prototype names such as "constructor" as ordinary unknown fields', async () => {
+    const token = await t
+      .http()
+      .post(TOKEN)
+      .send({ api_key: 'capi_x', constructor: null })
+      .expect(401);
+    expect(token.body.error).toBe('unauthorized');
+    await t.http().post(TOKEN).send({ api_key: 123, constructor: {} }).expect(400);
+    await t.http().post(TOKEN).send({ api_key: me.apiKey, toString: 1 }).expect(200);
+    const res = await upload({
+      ...uploadBody(me.campaignId, [{ phone: '+14155550001' }]),
+      constructor: {},
+    }).expect(422);
+    expect(res.body.message).toBe('constructor is not a known field');
+  });
+
+  it('answers 401 for a correctly signed token whose payload is not an object', async () => {
+    const { createHmac } = await import('node:crypto');
+    const unsigned = `${Buffer.from('{"alg":"HS256","typ":"JWT"}').toString('base64url')}.${Buffer.from('null').toString('base64url')}`;
+    const jwt = `${unsigned}.${createHmac('sha256', t.config.jwtSecret).update(unsigned).digest('base64url')}`;
+    const res = await t
+      .http()
+      .get(`/api/v1/webhooks/${me.campaignId}/events`)
+      .set('Authorization', `Bearer ${jwt}`)
+      .expect(401);
+    expect(res.body).toEqual({ error: 'unauthorized', message: 'The bearer token is invalid' });
+  });
+
+  it('keeps the envelope for malformed URLs, over-long path ids and oversized headers', async () => {
+    for (const path of ['/%', '/api/v1/webhooks/%C0%AF/events']) {
+      const res = await t.http().get(path).expect(400);
+      expect(res.body).toEqual({ error: 'bad_request', message: expect.any(String) });
+    }
+    const long = await t
+      .http()
+      .get(`/api/v1/webhooks/${'1'.repeat(101)}/events`)
+      .set('Authorization', `Bearer ${me.token}`)
+      .expect(400);
+    expect(long.body.error).toBe('invalid_campaign_id');
+    const huge = await t
+      .http()
+      .get('/health/live')
+      .set('Authorization', `Bearer ${'a'.repeat(17_000)}`);
+    expect(huge.status).toBe(431);
+    expect(JSON.parse(huge.text)).toEqual({
+      error: 'bad_request',
+      message: 'Request headers are too large',
+    });
+  });
+});

@@ -2,6 +2,7 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { ApiError } from '../common/api-error';
+import { isDatabaseUnavailableError } from '../database/database-errors';
 import { IS_PUBLIC_KEY } from './public.decorator';
 import type { AuthPrincipal } from './auth-principal';
 
@@ -21,7 +22,15 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
       context.getHandler(),
       context.getClass(),
     ]);
-    return isPublic ? true : super.canActivate(context);
+    return isPublic ? true : this.authenticate(context);
+  }
+
+  private async authenticate(context: ExecutionContext): Promise<boolean> {
+    try {
+      return (await super.canActivate(context)) as boolean;
+    } catch (error) {
+      throw asAuthenticationError(error);
+    }
   }
 
   override handleRequest<TUser = AuthPrincipal>(
@@ -29,10 +38,21 @@ export class BearerAuthGuard extends AuthGuard('jwt') {
     user: TUser | false,
     info: unknown,
   ): TUser {
-    if (err) throw err;
+    if (err) throw asAuthenticationError(err);
     if (!user) throw ApiError.unauthorized(describeFailure(info));
     return user;
   }
+}
+
+/**
+ * Our own errors and database outages keep their meaning; anything else thrown while
+ * verifying a token (e.g. jsonwebtoken failing on a signed payload that is not an object)
+ * is a bad token: 401, never 500.
+ */
+function asAuthenticationError(error: unknown): unknown {
+  return error instanceof ApiError || isDatabaseUnavailableError(error)
+    ? error
+    : ApiError.unauthorized('The bearer token is invalid');
 }
 
 function describeFailure(info: unknown): string {

@@ -14,14 +14,23 @@ export function validateBody<T extends object>(
   body: Record<string, unknown>,
   forbidUnknown: boolean,
 ): { dto: T; problems: string[] } {
-  const dto = Object.assign(new dtoClass(), body);
+  // Keys that name Object.prototype members ("constructor", "toString", …) would shadow them
+  // on the DTO and break class-validator; they are never fields of ours, so treat them as unknown.
+  const dto = new dtoClass();
+  const reserved: string[] = [];
+  for (const [key, value] of Object.entries(body)) {
+    if (key in Object.prototype) reserved.push(key);
+    else (dto as Record<string, unknown>)[key] = value;
+  }
   const errors = validateSync(dto, {
     whitelist: forbidUnknown,
     forbidNonWhitelisted: forbidUnknown,
     forbidUnknownValues: false,
     validationError: { target: false, value: false },
   });
-  return { dto, problems: [...new Set(errors.flatMap((error) => describe(error)))] };
+  const problems = errors.flatMap((error) => describe(error));
+  if (forbidUnknown) problems.unshift(...reserved.map((key) => `${key} is not a known field`));
+  return { dto, problems: [...new Set(problems)] };
 }
 
 function describe(error: ValidationError): string[] {

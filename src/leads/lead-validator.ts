@@ -73,7 +73,13 @@ export function validateLead(input: Record<string, unknown>, region: CountryCode
   let email: string | null = null;
   if (!isBlank(input.email)) {
     const candidate = typeof input.email === 'string' ? input.email.trim() : null;
-    if (candidate === null || candidate.length > MAX_EMAIL_LENGTH || !isEmail(candidate)) {
+    // validator.js throws on lone surrogates, so only well-formed strings reach it.
+    if (
+      candidate === null ||
+      candidate.length > MAX_EMAIL_LENGTH ||
+      !candidate.isWellFormed() ||
+      !isEmail(candidate)
+    ) {
       return fail('email', 'email is not a valid email address');
     }
     email = candidate;

@@ -6,8 +6,6 @@ import {
   IsArray,
   IsBoolean,
   IsString,
-  Length,
-  MaxLength,
   registerDecorator,
   ValidateIf,
   ValidationArguments,
@@ -51,22 +49,48 @@ function EachIsObject(): PropertyDecorator {
 }
 
 /**
- * PostgreSQL text cannot hold U+0000, so a stored string must not contain it. Values that are
- * not strings pass here: their type is another decorator's concern.
+ * A rule on string values (arrays of them with `each`); values that are not strings pass
+ * here, their type being another decorator's concern.
  */
-function NoNulCharacters(message: string, each = false): PropertyDecorator {
-  const ok = (value: unknown) => typeof value !== 'string' || !value.includes('\u0000');
+function StringRule(
+  name: string,
+  message: string,
+  ok: (value: string) => boolean,
+  each = false,
+): PropertyDecorator {
+  const check = (value: unknown) => typeof value !== 'string' || ok(value);
   return (target, propertyName) =>
     registerDecorator({
-      name: 'noNulCharacters',
+      name,
       target: target.constructor,
       propertyName: propertyName as string,
       options: { message },
       validator: {
-        validate: (value: unknown) => (each && Array.isArray(value) ? value.every(ok) : ok(value)),
+        validate: (value: unknown) =>
+          each && Array.isArray(value) ? value.every(check) : check(value),
       },
     });
 }
+
+/** PostgreSQL text cannot hold U+0000, so a stored string must not contain it. */
+const NoNulCharacters = (message: string, each = false) =>
+  StringRule('noNulCharacters', message, (value) => !value.includes('\u0000'), each);
+
+/**
+ * Length in Unicode code points, as PostgreSQL counts `varchar(n)` (class-validator's
+ * `@Length` counts differently, e.g. skipping variation selectors, so a value it accepts
+ * could still overflow the column).
+ */
+const CodePointLength = (min: number, max: number, message: string, each = false) =>
+  StringRule(
+    'codePointLength',
+    message,
+    (value) => {
+      const length = [...value].length;
+      return length >= min && length <= max;
+    },
+    each,
+  );
 
 const present = (field: string) =>
   ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
@@ -154,7 +178,7 @@ export class LeadUploadRequestDto {
   })
   @present('source')
   @IsString({ message: 'source must be a string' })
-  @MaxLength(100, { message: 'source must be at most 100 characters' })
+  @CodePointLength(0, 100, 'source must be at most 100 characters')
   @NoNulCharacters('source must not contain NUL characters')
   source?: string;
 
@@ -169,7 +193,7 @@ export class LeadUploadRequestDto {
   @IsArray({ message: 'tags must be an array of strings' })
   @ArrayMaxSize(50, { message: 'tags must have at most 50 items' })
   @IsString({ each: true, message: 'tags must be an array of strings' })
-  @Length(1, 64, { each: true, message: 'each tag must be 1 to 64 characters' })
+  @CodePointLength(1, 64, 'each tag must be 1 to 64 characters', true)
   @NoNulCharacters('tags must not contain NUL characters', true)
   tags?: string[];
 
@@ -188,7 +212,7 @@ export class LeadUploadRequestDto {
   })
   @present('disclaimer_version')
   @IsString({ message: 'disclaimer_version must be a string' })
-  @MaxLength(32, { message: 'disclaimer_version must be at most 32 characters' })
+  @CodePointLength(0, 32, 'disclaimer_version must be at most 32 characters')
   @NoNulCharacters('disclaimer_version must not contain NUL characters')
   disclaimer_version?: string;
 }
