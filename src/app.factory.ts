@@ -27,7 +27,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     requestIdHeader: false,
     return503OnClosing: true,
     // Long enough that an over-long id reaches the id check (400), not Fastify's 414.
-    maxParamLength: 1000,
+    routerOptions: { maxParamLength: 1000 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
   });

@@ -540,7 +540,12 @@ describe('Hostile input never breaks the contract (property-based)', () => {
               expect(Array.isArray(json)).toBe(true);
               expect(JSON.stringify(json)).not.toMatch(/secret|whsec_/);
             }
-            if (path.endsWith('/health')) expect(json).toMatchObject({ total_deliveries: 0 });
+            // Counts only: workers of other test files may attempt this file's deliveries
+            // (any worker's sweeper serves the shared database, as in production).
+            if (path.endsWith('/health')) {
+              const total = (json as { total_deliveries: unknown }).total_deliveries;
+              expect(Number.isInteger(total) && (total as number) >= 0).toBe(true);
+            }
           },
         ),
         runs(600),
