@@ -10,30 +10,13 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { fakeLeads } from './fake-leads.mjs';
+import { argHelpers } from './lib/cli-args.mjs';
 
 const USAGE =
   'usage: node scripts/generate-leads.mjs --count N [--campaign ID] [--invalid 0..1] ' +
   '[--duplicates 0..1] [--seed N] [--out FILE]';
 
-function fail(message) {
-  process.stderr.write(`generate-leads: ${message}\n`);
-  process.exit(1);
-}
-
-function integer(name, raw, min) {
-  if (!/^-?\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    fail(`--${name} must be an integer of at least ${min}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function share(name, raw) {
-  const value = Number(raw);
-  if (raw.trim() === '' || !(value >= 0 && value <= 1)) {
-    fail(`--${name} must be a number from 0 to 1, got "${raw}"`);
-  }
-  return value;
-}
+const { fail, integer, share } = argHelpers('generate-leads');
 
 let values;
 try {

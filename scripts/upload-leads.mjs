@@ -16,31 +16,14 @@ import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fakeLeads } from './fake-leads.mjs';
+import { argHelpers } from './lib/cli-args.mjs';
 
 const USAGE =
   'usage: node scripts/upload-leads.mjs --api-key KEY --campaign ID [--count N] [--file FILE] ' +
   '[--base-url URL] [--invalid 0..1] [--duplicates 0..1] [--seed N]';
 const FIRST_ERRORS = 5;
 
-function fail(message) {
-  process.stderr.write(`upload-leads: ${message}\n`);
-  process.exit(1);
-}
-
-function integer(name, raw, min) {
-  if (!/^-?\d+$/.test(raw) || Number(raw) < min || !Number.isSafeInteger(Number(raw))) {
-    fail(`--${name} must be an integer of at least ${min}, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function share(name, raw) {
-  const value = Number(raw);
-  if (raw.trim() === '' || !(value >= 0 && value <= 1)) {
-    fail(`--${name} must be a number from 0 to 1, got "${raw}"`);
-  }
-  return value;
-}
+const { fail, integer, share } = argHelpers('upload-leads');
 
 /** `POST` a JSON body; returns the status and the parsed body (or its text if not JSON). */
 async function postJson(url, body, headers = {}) {
