@@ -166,7 +166,7 @@ describe('Webhook delivery (CONTRACT 5–6)', () => {
     await sleep(800);
     expect(r.received).toHaveLength(3);
     const attempts = await t.db.query(
-      'SELECT status_code, success, response_excerpt FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      'SELECT status_code, success, response_excerpt FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL',
       [id],
     );
     expect(attempts).toHaveLength(3);
@@ -214,7 +214,7 @@ describe('Webhook delivery (CONTRACT 5–6)', () => {
     );
     expect(target.received).toHaveLength(0);
     const attempts = await t.db.query(
-      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL',
       [id],
     );
     expect(attempts).toEqual(
@@ -233,7 +233,7 @@ describe('Webhook delivery (CONTRACT 5–6)', () => {
       expect(await deliveriesOf(id)).toEqual([{ status: 'failed', attempt_count: 3 }]),
     );
     const attempts = await t.db.query(
-      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      'SELECT status_code, success, error FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL',
       [id],
     );
     expect(attempts).toEqual(
@@ -304,7 +304,7 @@ describe('Webhook delivery (CONTRACT 5–6)', () => {
 
     const attempts: Array<{ duration_ms: number; success: boolean; attempted_at: Date }> =
       await t.db.query(
-        'SELECT duration_ms, success, attempted_at FROM webhook_delivery_attempt WHERE endpoint_id = $1 ORDER BY attempted_at',
+        'SELECT duration_ms, success, attempted_at FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL ORDER BY attempted_at',
         [id],
       );
     expect(attempts).toHaveLength(3);
@@ -414,7 +414,7 @@ describe('A receiver slower than the 10-second limit', () => {
     while (attempts.length === 0 && Date.now() < deadline) {
       await sleep(250);
       attempts = await t.db.query(
-        'SELECT success, duration_ms, status_code, error FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+        'SELECT success, duration_ms, status_code, error FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL',
         [id],
       );
     }

@@ -37,8 +37,11 @@ export class AppConfig {
   webhookWorkerConcurrency!: number;
   /** How often a worker re-queues deliveries committed but never queued, in ms (`WEBHOOK_SWEEP_INTERVAL_MS`, default 10000). */
   webhookSweepIntervalMs!: number;
-  /** Prefix of every BullMQ key in Redis (`QUEUE_PREFIX`, default `campaign-api`). */
-  queuePrefix!: string;
+  /**
+   * Prefix of every Redis key of this deployment (`QUEUE_PREFIX`); null (the default) derives
+   * it from the database's deployment id, so deployments sharing a Redis never collide.
+   */
+  queuePrefix!: string | null;
   /** pino level (`LOG_LEVEL`, default `info`; `silent` turns logs off). */
   logLevel!: string;
   /** Token exchanges per client IP per minute (`RATE_LIMIT_TOKEN_PER_MIN`, default 20). */
@@ -206,7 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     runWorker: bool('RUN_WORKER', true),
     webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 50, 1, 1000),
     webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
-    queuePrefix: queuePrefix(get('QUEUE_PREFIX') ?? 'campaign-api'),
+    queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
@@ -217,7 +220,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return config;
 }
 
-function queuePrefix(value: string): string {
+function queuePrefix(value: string | undefined): string | null {
+  if (value === undefined) return null;
   if (!/^[A-Za-z0-9_.-]{1,64}$/.test(value)) {
     throw new ConfigError(
       'QUEUE_PREFIX',

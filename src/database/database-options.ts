@@ -9,6 +9,7 @@ import { WebhookEvent } from '../delivery/webhook-event.entity';
 import { WebhookDelivery } from '../delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from '../delivery/webhook-delivery-attempt.entity';
 import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
+import { Deployment } from './deployment.entity';
 import { MIGRATIONS } from './migrations';
 
 /** Every entity of the service; the schema they describe must equal the migrations' result. */
@@ -23,6 +24,7 @@ export const ENTITIES = [
   WebhookDelivery,
   WebhookDeliveryAttempt,
   IdempotencyKey,
+  Deployment,
 ];
 
 /**

@@ -1,82 +1,160 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import { MicroBatcher } from '../common/micro-batcher';
+import { isDatabaseUnavailableError } from '../database/database-errors';
+import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import {
-  WebhookEndpointsService,
-  type AttemptOutcome,
-} from '../webhooks/webhook-endpoints.service';
-import { DeliveryRepository, type AttemptRecord, type NewAttempt } from './delivery.repository';
+  DeliveryRepository,
+  type AttemptRecord,
+  type AttemptStart,
+  type FinishedAttempt,
+} from './delivery.repository';
 
-/** Most attempts written in one transaction. */
-const MAX_BATCH = 500;
+/** How long a finished attempt's result is held and retried while PostgreSQL is unreachable, in ms. */
+export const RESULT_RETRY_WINDOW_MS = 60_000;
+const RESULT_RETRY_MAX_DELAY_MS = 2_000;
+const CLOSE_BATCH = 1_000;
 
-interface Pending {
-  attempt: NewAttempt;
-  resolve: (record: AttemptRecord) => void;
-  reject: (error: unknown) => void;
+/** An attempt to begin; `closeOrphans` closes the delivery's attempts left unfinished by a dead process. */
+interface BeginRequest {
+  start: AttemptStart;
+  closeOrphans: boolean;
 }
 
 /**
- * Records delivery attempts (CONTRACT 5–6). Attempts that finish together are written
- * together: one transaction inserts them, moves their deliveries on and adds them to their
- * endpoints' health counters (one UPDATE per batch, not per attempt), so a busy endpoint's
- * counter row is not a point of contention. Each caller's promise settles only once its
- * attempt is committed, so a job completes only after its attempt is durable.
+ * The delivery attempt log (docs/reliability.md "Attempts are recorded before they are sent").
+ * An attempt is written before its request is sent ({@link begin}) and completed with its
+ * result afterwards ({@link finish}): its delivery moves on and its endpoint's health counters
+ * grow in the same transaction, so health always equals the finished attempts. A result that
+ * cannot be written because PostgreSQL is unreachable is held and retried for
+ * {@link RESULT_RETRY_WINDOW_MS}; an attempt whose process died before recording is closed as
+ * failed with an unknown outcome ({@link closeAbandoned}, and when its delivery is retried).
+ * Attempts that begin or finish together share one transaction.
  */
 @Injectable()
 export class AttemptLog {
-  private queue: Pending[] = [];
-  private flushing = false;
+  private readonly logger = new Logger(AttemptLog.name);
+  private readonly begins = new MicroBatcher<BeginRequest, number>((batch) =>
+    this.beginBatch(batch),
+  );
+  private readonly finishes = new MicroBatcher<FinishedAttempt, AttemptRecord | null>((batch) =>
+    this.withRetries(() => this.finishBatch(batch)),
+  );
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: DeliveryRepository,
     private readonly endpoints: WebhookEndpointsService,
+    private readonly config: AppConfig,
   ) {}
 
-  /** Records one attempt; resolves with its row once committed. */
-  record(attempt: NewAttempt): Promise<AttemptRecord> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ attempt, resolve, reject });
-      if (!this.flushing) void this.flush();
+  /**
+   * Records that an attempt is about to be sent.
+   * @param closeOrphans for a scheduled attempt: first close this delivery's attempts that a
+   *   dead process left unfinished (begun more than `WEBHOOK_TIMEOUT_MS` ago).
+   * @returns the attempt id to pass to {@link finish}.
+   * @throws database errors (nothing may be sent then).
+   */
+  begin(start: AttemptStart, closeOrphans = false): Promise<number> {
+    return this.begins.push({ start, closeOrphans });
+  }
+
+  /**
+   * Records a begun attempt's result.
+   * @returns the finished row, or null when the attempt had meanwhile been closed as of unknown outcome.
+   * @throws database errors once PostgreSQL stayed unreachable for {@link RESULT_RETRY_WINDOW_MS}.
+   */
+  finish(attempt: FinishedAttempt): Promise<AttemptRecord | null> {
+    return this.finishes.push(attempt);
+  }
+
+  /**
+   * Closes attempts left unfinished longer than any live process can hold one (the send limit
+   * plus {@link RESULT_RETRY_WINDOW_MS} plus a margin): failed, outcome unknown, counted in health.
+   * @returns how many it closed.
+   */
+  async closeAbandoned(): Promise<number> {
+    const olderThanMs = this.config.webhookTimeoutMs + RESULT_RETRY_WINDOW_MS + 30_000;
+    return this.dataSource.transaction((manager) =>
+      this.closeUnfinished(manager, null, olderThanMs),
+    );
+  }
+
+  private async beginBatch(batch: BeginRequest[]): Promise<number[]> {
+    const orphanScope = batch
+      .filter((b) => b.closeOrphans && b.start.deliveryId !== null)
+      .map((b) => b.start.deliveryId!);
+    return this.dataSource.transaction(async (manager) => {
+      if (orphanScope.length > 0) {
+        await this.closeUnfinished(manager, orphanScope, this.config.webhookTimeoutMs);
+      }
+      return this.repository.beginAttempts(
+        manager,
+        batch.map((b) => b.start),
+      );
     });
   }
 
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    try {
-      // Let the attempts finishing in this turn of the event loop join the batch.
-      await new Promise((resolve) => setImmediate(resolve));
-      while (this.queue.length > 0) {
-        const batch = this.queue.splice(0, MAX_BATCH);
-        try {
-          const records = await this.dataSource.transaction(async (manager) => {
-            const rows = await this.repository.recordAttempts(
-              manager,
-              batch.map((p) => p.attempt),
-            );
-            await this.endpoints.countAttempts(
-              manager,
-              batch.map((p) => toOutcome(p.attempt)),
-            );
-            return rows;
-          });
-          batch.forEach((p, i) => p.resolve(records[i]));
-        } catch (error) {
-          batch.forEach((p) => p.reject(error));
-        }
+  private async finishBatch(batch: FinishedAttempt[]): Promise<Array<AttemptRecord | null>> {
+    const finished = await this.dataSource.transaction(async (manager) => {
+      const rows = await this.repository.finishAttempts(manager, batch);
+      await this.endpoints.countAttempts(
+        manager,
+        batch
+          .filter((a) => rows.has(a.id))
+          .map((a) => ({
+            endpointId: a.endpointId,
+            attemptedAt: rows.get(a.id)!.attempted_at,
+            durationMs: a.result.durationMs,
+            success: a.result.success,
+          })),
+      );
+      return rows;
+    });
+    for (const a of batch) {
+      if (!finished.has(a.id)) {
+        this.logger.warn(
+          `Attempt ${a.id} (${a.messageId}) had been closed as of unknown outcome before its result (${a.result.success ? 'success' : a.result.error}) could be recorded`,
+        );
       }
-    } finally {
-      this.flushing = false;
+    }
+    return batch.map((a) => finished.get(a.id) ?? null);
+  }
+
+  private async closeUnfinished(
+    manager: EntityManager,
+    scope: number[] | null,
+    olderThanMs: number,
+  ): Promise<number> {
+    const closed = await this.repository.closeUnfinished(
+      manager,
+      scope,
+      olderThanMs,
+      this.config.webhookTimeoutMs,
+      CLOSE_BATCH,
+    );
+    if (closed.length > 0) {
+      await this.endpoints.countAttempts(manager, closed);
+      this.logger.warn(`Closed ${closed.length} attempt(s) left unfinished by a stopped process`);
+    }
+    return closed.length;
+  }
+
+  /** Runs `write` again while PostgreSQL is unreachable, for up to {@link RESULT_RETRY_WINDOW_MS}. */
+  private async withRetries<R>(write: () => Promise<R>): Promise<R> {
+    const deadline = Date.now() + RESULT_RETRY_WINDOW_MS;
+    for (let delay = 100; ; delay = Math.min(delay * 2, RESULT_RETRY_MAX_DELAY_MS)) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!isDatabaseUnavailableError(error) || Date.now() + delay > deadline) throw error;
+        this.logger.warn(
+          `Could not record attempt results (${(error as Error).message}); retrying in ${delay} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
     }
   }
-}
-
-function toOutcome(attempt: NewAttempt): AttemptOutcome & { endpointId: number } {
-  return {
-    endpointId: attempt.endpointId,
-    attemptedAt: attempt.result.attemptedAt,
-    durationMs: attempt.result.durationMs,
-    success: attempt.result.success,
-  };
 }

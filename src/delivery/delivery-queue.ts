@@ -6,6 +6,8 @@ export const DELIVERY_QUEUE = 'webhook-delivery';
 /** A job is one delivery; its id is derived from the delivery id, so queuing twice is a no-op. */
 export interface DeliveryJobData {
   deliveryId: number;
+  /** The deployment whose database holds the delivery (absent on jobs queued by older versions). */
+  deployment?: string;
   /** Known when queued, so the worker reads the delivery and its endpoint at once. */
   endpointId?: number;
 }

@@ -1,15 +1,20 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { AttemptLog } from './attempt-log';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import { DeliveryRepository } from './delivery.repository';
+import { DeliveryRepository, type OverdueDelivery } from './delivery.repository';
 
 const SWEEP_BATCH = 1000;
+/** Most deliveries one pass re-queues (then the next pass goes on). */
+const SWEEP_PASS_LIMIT = 100_000;
 
 /**
  * Re-queues pending deliveries whose attempt is overdue (CONTRACT 6, at least once): those
  * committed but never queued (a crash after commit, Redis briefly down) and those whose job
- * Redis lost. Job ids make re-queuing an already queued delivery a no-op, so any number of
- * workers may sweep at once. Runs every `WEBHOOK_SWEEP_INTERVAL_MS` in each worker process.
+ * Redis lost; and closes attempts that a dead process left unfinished. Job ids make re-queuing
+ * an already queued delivery a no-op, so any number of workers may sweep at once. Runs at
+ * start and every `WEBHOOK_SWEEP_INTERVAL_MS` in each worker process; one pass re-queues
+ * everything overdue, batch after batch, not one batch per interval.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -20,32 +25,51 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
   constructor(
     private readonly repository: DeliveryRepository,
     private readonly dispatcher: DeliveryDispatcher,
+    private readonly attempts: AttemptLog,
     private readonly config: AppConfig,
   ) {}
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => void this.sweep(), this.config.webhookSweepIntervalMs);
     this.timer.unref();
+    void this.sweep();
   }
 
   onModuleDestroy(): void {
+    this.stop();
+  }
+
+  /** Stops sweeping (shutdown); a pass under way ends after its current batch. */
+  stop(): void {
     clearInterval(this.timer);
+    this.timer = undefined;
   }
 
   /** One pass; returns how many deliveries it re-queued. Never throws. */
   async sweep(): Promise<number> {
     if (this.running) return 0;
     this.running = true;
+    let queued = 0;
+    let after: OverdueDelivery | undefined;
     try {
-      const overdue = await this.repository.findOverdue(
-        this.config.webhookSweepIntervalMs,
-        SWEEP_BATCH,
-      );
-      if (overdue.length > 0) await this.dispatcher.enqueue(overdue);
-      return overdue.length;
+      await this.attempts.closeAbandoned();
+      for (;;) {
+        const overdue = await this.repository.findOverdue(
+          this.config.webhookSweepIntervalMs,
+          SWEEP_BATCH,
+          after,
+        );
+        if (overdue.length === 0) break;
+        await this.dispatcher.enqueue(overdue);
+        queued += overdue.length;
+        after = overdue[overdue.length - 1];
+        if (overdue.length < SWEEP_BATCH || queued >= SWEEP_PASS_LIMIT || !this.timer) break;
+      }
+      if (queued > 0) this.logger.log(`Re-queued ${queued} overdue deliveries`);
+      return queued;
     } catch (error) {
       this.logger.warn(`Delivery sweep failed: ${(error as Error).message}`);
-      return 0;
+      return queued;
     } finally {
       this.running = false;
     }

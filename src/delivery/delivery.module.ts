@@ -40,6 +40,7 @@ import { DeliverySweeper } from './delivery-sweeper';
     DeliveryService,
     DeliveryDispatcher,
     DeliveryRepository,
+    AttemptLog,
     BullModule,
   ],
 })

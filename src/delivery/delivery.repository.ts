@@ -24,7 +24,22 @@ export interface DeliveryWork {
   body: string;
 }
 
-/** An attempt to record, and what it does to its delivery (`next` null: leave the delivery as is). */
+/** A pending delivery found overdue by the sweeper. */
+export interface OverdueDelivery extends QueuedDelivery {
+  /** Its `next_attempt_at` as PostgreSQL prints it (microseconds kept, for the page cursor). */
+  nextAttemptAt: string;
+}
+
+/** An attempt about to be sent. */
+export interface AttemptStart {
+  endpointId: number;
+  deliveryId: number | null;
+  /** The `webhook-id` sent (the event id, or `ping_<uuid>`). */
+  messageId: string;
+  attemptedAt: Date;
+}
+
+/** An attempt's result, and what it does to its delivery (`next` null: leave the delivery as is). */
 export interface NewAttempt {
   endpointId: number;
   deliveryId: number | null;
@@ -32,6 +47,15 @@ export interface NewAttempt {
   result: SendResult;
   next: { status: DeliveryStatus; nextAttemptAt: Date | null } | null;
 }
+
+/** A begun attempt (its row id) with its result. */
+export interface FinishedAttempt extends NewAttempt {
+  id: number;
+}
+
+/** The error recorded for an attempt whose process stopped before it recorded the result. */
+export const UNKNOWN_OUTCOME =
+  'outcome unknown: the process stopped before recording the result; the delivery is retried';
 
 /** One recorded attempt, as the CLI prints it. */
 export interface AttemptRecord {
@@ -46,6 +70,22 @@ export interface AttemptRecord {
   success: boolean;
   error: string | null;
   response_excerpt: string | null;
+}
+
+/** The rows of an `UPDATE … RETURNING` (TypeORM answers `[rows, affected]` for an UPDATE). */
+function updatedRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
+
+function toAttemptRecord(
+  row: AttemptRecord & { id: string; delivery_id: string | null },
+): AttemptRecord {
+  return {
+    ...row,
+    id: Number(row.id),
+    delivery_id: row.delivery_id === null ? null : Number(row.delivery_id),
+    event_type: null,
+  };
 }
 
 /**
@@ -135,61 +175,139 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records attempts and moves their deliveries on, in the caller's transaction: one INSERT
-   * and at most one UPDATE whatever the number of attempts.
-   * @returns the attempt rows, in the order of `attempts`.
+   * Writes attempts that are about to be sent (`finished_at` NULL), before any byte leaves,
+   * so a send whose result is lost (a killed worker, an outage) is still in the log.
+   * @returns the attempt ids, in the order of `starts`.
    */
-  async recordAttempts(manager: EntityManager, attempts: NewAttempt[]): Promise<AttemptRecord[]> {
-    const rows: Array<AttemptRecord & { id: string; delivery_id: string | null }> =
+  async beginAttempts(manager: EntityManager, starts: AttemptStart[]): Promise<number[]> {
+    const rows: Array<{ id: string; ord: string }> = await manager.query(
+      `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, attempted_at, duration_ms, success)
+       SELECT a.endpoint_id, a.delivery_id, a.message_id, a.attempted_at, 0, false
+         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::timestamptz[]) WITH ORDINALITY
+              AS a(endpoint_id, delivery_id, message_id, attempted_at, ord)
+        ORDER BY a.ord
+       RETURNING id`,
+      [
+        starts.map((a) => a.endpointId),
+        starts.map((a) => a.deliveryId),
+        starts.map((a) => a.messageId),
+        starts.map((a) => a.attemptedAt),
+      ],
+    );
+    // INSERT … SELECT … ORDER BY inserts, and so returns, in that order.
+    return rows.map((row) => Number(row.id));
+  }
+
+  /**
+   * Records the results of begun attempts and moves their deliveries on, in the caller's
+   * transaction: one UPDATE per table whatever the number of attempts. An attempt already
+   * closed meanwhile (as of unknown outcome, see {@link closeUnfinished}) keeps that record.
+   * @returns the finished rows by attempt id (absent: it was already closed).
+   */
+  async finishAttempts(
+    manager: EntityManager,
+    attempts: FinishedAttempt[],
+  ): Promise<Map<number, AttemptRecord>> {
+    const rows = updatedRows<AttemptRecord & { id: string; delivery_id: string | null }>(
       await manager.query(
-        `INSERT INTO webhook_delivery_attempt
-         (endpoint_id, delivery_id, message_id, attempted_at, duration_ms, status_code, success, error, response_excerpt)
-       SELECT a.endpoint_id, a.delivery_id, a.message_id, a.attempted_at, a.duration_ms, a.status_code, a.success, a.error, a.response_excerpt
-         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::timestamptz[], $5::float8[], $6::int[], $7::bool[], $8::text[], $9::text[])
-              AS a(endpoint_id, delivery_id, message_id, attempted_at, duration_ms, status_code, success, error, response_excerpt)
-       RETURNING id, delivery_id, endpoint_id, message_id AS webhook_id, attempted_at, duration_ms, status_code, success, error, response_excerpt`,
+        `UPDATE webhook_delivery_attempt a
+            SET duration_ms = u.duration_ms, status_code = u.status_code, success = u.success,
+                error = u.error, response_excerpt = u.response_excerpt, finished_at = now()
+           FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[])
+                AS u(id, duration_ms, status_code, success, error, response_excerpt)
+          WHERE a.id = u.id AND a.finished_at IS NULL
+      RETURNING a.id, a.delivery_id, a.endpoint_id, a.message_id AS webhook_id, a.attempted_at,
+                a.duration_ms, a.status_code, a.success, a.error, a.response_excerpt`,
         [
-          attempts.map((a) => a.endpointId),
-          attempts.map((a) => a.deliveryId),
-          attempts.map((a) => a.messageId),
-          attempts.map((a) => a.result.attemptedAt),
+          attempts.map((a) => a.id),
           attempts.map((a) => a.result.durationMs),
           attempts.map((a) => a.result.statusCode),
           attempts.map((a) => a.result.success),
           attempts.map((a) => a.result.error),
           attempts.map((a) => a.result.responseExcerpt),
         ],
-      );
-    const moved = attempts.filter((a) => a.deliveryId !== null);
-    if (moved.length > 0) {
-      await manager.query(
-        `UPDATE webhook_delivery d
-            SET attempt_count = d.attempt_count + 1,
-                status = COALESCE(u.status, d.status),
-                next_attempt_at = CASE WHEN u.status IS NULL THEN d.next_attempt_at ELSE u.next_attempt_at END
-           FROM unnest($1::bigint[], $2::varchar[], $3::timestamptz[]) AS u(id, status, next_attempt_at)
-          WHERE d.id = u.id`,
-        [
-          moved.map((a) => a.deliveryId),
-          moved.map((a) => a.next?.status ?? null),
-          moved.map((a) => a.next?.nextAttemptAt ?? null),
-        ],
-      );
-    }
-    const key = (endpointId: number, messageId: string, at: Date) =>
-      `${endpointId}|${messageId}|${at.getTime()}`;
-    const byKey = new Map(
-      rows.map((row) => [key(row.endpoint_id, row.webhook_id, row.attempted_at), row]),
+      ),
     );
-    return attempts.map((a) => {
-      const row = byKey.get(key(a.endpointId, a.messageId, a.result.attemptedAt))!;
-      return {
-        ...row,
-        id: Number(row.id),
-        delivery_id: row.delivery_id === null ? null : Number(row.delivery_id),
-        event_type: null,
-      };
-    });
+    const finished = new Map(rows.map((row) => [Number(row.id), toAttemptRecord(row)]));
+    await this.moveDeliveriesOn(
+      manager,
+      attempts
+        .filter((a) => a.deliveryId !== null && finished.has(a.id))
+        .map((a) => ({ deliveryId: a.deliveryId!, next: a.next })),
+    );
+    return finished;
+  }
+
+  /**
+   * Closes attempts whose process stopped between sending and recording (killed, or cut off
+   * from PostgreSQL for longer than it waits): failed, `durationMs` long, outcome unknown.
+   * Their deliveries count the attempt, their schedules stay as they were.
+   * @param scope the deliveries whose unfinished attempts to close, or null for any attempt.
+   * @param olderThanMs only attempts begun at least this long ago (a live one is never older).
+   * @returns what the health counters must add.
+   */
+  async closeUnfinished(
+    manager: EntityManager,
+    scope: number[] | null,
+    olderThanMs: number,
+    durationMs: number,
+    limit: number,
+  ): Promise<Array<{ endpointId: number; attemptedAt: Date; durationMs: number; success: false }>> {
+    const rows = updatedRows<{
+      endpoint_id: number;
+      delivery_id: string | null;
+      attempted_at: Date;
+    }>(
+      await manager.query(
+        `UPDATE webhook_delivery_attempt a
+            SET finished_at = now(), success = false, duration_ms = $3, error = $4
+          WHERE a.id IN (
+                SELECT id FROM webhook_delivery_attempt
+                 WHERE finished_at IS NULL
+                   AND attempted_at < now() - make_interval(secs => $2::double precision / 1000)
+                   AND ($1::bigint[] IS NULL OR delivery_id = ANY($1::bigint[]))
+                 ORDER BY attempted_at
+                 LIMIT $5
+                   FOR UPDATE SKIP LOCKED)
+      RETURNING a.endpoint_id, a.delivery_id, a.attempted_at`,
+        [scope, olderThanMs, durationMs, UNKNOWN_OUTCOME, limit],
+      ),
+    );
+    await this.moveDeliveriesOn(
+      manager,
+      rows
+        .filter((row) => row.delivery_id !== null)
+        .map((row) => ({ deliveryId: Number(row.delivery_id), next: null })),
+    );
+    return rows.map((row) => ({
+      endpointId: row.endpoint_id,
+      attemptedAt: row.attempted_at,
+      durationMs,
+      success: false,
+    }));
+  }
+
+  /** Counts one more attempt on each delivery and applies its next state (null: unchanged). */
+  private async moveDeliveriesOn(
+    manager: EntityManager,
+    moves: Array<{ deliveryId: number; next: NewAttempt['next'] }>,
+  ): Promise<void> {
+    if (moves.length === 0) return;
+    await manager.query(
+      `UPDATE webhook_delivery d
+          SET attempt_count = d.attempt_count + u.n,
+              status = COALESCE(u.status, d.status),
+              next_attempt_at = CASE WHEN u.status IS NULL THEN d.next_attempt_at ELSE u.next_attempt_at END
+         FROM (SELECT id, count(*)::int AS n, (array_agg(status))[1] AS status, (array_agg(next_attempt_at))[1] AS next_attempt_at
+                 FROM unnest($1::bigint[], $2::varchar[], $3::timestamptz[]) AS m(id, status, next_attempt_at)
+                GROUP BY id) AS u
+        WHERE d.id = u.id`,
+      [
+        moves.map((m) => m.deliveryId),
+        moves.map((m) => m.next?.status ?? null),
+        moves.map((m) => m.next?.nextAttemptAt ?? null),
+      ],
+    );
   }
 
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */
@@ -200,16 +318,34 @@ export class DeliveryRepository {
     );
   }
 
-  /** Pending deliveries whose attempt is overdue by `graceMs`: committed but never queued, or lost by Redis. */
-  async findOverdue(graceMs: number, limit: number): Promise<QueuedDelivery[]> {
-    const rows: Array<{ id: string; endpoint_id: number }> = await this.dataSource.query(
-      `SELECT id, endpoint_id FROM webhook_delivery
-        WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
-        ORDER BY next_attempt_at
-        LIMIT $2`,
-      [graceMs, limit],
-    );
-    return rows.map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
+  /**
+   * Pending deliveries whose attempt is overdue by `graceMs` (committed but never queued, or
+   * lost by Redis), oldest first, `limit` at a time.
+   * @param after the last row of the previous page (keyset pagination).
+   */
+  async findOverdue(
+    graceMs: number,
+    limit: number,
+    after?: OverdueDelivery,
+  ): Promise<OverdueDelivery[]> {
+    const rows: Array<{ id: string; endpoint_id: number; next_attempt_at: string }> =
+      await this.dataSource.query(
+        `SELECT id, endpoint_id, next_attempt_at::text FROM webhook_delivery d
+          WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+            AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::bigint))
+            -- An attempt in flight is not overdue: its job is alive (or its process died, and
+            -- the attempt is closed as abandoned before the delivery is swept again).
+            AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempt a
+                             WHERE a.delivery_id = d.id AND a.finished_at IS NULL)
+          ORDER BY next_attempt_at, id
+          LIMIT $2`,
+        [graceMs, limit, after?.nextAttemptAt ?? null, after?.id ?? null],
+      );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      endpointId: row.endpoint_id,
+      nextAttemptAt: row.next_attempt_at,
+    }));
   }
 
   /** The newest attempts of an endpoint, with their event type. */
@@ -221,7 +357,7 @@ export class DeliveryRepository {
          FROM webhook_delivery_attempt a
          LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
          LEFT JOIN webhook_event e ON e.id = d.event_id
-        WHERE a.endpoint_id = $1
+        WHERE a.endpoint_id = $1 AND a.finished_at IS NOT NULL
         ORDER BY a.id DESC
         LIMIT $2`,
         [endpointId, limit],

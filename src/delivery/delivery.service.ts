@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
@@ -6,12 +6,15 @@ import { InvalidInputError } from '../common/invalid-input.error';
 import { MAX_INT4 } from '../common/ids';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { DeliveryRetryError } from './delivery-queue';
-import { DeliveryRepository, type AttemptRecord, type NewAttempt } from './delivery.repository';
+import { DeliveryRepository, type AttemptRecord, type AttemptStart } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { WebhookSender, type SendResult } from './webhook-sender';
 
-/** What became of a queued delivery job. */
-export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped';
+/**
+ * What became of a queued delivery job: `skipped` (no longer pending), `dropped` (its endpoint
+ * was disabled or deleted), `missing` (no such delivery in this deployment's database).
+ */
+export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
 
 /**
  * Delivery attempts (CONTRACT 5–6): the worker's scheduled attempts, the operator's
@@ -20,6 +23,8 @@ export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped';
  */
 @Injectable()
 export class DeliveryService {
+  private readonly logger = new Logger(DeliveryService.name);
+
   constructor(
     private readonly repository: DeliveryRepository,
     private readonly attempts: AttemptLog,
@@ -41,7 +46,13 @@ export class DeliveryService {
       this.repository.findWork(deliveryId),
       endpointId === undefined ? undefined : this.endpoints.findTarget(endpointId),
     ]);
-    if (!work || work.status !== 'pending') return 'skipped';
+    if (!work) {
+      this.logger.warn(
+        `Delivery ${deliveryId} does not exist in this deployment's database; job dropped`,
+      );
+      return 'missing';
+    }
+    if (work.status !== 'pending') return 'skipped';
     const target =
       knownTarget !== undefined && work.endpointId === endpointId
         ? knownTarget
@@ -50,17 +61,20 @@ export class DeliveryService {
       await this.repository.markDropped(deliveryId);
       return 'dropped';
     }
-    const result = await this.sender.send(target.url, target.secrets, {
-      id: work.eventId,
-      body: work.body,
-    });
+    const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
+    const { id: attemptId, result } = await this.attempt(start, target, work.body, true);
     const schedule = this.config.webhookRetryScheduleMs;
     const attemptNumber = work.attemptCount + 1;
     const exhausted = !result.success && attemptNumber > schedule.length;
     const delayMs = result.success || exhausted ? 0 : schedule[attemptNumber - 1];
-    await this.record(work.endpointId, deliveryId, work.eventId, result, {
-      status: result.success ? 'succeeded' : exhausted ? 'failed' : 'pending',
-      nextAttemptAt: result.success || exhausted ? null : new Date(Date.now() + delayMs),
+    await this.attempts.finish({
+      ...start,
+      id: attemptId,
+      result,
+      next: {
+        status: result.success ? 'succeeded' : exhausted ? 'failed' : 'pending',
+        nextAttemptAt: result.success || exhausted ? null : new Date(Date.now() + delayMs),
+      },
     });
     if (result.success) return 'succeeded';
     const reason = `delivery ${deliveryId} attempt ${attemptNumber} failed: ${result.error}`;
@@ -80,16 +94,15 @@ export class DeliveryService {
     const target = await this.endpoints.findTarget(work.endpointId);
     if (!target)
       throw new InvalidInputError(`the endpoint of delivery ${deliveryId} no longer exists`);
-    const result = await this.sender.send(target.url, target.secrets, {
-      id: work.eventId,
-      body: work.body,
-    });
-    return this.record(
-      work.endpointId,
-      deliveryId,
-      work.eventId,
-      result,
-      result.success ? { status: 'succeeded', nextAttemptAt: null } : null,
+    const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
+    const { id, result } = await this.attempt(start, target, work.body);
+    return this.finished(
+      await this.attempts.finish({
+        ...start,
+        id,
+        result,
+        next: result.success ? { status: 'succeeded', nextAttemptAt: null } : null,
+      }),
     );
   }
 
@@ -107,8 +120,9 @@ export class DeliveryService {
       timestamp: new Date().toISOString(),
       data: { endpoint_id: endpointId },
     });
-    const result = await this.sender.send(target.url, target.secrets, { id: messageId, body });
-    return this.record(endpointId, null, messageId, result, null);
+    const start = { endpointId, deliveryId: null, messageId };
+    const { id, result } = await this.attempt(start, target, body);
+    return this.finished(await this.attempts.finish({ ...start, id, result, next: null }));
   }
 
   /** The newest attempts of an endpoint (CLI `delivery list`). */
@@ -116,13 +130,29 @@ export class DeliveryService {
     return endpointId > MAX_INT4 ? [] : this.repository.listAttempts(endpointId, limit);
   }
 
-  private record(
-    endpointId: number,
-    deliveryId: number | null,
-    messageId: string,
-    result: SendResult,
-    next: NewAttempt['next'],
-  ): Promise<AttemptRecord> {
-    return this.attempts.record({ endpointId, deliveryId, messageId, result, next });
+  /**
+   * Records the attempt, then sends it: a send is never made without its row in the log.
+   * @param closeOrphans see {@link AttemptLog.begin}.
+   */
+  private async attempt(
+    start: Omit<AttemptStart, 'attemptedAt'>,
+    target: { url: string; secrets: string[] },
+    body: string,
+    closeOrphans = false,
+  ): Promise<{ id: number; result: SendResult }> {
+    const id = await this.attempts.begin({ ...start, attemptedAt: new Date() }, closeOrphans);
+    const result = await this.sender.send(target.url, target.secrets, {
+      id: start.messageId,
+      body,
+    });
+    return { id, result };
+  }
+
+  private finished(record: AttemptRecord | null): AttemptRecord {
+    if (!record)
+      throw new Error(
+        'the attempt was closed as of unknown outcome before its result was recorded',
+      );
+    return record;
   }
 }

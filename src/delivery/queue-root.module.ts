@@ -1,15 +1,21 @@
 import { BullModule } from '@nestjs/bullmq';
 import { AppConfig } from '../config/app-config';
+import { DeploymentIdentity } from '../database/deployment-identity';
 import { redisOptionsFromUrl } from './delivery-queue';
+import { claimQueueNamespace } from './queue-namespace';
 
 /**
  * The BullMQ connection, registered once at the root of each process (API, worker, CLI):
- * `REDIS_URL`, keys prefixed with `QUEUE_PREFIX`.
+ * `REDIS_URL`, keys prefixed with the deployment's namespace, claimed at start so that no
+ * other deployment can share it.
  */
 export const QueueRootModule = BullModule.forRootAsync({
-  inject: [AppConfig],
-  useFactory: (config: AppConfig) => ({
-    connection: redisOptionsFromUrl(config.redisUrl),
-    prefix: config.queuePrefix,
-  }),
+  inject: [AppConfig, DeploymentIdentity],
+  useFactory: async (config: AppConfig, deployment: DeploymentIdentity) => {
+    await claimQueueNamespace(config.redisUrl, deployment);
+    return {
+      connection: redisOptionsFromUrl(config.redisUrl),
+      prefix: deployment.queuePrefix,
+    };
+  },
 });

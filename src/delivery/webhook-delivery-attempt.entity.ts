@@ -10,6 +10,7 @@ import { bigintToNumber } from '../database/transformers';
  */
 @Entity({ name: 'webhook_delivery_attempt' })
 @Index('idx_webhook_delivery_attempt_endpoint_id_id', ['endpointId', 'id'])
+@Index('idx_webhook_delivery_attempt_unfinished', ['attemptedAt'], { where: 'finished_at IS NULL' })
 export class WebhookDeliveryAttempt {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -41,6 +42,13 @@ export class WebhookDeliveryAttempt {
 
   @Column({ name: 'attempted_at', type: 'timestamptz' })
   attemptedAt!: Date;
+
+  /**
+   * When the result was recorded; NULL while the attempt is in flight. An attempt is written
+   * before its request is sent, so a send is never lost from the log (docs/reliability.md).
+   */
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
 
   @Column({ name: 'duration_ms', type: 'double precision' })
   durationMs!: number;

@@ -2,8 +2,10 @@ import { ExecutionContext, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
+import { DeploymentIdentity } from '../database/deployment-identity';
 import type { AuthPrincipal } from '../auth/auth-principal';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
+import { RedisFailedAuthenticationLimiter } from './failed-authentication.limiter';
 
 type TrackedRequest = FastifyRequest & { user?: AuthPrincipal };
 const request = (context: ExecutionContext) => context.switchToHttp().getRequest<TrackedRequest>();
@@ -16,9 +18,9 @@ const isTokenExchange = (context: ExecutionContext) =>
   providers: [
     {
       provide: RedisThrottlerStorage,
-      inject: [AppConfig],
-      useFactory: (config: AppConfig) =>
-        new RedisThrottlerStorage(config.redisUrl, config.queuePrefix),
+      inject: [AppConfig, DeploymentIdentity],
+      useFactory: (config: AppConfig, deployment: DeploymentIdentity) =>
+        new RedisThrottlerStorage(config.redisUrl, deployment.queuePrefix),
     },
   ],
   exports: [RedisThrottlerStorage],
@@ -58,6 +60,9 @@ class RateLimitStorageModule {}
         ],
       }),
     }),
+    RateLimitStorageModule,
   ],
+  providers: [RedisFailedAuthenticationLimiter],
+  exports: [RedisFailedAuthenticationLimiter],
 })
 export class RateLimitModule {}

@@ -2,6 +2,7 @@ import type { MigrationInterface } from 'typeorm';
 import { InitialSchema1795386531968 } from './1795386531968-InitialSchema';
 import { WebhookDelivery1795387645779 } from './1795387645779-WebhookDelivery';
 import { IdempotencyKey1795389540035 } from './1795389540035-IdempotencyKey';
+import { ReliabilityRound21795400000000 } from './1795400000000-ReliabilityRound2';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -11,4 +12,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   InitialSchema1795386531968,
   WebhookDelivery1795387645779,
   IdempotencyKey1795389540035,
+  ReliabilityRound21795400000000,
 ];
