@@ -4,6 +4,7 @@ import { loadConfig, ConfigError } from './config/app-config';
 import { prepareDatabase } from './database/prepare-database';
 import { createApp } from './app.factory';
 import { exitGracefullyOnSignals } from './common/graceful-shutdown';
+import { shutdownSequence } from './shutdown-sequence';
 import { Logger } from 'nestjs-pino';
 
 /**
@@ -16,7 +17,11 @@ async function bootstrap(): Promise<void> {
   const config = loadConfig();
   const applied = await prepareDatabase(config.databaseUrl);
   const app = await createApp(config);
-  exitGracefullyOnSignals(app, app.get(Logger));
+  exitGracefullyOnSignals(
+    app,
+    app.get(Logger),
+    shutdownSequence(app, { worker: config.runWorker }),
+  );
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -6,6 +6,7 @@ import { ConfigError, loadConfig } from './config/app-config';
 import { prepareDatabase } from './database/prepare-database';
 import { WorkerModule } from './worker.module';
 import { exitGracefullyOnSignals } from './common/graceful-shutdown';
+import { shutdownSequence } from './shutdown-sequence';
 
 /**
  * Worker entrypoint (`npm run start:worker`): delivers webhooks from the queue without serving
@@ -18,10 +19,12 @@ async function bootstrap(): Promise<void> {
   await prepareDatabase(config.databaseUrl);
   const app = await NestFactory.createApplicationContext(WorkerModule.forRoot(config), {
     bufferLogs: true,
+    // Errors surface to the caller (one line at start, optional look-ups at shutdown), never process.exit.
+    abortOnError: false,
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
-  exitGracefullyOnSignals(app, logger);
+  exitGracefullyOnSignals(app, logger, shutdownSequence(app, { worker: true }));
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   await app.init();
   logger.log(`Delivery worker running (concurrency ${config.webhookWorkerConcurrency})`, 'Worker');

@@ -1,31 +1,53 @@
 import type { INestApplicationContext, LoggerService } from '@nestjs/common';
 
-/** How long in-flight requests and delivery attempts get to finish after SIGTERM, in ms. */
-const SHUTDOWN_DEADLINE_MS = 30_000;
+/** A shutdown deadline: a shutdown still running after this many ms exits 1. */
+export const SHUTDOWN_DEADLINE_MS = 30_000;
+
+/** One step of an ordered shutdown (docs/reliability.md "Shutdown"). */
+export interface ShutdownStep {
+  name: string;
+  run: () => Promise<void>;
+}
 
 /**
- * On SIGTERM or SIGINT: stop accepting work, let in-flight requests and delivery attempts
- * finish (Nest closes the HTTP server, the BullMQ workers and the pool in `app.close()`), then
- * exit 0 (CONTRACT 9). Nest's own shutdown hooks re-raise the signal, which exits by signal
- * instead. A shutdown that hangs past 30 s exits 1.
+ * On SIGTERM or SIGINT: run `steps` in order (each waits for the previous one; a failing step
+ * is logged and the next runs), then `app.close()` (the queue, the HTTP client, the pools),
+ * then exit 0 (CONTRACT 9). Nest's own shutdown hooks would re-raise the signal and exit by
+ * signal instead. A shutdown still running after {@link SHUTDOWN_DEADLINE_MS} exits 1.
  */
-export function exitGracefullyOnSignals(app: INestApplicationContext, logger: LoggerService): void {
+export function exitGracefullyOnSignals(
+  app: INestApplicationContext,
+  logger: LoggerService,
+  steps: ShutdownStep[] = [],
+): void {
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
+    const started = Date.now();
     logger.log(`${signal} received: finishing in-flight work`, 'Shutdown');
     setTimeout(() => {
       logger.error('Shutdown deadline passed; exiting', undefined, 'Shutdown');
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS).unref();
-    app
-      .close()
-      .then(() => process.exit(0))
-      .catch((error: unknown) => {
+    void (async () => {
+      for (const step of steps) {
+        try {
+          await step.run();
+          logger.log(`${step.name}: done after ${Date.now() - started} ms`, 'Shutdown');
+        } catch (error) {
+          logger.error(`${step.name} failed: ${(error as Error).message}`, undefined, 'Shutdown');
+        }
+      }
+      try {
+        await app.close();
+      } catch (error) {
         logger.error(`Shutdown failed: ${(error as Error).message}`, undefined, 'Shutdown');
         process.exit(1);
-      });
+      }
+      logger.log(`Shut down cleanly in ${Date.now() - started} ms`, 'Shutdown');
+      process.exit(0);
+    })();
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);

@@ -2,6 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { createApp } from '../../src/app.factory';
+import { shutdownSequence } from '../../src/shutdown-sequence';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { CampaignsService } from '../../src/campaigns/campaigns.service';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
@@ -32,7 +33,12 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
   await app.getHttpAdapter().getInstance().ready();
   const db = app.get(DataSource);
   const http = () => request.agent(app.getHttpServer());
-  return { app, config, db, http, given: new Given(app, http), close: () => app.close() };
+  // Closed in the production order (HTTP, then attempts, then queued deliveries, then the rest).
+  const close = async () => {
+    for (const step of shutdownSequence(app, { worker: config.runWorker })) await step.run();
+    await app.close();
+  };
+  return { app, config, db, http, given: new Given(app, http), close };
 }
 
 /** What a typical test needs: an account with one campaign, a key and a token for it. */
