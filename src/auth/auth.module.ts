@@ -8,6 +8,7 @@ import { ApiKey } from './api-key.entity';
 import { ApiKeysService } from './api-keys.service';
 import { AuthController } from './auth.controller';
 import { BearerAuthGuard } from './bearer-auth.guard';
+import { BearerAuthenticator } from './bearer-authenticator';
 import { CampaignAccessGuard } from './campaign-access.guard';
 import { jwtSigningKey } from './jwt-signing-key';
 import { JwtStrategy } from './jwt.strategy';
@@ -33,7 +34,20 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [ApiKeysService, TokenService, JwtStrategy, CampaignAccessGuard, BearerAuthGuard],
-  exports: [ApiKeysService, CampaignAccessGuard, BearerAuthGuard, CampaignsModule],
+  providers: [
+    ApiKeysService,
+    TokenService,
+    JwtStrategy,
+    CampaignAccessGuard,
+    BearerAuthGuard,
+    BearerAuthenticator,
+  ],
+  exports: [
+    ApiKeysService,
+    CampaignAccessGuard,
+    BearerAuthGuard,
+    BearerAuthenticator,
+    CampaignsModule,
+  ],
 })
 export class AuthModule {}

@@ -39,8 +39,10 @@ export class CampaignAccessGuard implements CanActivate {
     if (!principal) throw ApiError.unauthorized();
     const allowedByKey =
       principal.campaignIds === null || principal.campaignIds.includes(campaignId);
-    const scope = allowedByKey ? await this.campaigns.findScope(campaignId) : null;
-    if (!scope || scope.accountId !== principal.accountId) throw ApiError.forbidden();
+    const scope = allowedByKey
+      ? await this.campaigns.findScopeOf(principal.accountId, campaignId)
+      : null;
+    if (!scope) throw ApiError.forbidden();
     request.campaignScope = scope;
     return true;
   }

@@ -7,6 +7,9 @@ import { ApiKeysService } from './api-keys.service';
 import { AccessTokenClaims, AuthPrincipal, TOKEN_AUDIENCE, TOKEN_ISSUER } from './auth-principal';
 import { jwtSigningKey } from './jwt-signing-key';
 
+/** Clock difference tolerated between the token's issuer and this process, in seconds. */
+export const CLOCK_SKEW_SECONDS = 5;
+
 /**
  * passport-jwt strategy for `Authorization: Bearer <jwt>` (spec 5, CONTRACT 3): HS256 only
  * (`alg: none` and every other algorithm fail), issuer and audience checked, expiry enforced,
@@ -15,7 +18,7 @@ import { jwtSigningKey } from './jwt-signing-key';
 @Injectable()
 export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   constructor(
-    config: AppConfig,
+    private readonly config: AppConfig,
     private readonly apiKeys: ApiKeysService,
   ) {
     super({
@@ -30,15 +33,26 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
   }
 
   /**
-   * Turns verified claims into the caller's principal.
+   * Turns verified claims into the caller's principal. Besides the signature and expiry
+   * (checked by passport-jwt), a token must have a numeric `iat` no more than
+   * {@link CLOCK_SKEW_SECONDS} in the future and live no longer than `TOKEN_TTL_SECONDS`
+   * (plus that skew), as every token this service issues does.
    * @throws ApiError 401 when the claims are malformed or the key is unknown or revoked.
    */
-  async validate(claims: Partial<AccessTokenClaims>): Promise<AuthPrincipal> {
+  async validate(claims: Partial<AccessTokenClaims> | null): Promise<AuthPrincipal> {
+    // A signed payload need not be an object (`null`, a number): a bad token, not a TypeError.
+    if (claims === null || typeof claims !== 'object') {
+      throw ApiError.unauthorized('The bearer token is invalid');
+    }
     const apiKeyId =
       typeof claims.sub === 'string' && /^[1-9][0-9]{0,9}$/.test(claims.sub)
         ? Number(claims.sub)
         : null;
-    if (apiKeyId === null || typeof claims.acc !== 'number' || typeof claims.exp !== 'number') {
+    if (
+      apiKeyId === null ||
+      typeof claims.acc !== 'number' ||
+      !this.hasIssuedLifetime(claims.iat, claims.exp)
+    ) {
       throw ApiError.unauthorized('The bearer token is invalid');
     }
     const access = await this.apiKeys.getAccess(apiKeyId);
@@ -46,5 +60,16 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
       throw ApiError.unauthorized('The API key behind this token has been revoked');
     }
     return { apiKeyId, accountId: access.accountId, campaignIds: access.campaignIds };
+  }
+
+  /** Whether `iat`/`exp` (seconds) are finite, not issued in the future, and at most a TTL apart. */
+  private hasIssuedLifetime(iat: unknown, exp: unknown): boolean {
+    if (typeof iat !== 'number' || typeof exp !== 'number') return false;
+    if (!Number.isFinite(iat) || !Number.isFinite(exp)) return false;
+    const now = Date.now() / 1000;
+    return (
+      iat <= now + CLOCK_SKEW_SECONDS &&
+      exp - iat <= this.config.tokenTtlSeconds + CLOCK_SKEW_SECONDS
+    );
   }
 }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { Repository } from 'typeorm';
+import { In, Repository } from 'typeorm';
 import { getCountries, type CountryCode } from 'libphonenumber-js/max';
 import { Account } from './account.entity';
 import { Campaign } from './campaign.entity';
@@ -18,14 +18,22 @@ export interface CampaignScope {
 
 const SUPPORTED_REGIONS = new Set<string>(getCountries());
 
+/** How long the campaign guard's answer for one (account, campaign) pair is reused, in ms. */
+export const CAMPAIGN_SCOPE_TTL_MS = 10_000;
+
 /**
- * Accounts and campaigns: creation for the operator CLI (CONTRACT 7) and a cached lookup of a
- * campaign's owner and region for the campaign guard. A campaign's owner and region never
- * change, so caching them for minutes is safe; the cache is bounded.
+ * Accounts and campaigns: creation for the operator CLI (CONTRACT 7) and the campaign guard's
+ * look-up. The guard asks "is campaign C one of account A's?", and the answer is cached per
+ * (A, C) for {@link CAMPAIGN_SCOPE_TTL_MS}, a "no" as much as a "yes": a campaign of another
+ * account and one that does not exist cost the same work and time, so timing cannot tell them
+ * apart, and a deleted campaign stops serving within seconds (docs/security.md).
  */
 @Injectable()
 export class CampaignsService {
-  private readonly scopes = new LRUCache<number, CampaignScope>({ max: 10_000, ttl: 5 * 60_000 });
+  private readonly scopes = new LRUCache<string, { scope: CampaignScope | null }>({
+    max: 10_000,
+    ttl: CAMPAIGN_SCOPE_TTL_MS,
+  });
 
   constructor(
     @InjectRepository(Account) private readonly accounts: Repository<Account>,
@@ -57,31 +65,38 @@ export class CampaignsService {
     );
   }
 
-  /** Whether every id in `campaignIds` is a campaign of `accountId`. */
+  /** Whether every id in `campaignIds` is a campaign of `accountId` (read now, not cached). */
   async allBelongTo(accountId: number, campaignIds: number[]): Promise<boolean> {
-    const scopes = await Promise.all(campaignIds.map((id) => this.findScope(id)));
-    return scopes.every((scope) => scope?.accountId === accountId);
+    if (campaignIds.some((id) => id > MAX_INT4)) return false;
+    const found = await this.campaigns.count({ where: { accountId, id: In(campaignIds) } });
+    return found === new Set(campaignIds).size;
+  }
+
+  /** Whether campaign `campaignId` exists (read now, not cached). */
+  async exists(campaignId: number): Promise<boolean> {
+    return campaignId <= MAX_INT4 && this.campaigns.existsBy({ id: campaignId });
   }
 
   /**
-   * Looks up a campaign's owner and region, from a bounded in-process cache when possible.
-   * @returns null when the campaign does not exist.
+   * The campaign `campaignId` if it is one of `accountId`'s, from a short-lived bounded cache
+   * of recent answers (found or not).
+   * @returns null when the campaign does not exist or belongs to another account (one answer).
    */
-  async findScope(campaignId: number): Promise<CampaignScope | null> {
+  async findScopeOf(accountId: number, campaignId: number): Promise<CampaignScope | null> {
     if (campaignId > MAX_INT4) return null;
-    const cached = this.scopes.get(campaignId);
-    if (cached) return cached;
+    const key = `${accountId}:${campaignId}`;
+    const cached = this.scopes.get(key);
+    if (cached) return cached.scope;
     const campaign = await this.campaigns.findOne({
-      where: { id: campaignId },
+      where: { id: campaignId, accountId },
       select: { id: true, accountId: true, defaultRegion: true },
     });
-    if (!campaign) return null;
-    const scope: CampaignScope = {
+    const scope: CampaignScope | null = campaign && {
       id: campaign.id,
       accountId: campaign.accountId,
       defaultRegion: campaign.defaultRegion as CountryCode,
     };
-    this.scopes.set(campaignId, scope);
+    this.scopes.set(key, { scope });
     return scope;
   }
 }

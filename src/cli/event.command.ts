@@ -38,7 +38,7 @@ export class EventEmitCommand extends CommandRunner {
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data))
       throw new InvalidInputError('--data must be a JSON object');
-    if (!(await this.campaigns.findScope(campaignId)))
+    if (!(await this.campaigns.exists(campaignId)))
       throw new InvalidInputError(`campaign ${campaignId} does not exist`);
     const recorded = await this.publisher.publish(campaignId, [
       { type, data: data as Record<string, unknown> },

@@ -15,7 +15,6 @@ import { RedisHealthIndicator } from './redis.health';
  */
 @ApiExcludeController()
 @Controller('health')
-@Public()
 export class HealthController {
   constructor(
     private readonly health: HealthCheckService,
@@ -24,12 +23,14 @@ export class HealthController {
   ) {}
 
   /** 200 `{status: "ok"}` while the process serves requests. */
+  @Public()
   @Get('live')
   live(): { status: 'ok' } {
     return { status: 'ok' };
   }
 
   /** 200 with per-dependency detail when PostgreSQL and Redis answer within 1.5 s; else 503. */
+  @Public()
   @Get('ready')
   @HealthCheck()
   ready(): Promise<HealthCheckResult> {

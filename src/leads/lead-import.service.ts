@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { ApiError } from '../common/api-error';
 import type { AuthPrincipal } from '../auth/auth-principal';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
@@ -16,6 +17,9 @@ const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in t
 /** PostgreSQL deadlock_detected / serialization_failure: safe to run the transaction again. */
 const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
 const MAX_TRANSACTION_ATTEMPTS = 3;
+const FOREIGN_KEY_VIOLATION = '23503';
+/** The foreign keys an import breaks when its campaign no longer exists. */
+const CAMPAIGN_FOREIGN_KEYS = new Set(['fk_lead_import_campaign', 'fk_lead_campaign']);
 
 interface AcceptedLead {
   row: number;
@@ -43,7 +47,8 @@ export class LeadImportService {
    * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
    * @param idempotencyKey a claimed `Idempotency-Key`: its response is stored in the same transaction.
    * @returns the 202 body; `errors` is sorted by row.
-   * @throws database errors (the transaction is rolled back: nothing of the upload is written).
+   * @throws ApiError 403 when the campaign was deleted meanwhile; database errors (the
+   *   transaction is rolled back: nothing of the upload is written).
    */
   async importLeads(
     request: LeadUploadRequest,
@@ -167,10 +172,18 @@ export class LeadImportService {
         void this.events.dispatch(recorded);
         return response;
       } catch (error) {
-        const code = (error as { driverError?: { code?: string }; code?: string }).driverError
-          ?.code;
-        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code ?? ''))
-          throw error;
+        const driverError = (error as { driverError?: { code?: string; constraint?: string } })
+          .driverError;
+        const code = driverError?.code ?? '';
+        // The campaign was deleted after the guard's (briefly cached) look-up: the same 403 as
+        // for any campaign that does not exist, and nothing was written.
+        if (
+          code === FOREIGN_KEY_VIOLATION &&
+          CAMPAIGN_FOREIGN_KEYS.has(driverError?.constraint ?? '')
+        ) {
+          throw ApiError.forbidden();
+        }
+        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code)) throw error;
       }
     }
   }
