@@ -11,6 +11,10 @@ import {
   clientErrorHandler,
 } from './common/http-conventions';
 import helmet from '@fastify/helmet';
+import { installHttpDrain } from './common/http-drain';
+import { installBearerAuthentication } from './auth/bearer-authentication.hook';
+import { BearerAuthenticator } from './auth/bearer-authenticator';
+import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
 
 /**
@@ -30,13 +34,32 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     routerOptions: { maxParamLength: 1000 },
     frameworkErrors: frameworkErrorHandler,
     clientErrorHandler,
+    // A request (headers and body) must arrive within HTTP_REQUEST_TIMEOUT_MS, or it gets 408
+    // and its socket is closed (clientErrorHandler).
+    requestTimeout: config.httpRequestTimeoutMs,
+    http: {
+      requestTimeout: config.httpRequestTimeoutMs,
+      headersTimeout: Math.min(config.httpRequestTimeoutMs, 60_000),
+      // Node checks those timeouts only this often (30 s by default), so the bound holds.
+      connectionsCheckingInterval: Math.min(1000, Math.floor(config.httpRequestTimeoutMs / 2)),
+      // A missing Host is answered in the envelope by the onRequest hook, not by Node's bare 400.
+      requireHostHeader: false,
+    },
   });
   installHttpConventions(adapter.getInstance());
+  installHttpDrain(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
+    // Errors surface to the caller (one line at start, optional look-ups at shutdown), never process.exit.
+    abortOnError: false,
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
+  installBearerAuthentication(
+    adapter.getInstance(),
+    app.get(BearerAuthenticator),
+    app.get(RedisFailedAuthenticationLimiter),
+  );
   app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
   // Security headers on every response (CONTRACT 9); the CSP lets Swagger UI load its assets.
   await app.register(helmet, {

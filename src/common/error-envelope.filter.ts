@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, codeForStatus, ErrorEnvelope } from './api-error';
 import { isDatabaseUnavailableError } from '../database/database-errors';
+import { redactUrl } from './logging';
 
 /** Status, headers and envelope for any thrown value; used by the Nest filter and Fastify's error handler. */
 export interface ErrorResponse {
@@ -78,6 +79,16 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
   };
 }
 
+/** Whether the client aborted the request or closed its connection before the answer. */
+function clientWentAway(request: FastifyRequest): boolean {
+  const raw = request.raw as FastifyRequest['raw'] & { aborted?: boolean };
+  return raw.aborted === true || raw.socket?.destroyed === true;
+}
+
+function errorMessage(exception: unknown): string {
+  return exception instanceof Error ? exception.message : String(exception);
+}
+
 /**
  * Sends the envelope for `exception` on `reply`, logging 5xx faults with the request id.
  * Implements CONTRACT 2 for every response the service makes.
@@ -88,17 +99,20 @@ export function sendError(
   reply: FastifyReply,
   logger: Logger,
 ): void {
+  const where = { request_id: request.id, method: request.method, url: redactUrl(request.url) };
+  if (clientWentAway(request)) {
+    // Not a fault of ours nor of a dependency: nobody is left to answer.
+    logger.log({ ...where, reason: errorMessage(exception) }, 'client closed the connection');
+    return;
+  }
   const { status, headers, body } = toErrorResponse(exception);
-  if (status >= 500) {
+  if (status === 503) {
+    logger.warn({ ...where, reason: errorMessage(exception) }, 'dependency unavailable');
+  } else if (status >= 500) {
     const err = exception instanceof Error ? exception : new Error(String(exception));
     logger.error(
-      {
-        request_id: request.id,
-        method: request.method,
-        url: request.url,
-        err: { name: err.name, message: err.message, stack: err.stack },
-      },
-      status === 503 ? 'dependency unavailable' : 'unhandled error',
+      { ...where, err: { name: err.name, message: err.message, stack: err.stack } },
+      'unhandled error',
     );
   }
   void reply.status(status).headers(headers).send(body);

@@ -8,11 +8,12 @@ import type {
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError, codeForStatus } from './api-error';
+import { looksLikeSecret } from './logging';
 
 /** Largest request body accepted, in bytes (CONTRACT 2: bodies over 16 MiB get 413). */
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
-const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Deepest nesting of arrays and objects a body may have (an upload needs 3). */
 export const MAX_BODY_DEPTH = 32;
 
@@ -32,12 +33,19 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
 
 /**
  * Fastify `genReqId`: reuses a well-formed incoming `X-Request-Id` (so ids follow a request
- * across proxies) or makes a UUID. The id is also put on the raw request for pino-http.
+ * across proxies) or makes a UUID. Well-formed means 1–64 characters of `[A-Za-z0-9._:-]`
+ * that do not look like a secret ({@link looksLikeSecret}: no `capi_`/`whsec_`, not a JWT),
+ * since the id is logged on every line and echoed in the response. The id is also put on the
+ * raw request for pino-http.
+ *
+ * @returns the id Fastify gives the request.
  */
 export function generateRequestId(raw: RawRequestDefaultExpression): string {
   const incoming = raw.headers['x-request-id'];
   const id =
-    typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+    typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) && !looksLikeSecret(incoming)
+      ? incoming
+      : randomUUID();
   (raw as RawRequestDefaultExpression & { id?: string }).id = id;
   return id;
 }
@@ -52,15 +60,26 @@ function hasBody(request: FastifyRequest): boolean {
   return ['POST', 'PUT', 'PATCH'].includes(request.method);
 }
 
+/** Whether the request speaks HTTP/1.1 or later, where a Host header is mandatory (RFC 9112 §3.2). */
+function requiresHost(request: FastifyRequest): boolean {
+  const { httpVersionMajor, httpVersionMinor } = request.raw;
+  return httpVersionMajor > 1 || (httpVersionMajor === 1 && httpVersionMinor >= 1);
+}
+
 /**
  * Installs the wire conventions of CONTRACT 1–2 that sit below Nest: every response carries
- * `X-Request-Id`; a POST to a known route must be JSON (415, checked before the body is read);
- * a JSON body must be an object nested at most {@link MAX_BODY_DEPTH} deep (400). Errors raised here reach the global filter, so they
- * leave in the `{error, message}` envelope like every other error.
+ * `X-Request-Id`; an HTTP/1.1 request must have a Host header (400; Node's own check, which
+ * answers without a body, is off); a POST to a known route must be JSON (415, checked before
+ * the body is read); a JSON body must be an object nested at most {@link MAX_BODY_DEPTH} deep
+ * (400). Errors raised here reach the global filter, so they leave in the `{error, message}`
+ * envelope like every other error.
  */
 export function installHttpConventions(fastify: FastifyInstance): void {
   fastify.addHook('onRequest', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    if (request.raw.headers.host === undefined && requiresHost(request)) {
+      throw ApiError.badRequest('The Host header is required');
+    }
     const routeKnown = request.routeOptions.url !== undefined;
     if (routeKnown && hasBody(request) && !isJsonContentType(request.headers['content-type'])) {
       throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be application/json');
@@ -100,18 +119,43 @@ export function frameworkErrorHandler(
     });
 }
 
+/** The status and envelope `clientErrorHandler` answers a Node client error with. */
+function clientErrorResponse(code: string | undefined): {
+  status: number;
+  error: string;
+  message: string;
+} {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, error: 'bad_request', message: 'Request headers are too large' };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return {
+        status: 408,
+        error: 'request_timeout',
+        message: 'The request did not arrive in time; the connection is closed',
+      };
+    default:
+      return { status: 400, error: 'bad_request', message: 'Malformed HTTP request' };
+  }
+}
+
 /**
- * Node's `clientError` (e.g. headers over 16 KiB, a malformed request line), answered on the
- * raw socket in the envelope instead of Node's default body.
+ * Node's `clientError` (e.g. headers over 16 KiB, a malformed request line, a request that
+ * does not arrive within `HTTP_REQUEST_TIMEOUT_MS`), answered on the raw socket in the
+ * envelope instead of Node's default body, with `Connection: close`: 431 or 400
+ * `bad_request`, or 408 `request_timeout` for a timeout.
  */
 export function clientErrorHandler(error: Error & { code?: string }, socket: Duplex): void {
   if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const status = tooLarge ? 431 : 400;
-  const body = JSON.stringify({
-    error: 'bad_request',
-    message: tooLarge ? 'Request headers are too large' : 'Malformed HTTP request',
-  });
+  // A response already under way (e.g. an early 415 while the body still arrives) must not
+  // be followed by a second one on the same socket: just close it.
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const { status, error: code, message } = clientErrorResponse(error.code);
+  const body = JSON.stringify({ error: code, message });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
       `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

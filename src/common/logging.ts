@@ -1,6 +1,55 @@
 import type { Params } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
+import { API_KEY_PREFIX } from '../auth/api-key-format';
+import { SIGNING_SECRET_PREFIX } from '../webhooks/signing-secrets';
+
+/** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether `value` looks like one of our secrets or a bearer token: it contains an API key
+ * prefix (`capi_`) or a signing-secret prefix (`whsec_`), starts with `eyJ` (a base64url JSON
+ * object, as every JWT does) or has a JWT's three dot-separated base64url parts.
+ */
+export function looksLikeSecret(value: string): boolean {
+  return (
+    value.includes(API_KEY_PREFIX) ||
+    value.includes(SIGNING_SECRET_PREFIX) ||
+    value.startsWith('eyJ') ||
+    JWT_SHAPE.test(value)
+  );
+}
+
+const PLAIN_QUERY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+/**
+ * A request URL as logs may show it: the path as sent, and every query value replaced by
+ * `[redacted]`, so a key or token sent in the query string never reaches a log (CONTRACT 9).
+ * A parameter name is kept only when it is short and plain (`[A-Za-z0-9_.-]`, ≤ 64) and not
+ * secret-shaped; a parameter without `=` is redacted whole. Our API takes no query parameters.
+ *
+ * @param url the request target (`/path?query`), or undefined.
+ * @returns e.g. `/api/v1/x?api_key=[redacted]&[redacted]` for `/api/v1/x?api_key=capi_…&eyJ…`.
+ */
+export function redactUrl(url: string): string;
+export function redactUrl(url: string | undefined): string | undefined;
+export function redactUrl(url: string | undefined): string | undefined {
+  if (url === undefined) return undefined;
+  const start = url.indexOf('?');
+  if (start === -1) return url;
+  const params = url
+    .slice(start + 1)
+    .split('&')
+    .map((param) => {
+      const equals = param.indexOf('=');
+      if (equals === -1) return param === '' ? '' : '[redacted]';
+      const name = param.slice(0, equals);
+      const shownName = PLAIN_QUERY_NAME.test(name) && !looksLikeSecret(name) ? name : '[redacted]';
+      return `${shownName}=[redacted]`;
+    });
+  return `${url.slice(0, start)}?${params.join('&')}`;
+}
 
 /**
  * Log paths that may carry secrets (CONTRACT 9): bearer tokens, API keys, signing secrets.
@@ -19,7 +68,8 @@ export const REDACTED_PATHS = [
 
 /**
  * nestjs-pino options: JSON lines on stdout, one `request_id` on every line of a request (the
- * id Fastify assigned, also sent back as `X-Request-Id`), and secrets redacted.
+ * id Fastify assigned, also sent back as `X-Request-Id`), and secrets redacted (header and
+ * body paths by {@link REDACTED_PATHS}, query strings by {@link redactUrl}).
  */
 export function loggerParams(level: string): Params {
   return {
@@ -34,7 +84,7 @@ export function loggerParams(level: string): Params {
         req: (req: { id?: string; method?: string; url?: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url,
+          url: redactUrl(req.url),
         }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       },

@@ -62,6 +62,81 @@ describe('loadConfig (CONTRACT 8)', () => {
   });
 });
 
+describe('TRUST_PROXY (defect 13)', () => {
+  const load = (value: string) =>
+    loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, TRUST_PROXY: value });
+  const errorOf = (value: string): ConfigError => {
+    try {
+      load(value);
+    } catch (error) {
+      return error as ConfigError;
+    }
+    throw new Error(`TRUST_PROXY=${value} was accepted`);
+  };
+
+  it('defaults to trusting no proxy', () => {
+    expect(loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY }).trustProxy).toBe(false);
+    expect(load('false').trustProxy).toBe(false);
+    expect(load('FALSE').trustProxy).toBe(false);
+  });
+
+  it('accepts a list of IP addresses and CIDRs', () => {
+    expect(load('10.0.0.0/8, 192.168.1.10 ,::1,fd00::/8,2001:db8::1/128').trustProxy).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.10',
+      '::1',
+      'fd00::/8',
+      '2001:db8::1/128',
+    ]);
+  });
+
+  it.each(['true', 'TRUE', 'True'])('refuses %s, explaining why and what to set', (value) => {
+    const error = errorOf(value);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.variable).toBe('TRUST_PROXY');
+    expect(error.message).toMatch(/X-Forwarded-For/);
+    expect(error.message).toMatch(/addresses\/CIDRs/);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it.each(['1', '2', '0'])('refuses the hop count %s', (value) => {
+    const error = errorOf(value);
+    expect(error.variable).toBe('TRUST_PROXY');
+    expect(error.message).toMatch(/hop count/);
+  });
+
+  it.each([
+    ['proxy.internal', 'proxy.internal'],
+    ['10.0.0.0/8,10.0.0.300', '10.0.0.300'],
+    ['10.0.0.0/33', '10.0.0.0/33'],
+    ['::1/129', '::1/129'],
+    ['10.1', '10.1'],
+    ['10.0.0.0/8/8', '10.0.0.0/8/8'],
+    ['10.0.0.0/x', '10.0.0.0/x'],
+    ['10.0.0.1,', ''],
+    ['loopback', 'loopback'],
+  ])('refuses %s, naming the entry %s', (value, entry) => {
+    const error = errorOf(value);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.variable).toBe('TRUST_PROXY');
+    expect(error.message).toContain(`"${entry}"`);
+  });
+});
+
+describe('HTTP_REQUEST_TIMEOUT_MS (defect 8)', () => {
+  const load = (env: Record<string, string>) =>
+    loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, ...env });
+
+  it('defaults to 60 s and accepts 1 s or more', () => {
+    expect(load({}).httpRequestTimeoutMs).toBe(60_000);
+    expect(load({ HTTP_REQUEST_TIMEOUT_MS: '1000' }).httpRequestTimeoutMs).toBe(1000);
+  });
+
+  it.each(['999', '0', 'soon'])('refuses %s', (value) => {
+    expect(() => load({ HTTP_REQUEST_TIMEOUT_MS: value })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
+});
+
 describe('parseDurationList', () => {
   it('reads ms, s, m and h', () => {
     expect(parseDurationList('1s, 2s,500ms,3m,1h', 'X')).toEqual([

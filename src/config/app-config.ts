@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
 
 /** Deployment mode read from `NODE_ENV`. */
@@ -48,10 +49,25 @@ export class AppConfig {
   rateLimitTokenPerMin!: number;
   /** Other requests per API key per minute (`RATE_LIMIT_API_PER_MIN`, default 1200). */
   rateLimitApiPerMin!: number;
+  /**
+   * Failed bearer authentications per client IP per minute (`RATE_LIMIT_AUTH_FAILURES_PER_MIN`,
+   * default 60); past it the client gets 429 instead of 401 until the minute ends.
+   */
+  rateLimitAuthFailuresPerMin!: number;
+  /**
+   * Longest an HTTP request may take to arrive, headers and body, in ms
+   * (`HTTP_REQUEST_TIMEOUT_MS`, default 60000, at least 1000); a slower client gets 408 and
+   * its connection is closed.
+   */
+  httpRequestTimeoutMs!: number;
   /** Origins allowed by CORS (`CORS_ORIGINS`, comma-separated); empty means CORS is off. */
   corsOrigins!: string[];
-  /** Fastify `trustProxy` (`TRUST_PROXY`): `false`, `true`, or a list of proxy addresses/CIDRs. */
-  trustProxy!: boolean | string[];
+  /**
+   * Fastify `trustProxy` (`TRUST_PROXY`): `false` (the socket address is the client) or the
+   * proxies' IP addresses/CIDRs. Never `true` nor a hop count: either would let a client
+   * choose its IP with `X-Forwarded-For`.
+   */
+  trustProxy!: false | string[];
   /** Start-up warnings (development fallbacks) for the caller to log. */
   warnings!: string[];
 }
@@ -213,6 +229,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel,
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
+    rateLimitAuthFailuresPerMin: int('RATE_LIMIT_AUTH_FAILURES_PER_MIN', 60, 1, 10_000_000),
+    httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     trustProxy: parseTrustProxy(get('TRUST_PROXY')),
     corsOrigins: parseCorsOrigins(get('CORS_ORIGINS')),
     warnings,
@@ -254,8 +272,54 @@ function parseCorsOrigins(raw: string | undefined): string[] {
   });
 }
 
-function parseTrustProxy(raw: string | undefined): boolean | string[] {
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return raw.split(',').map((s) => s.trim());
+/** Whether `entry` is an IPv4 (four-part decimal) or IPv6 address, or a CIDR of one. */
+function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, ...extra] = entry.split('/');
+  if (extra.length > 0) return false;
+  const v4 = ipaddr.IPv4.isValidFourPartDecimal(address);
+  if (!v4 && !ipaddr.IPv6.isValid(address)) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (v4 ? 32 : 128);
+}
+
+/**
+ * Reads `TRUST_PROXY`: which proxies' `X-Forwarded-For` the client IP (import records, the
+ * token exchange's rate limit) is taken from.
+ *
+ * @param raw the trimmed value, or undefined when unset.
+ * @returns `false` (unset or `false`: the socket address is the client) or the proxies' IP
+ *   addresses/CIDRs, in order.
+ * @throws ConfigError naming TRUST_PROXY for `true` (any client could choose its IP), for a
+ *   hop count (it cannot tell a proxy from a client connecting directly; Fastify 5 ignores
+ *   one anyway), or for an entry that is not an IP address or CIDR.
+ */
+function parseTrustProxy(raw: string | undefined): false | string[] {
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      'must not be true: trusting every proxy lets any client choose its IP (and rate-limit ' +
+        "identity) with X-Forwarded-For; list your proxies' addresses/CIDRs instead " +
+        '(e.g. 10.0.0.0/8,::1)',
+    );
+  }
+  if (/^\d+$/.test(raw)) {
+    // Fastify 5 ignores a numeric trustProxy (it trusts nothing), and a hop count alone
+    // cannot tell a proxy from a client that reaches the service directly.
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must not be a hop count ("${raw}"): a hop count cannot tell a proxy from a client ` +
+        "that reaches the service directly; list your proxies' addresses/CIDRs instead",
+    );
+  }
+  return raw.split(',').map((item) => {
+    const entry = item.trim();
+    if (!isAddressOrCidr(entry)) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `has "${entry}"; expected false or IP addresses/CIDRs like 10.0.0.0/8,::1`,
+      );
+    }
+    return entry;
+  });
 }

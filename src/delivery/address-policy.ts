@@ -3,14 +3,56 @@ import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from '
 import { isIP, type LookupFunction } from 'node:net';
 
 /**
+ * IPv6 prefixes that embed an IPv4 address in a way this policy does not follow: the
+ * deprecated IPv4-compatible ::/96 (RFC 4291; `::127.0.0.1` is `::7f00:1`), IPv4-translated
+ * ::ffff:0:0:0/96 (RFC 6145), local-use NAT64 64:ff9b:1::/48 (RFC 8215, where the IPv4 part's
+ * place depends on the operator's prefix length), 6to4 2002::/16 (RFC 3056, deprecated by RFC
+ * 7526) and Teredo 2001::/32 (RFC 4380). Addresses in them are refused outright.
+ */
+const REFUSED_IPV4_EMBEDDING_PREFIXES = [
+  '::/96',
+  '::ffff:0:0:0/96',
+  '64:ff9b:1::/48',
+  '2002::/16',
+  '2001::/32',
+].map((cidr) => ipaddr.IPv6.parseCIDR(cidr));
+/** Well-known NAT64 prefix (RFC 6052): the last 32 bits are the IPv4 address reached. */
+const NAT64_WELL_KNOWN_PREFIX = ipaddr.IPv6.parseCIDR('64:ff9b::/96');
+
+function isPublicIPv4(address: ipaddr.IPv4): boolean {
+  return address.range() === 'unicast';
+}
+
+/**
  * Whether deliveries may go to `address`. Only public unicast addresses are allowed unless
  * `allowPrivate` (`WEBHOOK_ALLOW_PRIVATE_URLS`): loopback, private, link-local, unique-local,
  * carrier-grade NAT, multicast, reserved and unspecified addresses are refused (CONTRACT 8).
+ * An IPv6 address that embeds an IPv4 address is judged by that IPv4 address (IPv4-mapped
+ * `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) or refused outright (IPv4-compatible `::a.b.c.d`,
+ * IPv4-translated, local-use NAT64, 6to4, Teredo), so no spelling of a private IPv4 address
+ * gets through.
+ *
+ * @param address an IPv4 or IPv6 address as resolved (an IPv6 zone index is allowed);
+ *   anything that is not an IP address is refused.
  */
 export function isAllowedAddress(address: string, allowPrivate: boolean): boolean {
   if (allowPrivate) return true;
   if (!ipaddr.isValid(address)) return false;
-  return ipaddr.process(address).range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return isPublicIPv4(parsed as ipaddr.IPv4);
+  const v6 = parsed as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) {
+    // ipaddr.js reads the deprecated IPv4-compatible `::a.b.c.d` as mapped `::ffff:a.b.c.d`;
+    // a mapped address always spells out its ffff group, so without one it is IPv4-compatible.
+    if (!/ffff/i.test(address)) return false;
+    return isPublicIPv4(v6.toIPv4Address());
+  }
+  if (v6.match(NAT64_WELL_KNOWN_PREFIX)) {
+    const bytes = v6.toByteArray();
+    return isPublicIPv4(new ipaddr.IPv4(bytes.slice(12)));
+  }
+  if (REFUSED_IPV4_EMBEDDING_PREFIXES.some((prefix) => v6.match(prefix))) return false;
+  return v6.range() === 'unicast';
 }
 
 /** A delivery refused by the address policy. */

@@ -6,9 +6,11 @@ import { LeadUploadRequest, LeadUploadRequestDto } from './dto/lead-upload-reque
 /**
  * Checks an upload body in CONTRACT 2's order, after the bearer and campaign guards:
  * compliance (400 `compliance_not_acknowledged`) → `leads` present (400 `bad_request`) →
- * envelope shape (422 `validation_failed`, every problem named). Returns the request with
- * the spec's defaults (`source` "api", `tags` [], `skip_duplicates` true,
- * `disclaimer_version` "v1.0").
+ * envelope shape (422 `validation_failed`, every problem named; unknown top-level fields are
+ * found in one pass before class-validator runs, ten named and the rest counted). Returns the
+ * request with the spec's defaults (`source` "api", `tags` [], `skip_duplicates` true,
+ * `disclaimer_version` "v1.0") and its strings well-formed (a lone surrogate becomes U+FFFD,
+ * as PostgreSQL stores it), so what is stored is what webhooks deliver.
  */
 @Injectable()
 export class LeadUploadRequestPipe implements PipeTransform<
@@ -30,10 +32,10 @@ export class LeadUploadRequestPipe implements PipeTransform<
     return {
       campaign_id: dto.campaign_id,
       leads: dto.leads,
-      source: dto.source ?? 'api',
-      tags: dto.tags ?? [],
+      source: (dto.source ?? 'api').toWellFormed(),
+      tags: (dto.tags ?? []).map((tag) => tag.toWellFormed()),
       skip_duplicates: dto.skip_duplicates ?? true,
-      disclaimer_version: dto.disclaimer_version ?? 'v1.0',
+      disclaimer_version: (dto.disclaimer_version ?? 'v1.0').toWellFormed(),
     };
   }
 }

@@ -126,3 +126,42 @@ describe('validateLead (CONTRACT 4.3)', () => {
     expect(validateLead({ phone: '+14155552671', title: '😀'.repeat(256) }, 'US').ok).toBe(false);
   });
 });
+
+describe('validateLead: well-formed strings (defect 15)', () => {
+  it('replaces lone surrogates with U+FFFD in every text field, as PostgreSQL stores them', () => {
+    const check = validateLead(
+      {
+        phone: '+14155552671',
+        first_name: 'A\ud800B',
+        last_name: '\udc00',
+        company: ' X\ud83d ',
+        title: 'ok 😀',
+      },
+      'US',
+    );
+    expect(check).toEqual({
+      ok: true,
+      lead: {
+        phone: '+14155552671',
+        email: null,
+        first_name: 'A\uFFFDB',
+        last_name: '\uFFFD',
+        company: 'X\uFFFD',
+        title: 'ok 😀',
+      },
+    });
+  });
+
+  it('counts a lone surrogate as one character, like its replacement', () => {
+    const name = 'x'.repeat(254) + '\ud800';
+    const check = validateLead({ phone: '+14155552671', first_name: name }, 'US');
+    expect(check.ok && check.lead.first_name).toBe('x'.repeat(254) + '\uFFFD');
+  });
+
+  it('still reports an email with a lone surrogate as invalid', () => {
+    expect(validateLead({ phone: '+14155552671', email: 'a\ud800@example.com' }, 'US')).toEqual({
+      ok: false,
+      problem: { var_field: 'email', message: 'email is not a valid email address' },
+    });
+  });
+});

@@ -56,15 +56,25 @@ function codePointLength(text: string): number {
 }
 
 /**
+ * A string field with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`),
+ * which is what PostgreSQL would store for it; other values are returned as they are.
+ */
+function wellFormed(value: unknown): unknown {
+  return typeof value === 'string' ? value.toWellFormed() : value;
+}
+
+/**
  * Validates one lead object of an upload (CONTRACT 4.3): fields are checked in the order
  * `phone, email, first_name, last_name, company, title` and the first failure is reported.
- * Unknown fields are ignored; duplicates are not this function's concern.
+ * Unknown fields are ignored; duplicates are not this function's concern. String fields are
+ * made well-formed first (a lone surrogate becomes U+FFFD), so the stored value and the one
+ * webhooks deliver are the same; an email with a lone surrogate is still invalid.
  *
  * @param input one element of `leads` (already known to be a JSON object).
  * @param region ISO 3166-1 alpha-2 region of the campaign, for phones without `+`.
  */
 export function validateLead(input: Record<string, unknown>, region: CountryCode): LeadCheck {
-  const phoneRaw = input.phone;
+  const phoneRaw = wellFormed(input.phone);
   if (isBlank(phoneRaw)) return fail('phone', 'phone is required');
   if (typeof phoneRaw !== 'string') return fail('phone', 'phone must be a string');
   const phone = normalizePhone(phoneRaw.trim(), region);
@@ -94,7 +104,7 @@ export function validateLead(input: Record<string, unknown>, region: CountryCode
     title: null,
   };
   for (const field of ['first_name', 'last_name', 'company', 'title'] as const) {
-    const value = input[field];
+    const value = wellFormed(input[field]);
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string')
       return fail(field, `${field} must be a string of at most 255 characters`);

@@ -286,7 +286,13 @@ export class WebhookEndpointsService {
   }
 }
 
-/** @throws InvalidInputError unless `url` is an absolute http(s) URL without credentials. */
+/**
+ * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme
+ * and host, default port dropped, IDN host in punycode, path kept), which is what is stored,
+ * listed and delivered to.
+ * @throws InvalidInputError unless `url` is an absolute http(s) URL without credentials, at
+ *   most 2,048 characters as typed and normalised.
+ */
 export function validateUrl(url: string): string {
   let parsed: URL;
   try {
@@ -301,9 +307,9 @@ export function validateUrl(url: string): string {
   }
   if (parsed.username || parsed.password)
     throw new InvalidInputError('--url must not contain credentials');
-  if (url.trim().length > MAX_URL_LENGTH)
+  if (url.trim().length > MAX_URL_LENGTH || parsed.href.length > MAX_URL_LENGTH)
     throw new InvalidInputError(`--url must be at most ${MAX_URL_LENGTH} characters`);
-  return url.trim();
+  return parsed.href;
 }
 
 function validateEvents(events: string[]): string[] {
