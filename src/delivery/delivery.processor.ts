@@ -52,7 +52,11 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + FOREIGN_JOB_DELAY_MS, token);
       throw new DelayedError();
     }
-    return this.deliveries.attemptScheduled(job.data.deliveryId, job.data.endpointId);
+    return this.deliveries.attemptScheduled(
+      job.data.deliveryId,
+      job.data.endpointId,
+      job.attemptsStarted > 1,
+    );
   }
 
   /**

@@ -35,12 +35,19 @@ export class DeliveryService {
 
   /**
    * Runs the next scheduled attempt of a delivery (the queue's job).
+   * @param resumed the job ran before (a retry, or taken over from a stopped worker): close
+   *   the delivery's attempts that a dead process left unfinished first.
    * @returns `skipped` when the delivery is no longer pending (already done, or queued twice),
-   *   `dropped` when its endpoint was disabled or deleted meanwhile (nothing is sent).
+   *   `dropped` when its endpoint was disabled or deleted meanwhile (nothing is sent),
+   *   `missing` when this deployment's database has no such delivery (logged).
    * @throws DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its delay);
    *   UnrecoverableError after the last one (the delivery is marked failed).
    */
-  async attemptScheduled(deliveryId: number, endpointId?: number): Promise<AttemptOutcome> {
+  async attemptScheduled(
+    deliveryId: number,
+    endpointId?: number,
+    resumed = false,
+  ): Promise<AttemptOutcome> {
     // With the endpoint id in the job, the delivery and its endpoint are read at once.
     const [work, knownTarget] = await Promise.all([
       this.repository.findWork(deliveryId),
@@ -62,7 +69,7 @@ export class DeliveryService {
       return 'dropped';
     }
     const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
-    const { id: attemptId, result } = await this.attempt(start, target, work.body, true);
+    const { id: attemptId, result } = await this.attempt(start, target, work.body, resumed);
     const schedule = this.config.webhookRetryScheduleMs;
     const attemptNumber = work.attemptCount + 1;
     const exhausted = !result.success && attemptNumber > schedule.length;
