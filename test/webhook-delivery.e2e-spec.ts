@@ -1,11 +1,11 @@
 import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
+import { eventually, sleep } from './support/eventually';
 import { DeliveryService } from '../src/delivery/delivery.service';
 import { DeliveryDispatcher } from '../src/delivery/delivery-dispatcher';
 import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service';
 
 const UPLOAD = '/api/v1/leads/upload';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('Webhook delivery (CONTRACT 5–6)', () => {
   let t: TestApp;
@@ -49,19 +49,6 @@ describe('Webhook delivery (CONTRACT 5–6)', () => {
         .set('Authorization', `Bearer ${caller.token}`)
         .expect(200)
     ).body;
-
-  /** Polls until `check` passes or 15 s elapse. */
-  async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await sleep(100);
-      }
-    }
-  }
 
   it('delivers signed lead.created and leads.bulk_created events that verify with standardwebhooks', async () => {
     const me = await t.given.caller();

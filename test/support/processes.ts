@@ -1,6 +1,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { Client } from 'pg';
 import { join } from 'node:path';
+import { Client as PgClient } from 'pg';
+import { prepareDatabase } from '../../src/database/prepare-database';
+import { TEST_DATABASE_URL } from './env';
 
 const DIST = join(__dirname, '..', '..', 'dist');
 
@@ -36,6 +39,16 @@ export class ServiceProcess {
     this.child.kill('SIGTERM');
     return this.exited;
   }
+
+  /** Sends `signal` without waiting. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+
+  /** Resolves with the exit code once the process has exited. */
+  exitCode(): Promise<number | null> {
+    return this.exited;
+  }
 }
 
 /** Runs the compiled operator CLI synchronously with `env` on top of the test environment; returns its JSON. */
@@ -60,4 +73,22 @@ export async function givenCampaign(
     ])
   ).rows;
   return { accountId: account.id as number, campaignId: campaign.id as number };
+}
+
+/**
+ * A database of its own for a test whose processes must not meet the other test files'
+ * workers (their sweepers re-queue any overdue delivery of the database they share):
+ * dropped if it exists, created and migrated. Returns its URL.
+ */
+export async function freshDatabase(suffix: string): Promise<string> {
+  const url = TEST_DATABASE_URL.replace(/\/([^/]+)$/, `/$1_${suffix}`);
+  const admin = new PgClient({ connectionString: TEST_DATABASE_URL });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+  await prepareDatabase(url);
+  return url;
 }
