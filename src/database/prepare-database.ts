@@ -33,8 +33,9 @@ export async function ensureDatabaseExists(databaseUrl: string): Promise<boolean
       await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
       return true;
     } catch (error) {
-      // 42P04 duplicate_database: another process created it first.
-      if ((error as { code?: string }).code === '42P04') return false;
+      // Another process created it first: 42P04 duplicate_database once it has committed, or
+      // 23505 unique_violation on pg_database's name when both CREATEs race.
+      if (['42P04', '23505'].includes((error as { code?: string }).code ?? '')) return false;
       throw error;
     }
   } finally {
