@@ -9,6 +9,7 @@ import {
   DeliveryRepository,
   type AttemptRecord,
   type AttemptStart,
+  type ClosedAttempt,
   type FinishedAttempt,
 } from './delivery.repository';
 
@@ -21,6 +22,12 @@ const CLOSE_BATCH = 1_000;
 interface BeginRequest {
   start: AttemptStart;
   closeOrphans: boolean;
+}
+
+/** A begun attempt: its row id, and the delivery's abandoned attempts closed just before. */
+export interface BegunAttempt {
+  id: number;
+  closedBefore: number;
 }
 
 /**
@@ -36,7 +43,7 @@ interface BeginRequest {
 @Injectable()
 export class AttemptLog {
   private readonly logger = new Logger(AttemptLog.name);
-  private readonly begins = new MicroBatcher<BeginRequest, number>((batch) =>
+  private readonly begins = new MicroBatcher<BeginRequest, BegunAttempt>((batch) =>
     this.beginBatch(batch),
   );
   private readonly finishes = new MicroBatcher<FinishedAttempt, AttemptRecord | null>((batch) =>
@@ -52,12 +59,14 @@ export class AttemptLog {
 
   /**
    * Records that an attempt is about to be sent.
-   * @param closeOrphans for a scheduled attempt: first close this delivery's attempts that a
-   *   dead process left unfinished (begun more than `WEBHOOK_TIMEOUT_MS` ago).
-   * @returns the attempt id to pass to {@link finish}.
+   * @param closeOrphans for a job that ran before: first close this delivery's unfinished
+   *   attempts as of unknown outcome. The job's lock is the caller's, so they belong to a
+   *   process that stopped, or to a begin whose commit reached PostgreSQL but not its caller.
+   * @returns the attempt id to pass to {@link finish}, and how many of the delivery's
+   *   abandoned attempts were closed first (they count in its attempt number).
    * @throws database errors (nothing may be sent then).
    */
-  begin(start: AttemptStart, closeOrphans = false): Promise<number> {
+  begin(start: AttemptStart, closeOrphans = false): Promise<BegunAttempt> {
     return this.begins.push({ start, closeOrphans });
   }
 
@@ -77,23 +86,32 @@ export class AttemptLog {
    */
   async closeAbandoned(): Promise<number> {
     const olderThanMs = this.config.webhookTimeoutMs + RESULT_RETRY_WINDOW_MS + 30_000;
-    return this.dataSource.transaction((manager) =>
+    const closed = await this.dataSource.transaction((manager) =>
       this.closeUnfinished(manager, null, olderThanMs),
     );
+    return closed.length;
   }
 
-  private async beginBatch(batch: BeginRequest[]): Promise<number[]> {
+  private async beginBatch(batch: BeginRequest[]): Promise<BegunAttempt[]> {
     const orphanScope = batch
       .filter((b) => b.closeOrphans && b.start.deliveryId !== null)
       .map((b) => b.start.deliveryId!);
     return this.dataSource.transaction(async (manager) => {
-      if (orphanScope.length > 0) {
-        await this.closeUnfinished(manager, orphanScope, this.config.webhookTimeoutMs);
-      }
-      return this.repository.beginAttempts(
+      const closed =
+        orphanScope.length > 0
+          ? // The job's lock is ours: no live scheduled attempt of these deliveries is left.
+            await this.closeUnfinished(manager, orphanScope, 0)
+          : [];
+      const ids = await this.repository.beginAttempts(
         manager,
         batch.map((b) => b.start),
       );
+      return batch.map((b, i) => ({
+        id: ids[i],
+        closedBefore: b.closeOrphans
+          ? closed.filter((c) => c.deliveryId === b.start.deliveryId).length
+          : 0,
+      }));
     });
   }
 
@@ -127,7 +145,7 @@ export class AttemptLog {
     manager: EntityManager,
     scope: number[] | null,
     olderThanMs: number,
-  ): Promise<number> {
+  ): Promise<ClosedAttempt[]> {
     const closed = await this.repository.closeUnfinished(
       manager,
       scope,
@@ -139,7 +157,7 @@ export class AttemptLog {
       await this.endpoints.countAttempts(manager, closed);
       this.logger.warn(`Closed ${closed.length} attempt(s) left unfinished by a stopped process`);
     }
-    return closed.length;
+    return closed;
   }
 
   /** Runs `write` again while PostgreSQL is unreachable, for up to {@link RESULT_RETRY_WINDOW_MS}. */

@@ -53,6 +53,15 @@ export interface FinishedAttempt extends NewAttempt {
   id: number;
 }
 
+/** An attempt closed as of unknown outcome, as the health counters and the caller see it. */
+export interface ClosedAttempt {
+  endpointId: number;
+  deliveryId: number | null;
+  attemptedAt: Date;
+  durationMs: number;
+  success: false;
+}
+
 /** The error recorded for an attempt whose process stopped before it recorded the result. */
 export const UNKNOWN_OUTCOME =
   'outcome unknown: the process stopped before recording the result; the delivery is retried';
@@ -252,7 +261,7 @@ export class DeliveryRepository {
     olderThanMs: number,
     durationMs: number,
     limit: number,
-  ): Promise<Array<{ endpointId: number; attemptedAt: Date; durationMs: number; success: false }>> {
+  ): Promise<ClosedAttempt[]> {
     const rows = updatedRows<{
       endpoint_id: number;
       delivery_id: string | null;
@@ -281,6 +290,7 @@ export class DeliveryRepository {
     );
     return rows.map((row) => ({
       endpointId: row.endpoint_id,
+      deliveryId: row.delivery_id === null ? null : Number(row.delivery_id),
       attemptedAt: row.attempted_at,
       durationMs,
       success: false,

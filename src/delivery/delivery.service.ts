@@ -7,7 +7,8 @@ import { MAX_INT4 } from '../common/ids';
 import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
 import { DeliveryRetryError } from './delivery-queue';
 import { DeliveryRepository, type AttemptRecord, type AttemptStart } from './delivery.repository';
-import { AttemptLog } from './attempt-log';
+import { AttemptLog, type BegunAttempt } from './attempt-log';
+import { nextStep } from './retry-schedule';
 import { WebhookSender, type SendResult } from './webhook-sender';
 
 /**
@@ -69,24 +70,27 @@ export class DeliveryService {
       return 'dropped';
     }
     const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
-    const { id: attemptId, result } = await this.attempt(start, target, work.body, resumed);
-    const schedule = this.config.webhookRetryScheduleMs;
-    const attemptNumber = work.attemptCount + 1;
-    const exhausted = !result.success && attemptNumber > schedule.length;
-    const delayMs = result.success || exhausted ? 0 : schedule[attemptNumber - 1];
+    const {
+      id: attemptId,
+      closedBefore,
+      result,
+    } = await this.attempt(start, target, work.body, resumed);
+    // Attempts closed as abandoned just now count too: the schedule goes on after them.
+    const attemptNumber = work.attemptCount + closedBefore + 1;
+    const next = nextStep(attemptNumber, result.success, this.config.webhookRetryScheduleMs);
     await this.attempts.finish({
       ...start,
       id: attemptId,
       result,
       next: {
-        status: result.success ? 'succeeded' : exhausted ? 'failed' : 'pending',
-        nextAttemptAt: result.success || exhausted ? null : new Date(Date.now() + delayMs),
+        status: next.status,
+        nextAttemptAt: next.status === 'pending' ? new Date(Date.now() + next.delayMs) : null,
       },
     });
     if (result.success) return 'succeeded';
     const reason = `delivery ${deliveryId} attempt ${attemptNumber} failed: ${result.error}`;
-    if (exhausted) throw new UnrecoverableError(`${reason}; no retries left`);
-    throw new DeliveryRetryError(reason, delayMs);
+    if (next.status === 'failed') throw new UnrecoverableError(`${reason}; no retries left`);
+    throw new DeliveryRetryError(reason, next.delayMs);
   }
 
   /**
@@ -146,13 +150,13 @@ export class DeliveryService {
     target: { url: string; secrets: string[] },
     body: string,
     closeOrphans = false,
-  ): Promise<{ id: number; result: SendResult }> {
-    const id = await this.attempts.begin({ ...start, attemptedAt: new Date() }, closeOrphans);
+  ): Promise<BegunAttempt & { result: SendResult }> {
+    const begun = await this.attempts.begin({ ...start, attemptedAt: new Date() }, closeOrphans);
     const result = await this.sender.send(target.url, target.secrets, {
       id: start.messageId,
       body,
     });
-    return { id, result };
+    return { ...begun, result };
   }
 
   private finished(record: AttemptRecord | null): AttemptRecord {
