@@ -1,10 +1,9 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
 /**
- * The identity of one deployment: a single row written by the migration that creates the
- * table, so every process on the same database reads the same id, and a deployment on another
- * database gets another one. It names the deployment's Redis namespace (docs/reliability.md
- * "Queue namespaces").
+ * A random id written once by the migration that creates the table: with the cluster's system
+ * identifier and the database's OID it makes the deployment identity that names the
+ * deployment's Redis namespace (docs/reliability.md "Queue namespaces").
  */
 @Entity({ name: 'deployment' })
 export class Deployment {
