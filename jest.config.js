@@ -13,7 +13,9 @@ const swc = [
 ];
 const shared = {
   transform: { '^.+\\.(t|j|mj)s$': swc },
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js|content-disposition)/)'],
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js|content-disposition)/)',
+  ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',
 };
@@ -29,7 +31,9 @@ module.exports = {
       displayName: 'e2e',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/test/support/global-setup.ts',
+      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
       setupFiles: ['<rootDir>/test/support/env.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/file-database.ts'],
     },
   ],
 };

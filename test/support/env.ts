@@ -1,9 +1,25 @@
 /**
- * Environment of every e2e test file, set before any module loads. Tests use their own
- * database (recreated by global-setup.ts), never the development one.
+ * Environment of every e2e test file, set before any module loads. global-setup.ts migrates
+ * a template database once; each test file then runs on a copy of its own (created by
+ * file-database.ts), so one file's workers and sweepers never meet another file's deliveries,
+ * and the development database is never touched.
  */
-export const TEST_DATABASE_URL =
+export const TEMPLATE_DATABASE_URL =
   process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaign_api_test';
+
+/** Name of the copies of the template: `<template>_f<pid>_<random>`. */
+export function fileDatabasePrefix(): string {
+  return `${new URL(TEMPLATE_DATABASE_URL).pathname.slice(1)}_f`;
+}
+
+function fileDatabaseUrl(): string {
+  const url = new URL(TEMPLATE_DATABASE_URL);
+  url.pathname = `/${fileDatabasePrefix()}${process.pid}_${Math.random().toString(36).slice(2, 8)}`;
+  return url.toString();
+}
+
+/** This test file's own database, a copy of the migrated template. */
+export const TEST_DATABASE_URL = fileDatabaseUrl();
 
 process.env.NODE_ENV = 'test';
 process.env.DATABASE_URL = TEST_DATABASE_URL;
@@ -18,3 +34,4 @@ process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
 // tests set their own low limits.
 process.env.RATE_LIMIT_TOKEN_PER_MIN = '1000000';
 process.env.RATE_LIMIT_API_PER_MIN = '1000000';
+process.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN = '1000000';

@@ -1,26 +1,19 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { Client } from 'pg';
-import { TEST_DATABASE_URL } from './env';
+import { TEMPLATE_DATABASE_URL } from './env';
+import { dropDatabase, dropFileDatabases } from './databases';
 import { prepareDatabase } from '../../src/database/prepare-database';
 
 /**
- * Runs once before the e2e suite: drops and recreates the test database from the committed
- * migrations (so every run starts from the schema production gets), and builds dist/ when it
- * is stale, for the tests that run the compiled CLI.
+ * Runs once before the e2e suite: drops the copies a previous run left, recreates the
+ * template database from the committed migrations (so every run starts from the schema
+ * production gets), and builds dist/ when it is stale, for the tests that run the compiled
+ * CLI and processes.
  */
 export default async function globalSetup(): Promise<void> {
-  const url = new URL(TEST_DATABASE_URL);
-  const name = url.pathname.slice(1);
-  url.pathname = '/postgres';
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-  await prepareDatabase(TEST_DATABASE_URL);
+  await dropFileDatabases();
+  await dropDatabase(TEMPLATE_DATABASE_URL);
+  await prepareDatabase(TEMPLATE_DATABASE_URL);
   execFileSync(process.execPath, [join(__dirname, '../../scripts/build-if-needed.cjs')], {
     stdio: 'inherit',
   });

@@ -1,8 +1,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import type { Client } from 'pg';
 import { join } from 'node:path';
-import { Client as PgClient } from 'pg';
-import { prepareDatabase } from '../../src/database/prepare-database';
+import { copyTemplate, dropDatabase } from './databases';
 import { TEST_DATABASE_URL } from './env';
 
 const DIST = join(__dirname, '..', '..', 'dist');
@@ -76,19 +75,13 @@ export async function givenCampaign(
 }
 
 /**
- * A database of its own for a test whose processes must not meet the other test files'
- * workers (their sweepers re-queue any overdue delivery of the database they share):
- * dropped if it exists, created and migrated. Returns its URL.
+ * A database of its own for a test whose processes need one besides the file's (a second
+ * deployment, or a dispatch no other app of the file may touch): a fresh copy of the
+ * migrated template. Returns its URL.
  */
 export async function freshDatabase(suffix: string): Promise<string> {
   const url = TEST_DATABASE_URL.replace(/\/([^/]+)$/, `/$1_${suffix}`);
-  const admin = new PgClient({ connectionString: TEST_DATABASE_URL });
-  await admin.connect();
-  try {
-    await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-  await prepareDatabase(url);
+  await dropDatabase(url);
+  await copyTemplate(url);
   return url;
 }
