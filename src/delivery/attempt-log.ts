@@ -96,16 +96,16 @@ export class AttemptLog {
     const orphanScope = batch
       .filter((b) => b.closeOrphans && b.start.deliveryId !== null)
       .map((b) => b.start.deliveryId!);
+    const starts = batch.map((b) => b.start);
+    if (orphanScope.length === 0) {
+      // One INSERT statement commits on its own: no BEGIN/COMMIT round trips on the hot path.
+      const ids = await this.repository.beginAttempts(this.dataSource.manager, starts);
+      return ids.map((id) => ({ id, closedBefore: 0 }));
+    }
     return this.dataSource.transaction(async (manager) => {
-      const closed =
-        orphanScope.length > 0
-          ? // The job's lock is ours: no live scheduled attempt of these deliveries is left.
-            await this.closeUnfinished(manager, orphanScope, 0)
-          : [];
-      const ids = await this.repository.beginAttempts(
-        manager,
-        batch.map((b) => b.start),
-      );
+      // The job's lock is ours: no live scheduled attempt of these deliveries is left.
+      const closed = await this.closeUnfinished(manager, orphanScope, 0);
+      const ids = await this.repository.beginAttempts(manager, starts);
       return batch.map((b, i) => ({
         id: ids[i],
         closedBefore: b.closeOrphans
