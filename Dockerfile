@@ -8,7 +8,7 @@
 # The CLI inside the container:   docker compose exec app node dist/cli.js account create --name Acme
 # A separate worker process:      node dist/worker.js (with RUN_WORKER=false on the API)
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci --loglevel=warn --no-audit --no-fund
@@ -16,7 +16,7 @@ COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx nest build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./

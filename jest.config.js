@@ -1,5 +1,5 @@
-// Jest 30 cannot require() the ESM-only NestJS 12 packages on Node 20, so TypeScript and
-// those packages go through @swc/jest into CommonJS (see ../shared/TOOLCHAIN.md).
+// Jest 30 can require() the ESM-only NestJS 12 packages natively only from Node 24.9; to keep
+// Node 22 working, TypeScript and those packages go through @swc/jest into CommonJS.
 const swc = [
   '@swc/jest',
   {
