@@ -61,7 +61,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     app.get(RedisFailedAuthenticationLimiter),
   );
   app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
-  // Security headers on every response (CONTRACT 9); the CSP lets Swagger UI load its assets.
+  // Security headers on every response (docs/operations.md); the CSP lets Swagger UI load its assets.
   await app.register(helmet, {
     contentSecurityPolicy: {
       directives: {

@@ -7,7 +7,7 @@ import { CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/cli-io';
 
 /**
- * Operator CLI entrypoint (`npm run cli -- <command>`, `node dist/cli.js <command>`), CONTRACT 7:
+ * Operator CLI entrypoint (`npm run cli -- <command>`, `node dist/cli.js <command>`), docs/cli.md:
  * one JSON document on stdout, logs on stderr, exit 1 with a one-line message on bad input.
  */
 async function main(): Promise<void> {

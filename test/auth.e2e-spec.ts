@@ -23,7 +23,7 @@ function decodeClaims(token: string): Record<string, unknown> {
   >;
 }
 
-describe('Authentication (spec 5, CONTRACT 3)', () => {
+describe('Authentication (docs/api.md#authentication)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();

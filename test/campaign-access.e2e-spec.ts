@@ -2,7 +2,7 @@ import { startTestApp, type TestApp, uploadBody, type Caller } from './support/t
 
 const UPLOAD = '/api/v1/leads/upload';
 
-describe('Campaign authorisation (spec 5.6, CONTRACT 2–3)', () => {
+describe('Campaign authorisation (docs/api.md#authentication, docs/api.md#errors)', () => {
   let t: TestApp;
   let me: Caller;
   beforeAll(async () => {

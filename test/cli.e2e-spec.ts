@@ -15,7 +15,7 @@ interface CliResult {
   stderr: string;
 }
 
-/** Runs the compiled operator CLI as an operator would (CONTRACT 7). */
+/** Runs the compiled operator CLI as an operator would (docs/cli.md). */
 async function cli(...args: string[]): Promise<CliResult> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
@@ -44,7 +44,7 @@ async function expectOneLineFailure(args: string[], message: RegExp): Promise<vo
   expect(result.stderr).toMatch(message);
 }
 
-describe('Operator CLI (CONTRACT 7)', () => {
+describe('Operator CLI (docs/cli.md)', () => {
   let db: Client;
   beforeAll(async () => {
     db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -167,7 +167,7 @@ describe('Operator CLI (CONTRACT 7)', () => {
   });
 });
 
-describe('Operator CLI: webhook endpoints, deliveries and events (CONTRACT 7)', () => {
+describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)', () => {
   let db: Client;
   let receiver: WebhookReceiver;
   let campaignId: number;

@@ -1,5 +1,5 @@
 /**
- * Hostile input, property-based (CONTRACT 1–5): fast-check throws thousands of generated and
+ * Hostile input, property-based (docs/api.md): fast-check throws thousands of generated and
  * mutated bodies, headers and path ids at every route (token exchange, upload, webhook reads,
  * health, unknown routes) and checks, whatever arrives:
  *
@@ -57,7 +57,7 @@ const EVENT_TYPES = [
   'call.completed',
   'form.submitted',
 ];
-/** The contract's error codes and the status each one goes with (CONTRACT 2). */
+/** The contract's error codes and the status each one goes with (docs/api.md#errors). */
 const CODES_BY_STATUS: Record<number, string[]> = {
   400: ['bad_request', 'invalid_campaign_id', 'compliance_not_acknowledged'],
   401: ['unauthorized'],

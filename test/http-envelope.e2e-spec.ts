@@ -5,7 +5,7 @@ import { TEST_DATABASE_URL } from './support/env';
 const UPLOAD = '/api/v1/leads/upload';
 const TOKEN = '/api/v1/auth/api-key/token';
 
-describe('One error envelope everywhere (CONTRACT 1–2)', () => {
+describe('One error envelope everywhere (docs/api.md#conventions)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -130,7 +130,7 @@ describe('One error envelope everywhere (CONTRACT 1–2)', () => {
   });
 });
 
-describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
+describe('PostgreSQL outage (docs/api.md#errors: 503, recovering by itself)', () => {
   let t: TestApp;
   let proxy: TcpProxy;
   beforeAll(async () => {
@@ -174,7 +174,7 @@ describe('PostgreSQL outage (CONTRACT 2: 503, recovering by itself)', () => {
   });
 });
 
-describe('Redis outage (CONTRACT 2, 9: degrade, never crash)', () => {
+describe('Redis outage (docs/api.md#errors, docs/operations.md: degrade, never crash)', () => {
   let t: TestApp;
   beforeAll(async () => {
     // Nothing listens on port 1: Redis is unreachable for this app from the start.

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp, uploadBody, type Caller } from './support/t
 
 const UPLOAD = '/api/v1/leads/upload';
 
-describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
+describe('POST /leads/upload (docs/api.md#lead-upload)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp();
@@ -172,7 +172,7 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
     });
   });
 
-  describe('per-lead validation (CONTRACT 4.3)', () => {
+  describe('per-lead validation (docs/api.md#per-lead-validation)', () => {
     const LONG = 'x'.repeat(256);
     const cases: Array<[string, Record<string, unknown>, string, RegExp]> = [
       ['phone missing', { first_name: 'A' }, 'phone', /required/],
@@ -255,7 +255,7 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
     });
   });
 
-  describe('duplicates (CONTRACT 4.4)', () => {
+  describe('duplicates (docs/api.md#duplicates-and-counts)', () => {
     it('skip_duplicates true (default) skips stored and repeated phones silently, overwriting nothing', async () => {
       const me = await t.given.caller();
       await upload(
@@ -388,7 +388,7 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
     });
   });
 
-  describe('envelope (CONTRACT 4.1–4.2)', () => {
+  describe('envelope (docs/api.md#the-upload-body)', () => {
     let me: Caller;
     beforeAll(async () => {
       me = await t.given.caller();
@@ -498,7 +498,7 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
     });
   });
 
-  describe('order of checks (CONTRACT 2)', () => {
+  describe('order of checks (docs/api.md#errors)', () => {
     it('checks the token before campaign_id', async () => {
       const res = await t.http().post(UPLOAD).send({ campaign_id: 'x' }).expect(401);
       expect(res.body.error).toBe('unauthorized');
@@ -546,7 +546,7 @@ describe('POST /leads/upload (spec 2.2–2.4, CONTRACT 4)', () => {
     });
   });
 
-  describe('atomicity (CONTRACT 4.4)', () => {
+  describe('atomicity (docs/api.md#duplicates-and-counts)', () => {
     const POISON = '+14155550666';
     beforeAll(async () => {
       // A fault injected inside the transaction, after the import record and other leads were written.

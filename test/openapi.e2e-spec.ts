@@ -11,7 +11,7 @@ const EVENTS = '/api/v1/webhooks/{campaign_id}/events';
 const ENDPOINTS = '/api/v1/webhooks/{campaign_id}/endpoints';
 const HEALTH = '/api/v1/webhooks/{campaign_id}/endpoints/{eid}/health';
 
-describe('OpenAPI document (CONTRACT 9)', () => {
+describe('OpenAPI document (docs/operations.md)', () => {
   let t: TestApp;
   let doc: OpenAPIObject;
   let me: Caller;

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp, uploadBody } from './support/test-app';
 
 const TOKEN = '/api/v1/auth/api-key/token';
 
-describe('Rate limits (CONTRACT 8)', () => {
+describe('Rate limits (docs/configuration.md)', () => {
   const shared = {
     QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-rate`,
     RATE_LIMIT_TOKEN_PER_MIN: '3',
@@ -69,7 +69,7 @@ describe('Rate limits (CONTRACT 8)', () => {
   });
 });
 
-describe('Security headers and CORS (CONTRACT 9)', () => {
+describe('Security headers and CORS (docs/operations.md)', () => {
   let t: TestApp;
   let withCors: TestApp;
   beforeAll(async () => {
@@ -111,7 +111,7 @@ describe('Security headers and CORS (CONTRACT 9)', () => {
   });
 });
 
-describe('Idempotency-Key on POST /leads/upload (CONTRACT 4.5)', () => {
+describe('Idempotency-Key on POST /leads/upload (docs/api.md#idempotent-retries)', () => {
   let t: TestApp;
   beforeAll(async () => {
     t = await startTestApp({ RUN_WORKER: 'false' });

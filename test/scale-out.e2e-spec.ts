@@ -94,7 +94,7 @@ describe('Scale-out: an API process and two worker processes', () => {
   }, 90_000);
 });
 
-describe('Graceful shutdown of a worker mid-attempt (CONTRACT 9)', () => {
+describe('Graceful shutdown of a worker mid-attempt (docs/operations.md)', () => {
   it('finishes the delivery attempt under way, records it, and exits 0', async () => {
     const env = { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-shutdown`, LOG_LEVEL: 'info' };
     const db = new Client({ connectionString: TEST_DATABASE_URL });

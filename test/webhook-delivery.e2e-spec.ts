@@ -7,7 +7,7 @@ import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.servi
 
 const UPLOAD = '/api/v1/leads/upload';
 
-describe('Webhook delivery (CONTRACT 5–6)', () => {
+describe('Webhook delivery (docs/webhooks.md)', () => {
   let t: TestApp;
   const receivers: WebhookReceiver[] = [];
   const receiver = async () => {

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp, type Caller } from './support/test-app';
 
-describe('Webhook reads (spec 2.7–2.8, 4; CONTRACT 5)', () => {
+describe('Webhook reads (docs/api.md#webhook-reads)', () => {
   let t: TestApp;
   let me: Caller;
   beforeAll(async () => {

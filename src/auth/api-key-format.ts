@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Fixed prefix of every API key, so secret scanners recognise leaked keys (CONTRACT 3). */
+/** Fixed prefix of every API key, so secret scanners recognise leaked keys (docs/api.md#authentication). */
 export const API_KEY_PREFIX = 'capi_';
 /** Characters of the key kept in clear as its display prefix. */
 const DISPLAY_PREFIX_LENGTH = 12;

@@ -10,7 +10,7 @@ import {
 import { Account } from '../campaigns/account.entity';
 
 /**
- * A long-lived API key (CONTRACT 3). Only the SHA-256 hash of the key is stored; `keyPrefix`
+ * A long-lived API key (docs/api.md#authentication). Only the SHA-256 hash of the key is stored; `keyPrefix`
  * is the first characters, shown so operators can tell keys apart. `campaignIds` null means
  * "every campaign of the account".
  */

@@ -17,16 +17,16 @@ export interface ApiKeyAccess {
 }
 
 /**
- * How long a key's revocation state may be served from this process's cache. CONTRACT 3
+ * How long a key's revocation state may be served from this process's cache. docs/api.md#authentication
  * requires revoked keys to stop working within 30 seconds; 10 leaves a wide margin.
  */
 export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
 
-/** How long the token exchange may serve a key from memory (CONTRACT 2: a revoked key gets 401). */
+/** How long the token exchange may serve a key from memory (docs/api.md#errors: a revoked key gets 401). */
 export const ACTIVE_KEY_CACHE_TTL_MS = 500;
 
 /**
- * API keys (CONTRACT 3): creation and revocation for the operator CLI, look-up by key for the
+ * API keys (docs/api.md#authentication): creation and revocation for the operator CLI, look-up by key for the
  * token exchange, and a short-lived cached access check for every authenticated request.
  */
 @Injectable()

@@ -1,5 +1,5 @@
 /**
- * Who is calling, as established by the bearer guard from a verified JWT (CONTRACT 3).
+ * Who is calling, as established by the bearer guard from a verified JWT (docs/api.md#authentication).
  * `campaignIds` null means every campaign of the account.
  */
 export interface AuthPrincipal {
@@ -8,7 +8,7 @@ export interface AuthPrincipal {
   campaignIds: number[] | null;
 }
 
-/** The JWT claims this service issues and accepts (CONTRACT 3). */
+/** The JWT claims this service issues and accepts (docs/api.md#authentication). */
 export interface AccessTokenClaims {
   /** API key id, as a decimal string. */
   sub: string;

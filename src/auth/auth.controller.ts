@@ -11,7 +11,7 @@ import {
 import { Public } from './public.decorator';
 import { TokenService } from './token.service';
 
-/** `POST /api/v1/auth/api-key/token` (spec 4, 5; CONTRACT 3). */
+/** `POST /api/v1/auth/api-key/token` (docs/api.md#authentication). */
 @ApiTags('auth')
 @Controller('auth')
 export class AuthController {

@@ -15,7 +15,7 @@ import { JwtStrategy } from './jwt.strategy';
 import { TokenService } from './token.service';
 
 /**
- * Authentication and campaign authorisation (spec 5, CONTRACT 3): API keys, the token
+ * Authentication and campaign authorisation (docs/api.md#authentication): API keys, the token
  * exchange, the bearer guard (registered globally by the HTTP app) and
  * {@link CampaignAccessGuard} for campaign routes.
  */

@@ -6,7 +6,7 @@ import { IS_PUBLIC_KEY } from './public.decorator';
 import type { AuthPrincipal } from './auth-principal';
 
 /**
- * The one global bearer guard (spec 5): every route needs a valid token unless marked
+ * The one global bearer guard (docs/api.md#authentication): every route needs a valid token unless marked
  * {@link Public}. The token itself is verified earlier, in Fastify's `onRequest` hook
  * (`installBearerAuthentication`), before the body is read; this guard makes sure no route
  * is reached without its principal, whatever the route's path.

@@ -8,7 +8,7 @@ import type { BearerAuthenticator } from './bearer-authenticator';
 const BEARER_PREFIX = '/api/v1/';
 /**
  * Largest body of an unauthenticated request that is still read, so that its syntax errors
- * keep answering 400 before the 401 (CONTRACT 2's order); a larger one is refused unread.
+ * keep answering 400 before the 401 (the order of docs/api.md#errors); a larger one is refused unread.
  */
 export const UNAUTHENTICATED_BODY_LIMIT_BYTES = 64 * 1024;
 

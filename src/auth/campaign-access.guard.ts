@@ -8,7 +8,7 @@ import type { AuthPrincipal } from './auth-principal';
 type ScopedRequest = FastifyRequest & { user?: AuthPrincipal; campaignScope?: CampaignScope };
 
 /**
- * Campaign authorisation (spec 5.6, CONTRACT 2–3). Reads `campaign_id` from the path when the
+ * Campaign authorisation (docs/api.md#authentication, docs/api.md#errors). Reads `campaign_id` from the path when the
  * route has one, else from the JSON body; checks it is a positive integer (400
  * `invalid_campaign_id`, also for a path `eid`), then that the caller's key may use it. A
  * campaign of another account, one outside the key's campaign list, and one that does not

@@ -11,7 +11,7 @@ import { jwtSigningKey } from './jwt-signing-key';
 export const CLOCK_SKEW_SECONDS = 5;
 
 /**
- * passport-jwt strategy for `Authorization: Bearer <jwt>` (spec 5, CONTRACT 3): HS256 only
+ * passport-jwt strategy for `Authorization: Bearer <jwt>` (docs/api.md#authentication): HS256 only
  * (`alg: none` and every other algorithm fail), issuer and audience checked, expiry enforced,
  * and the key behind the token must still exist and not be revoked.
  */

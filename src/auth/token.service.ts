@@ -7,7 +7,7 @@ import { ApiKeysService } from './api-keys.service';
 import { TOKEN_AUDIENCE, TOKEN_ISSUER } from './auth-principal';
 import type { ApiKeyTokenResponse } from './dto/api-key-token.dto';
 
-/** Exchanges an API key for a short-lived bearer JWT (spec 5.1, CONTRACT 3). */
+/** Exchanges an API key for a short-lived bearer JWT (docs/api.md#authentication). */
 @Injectable()
 export class TokenService {
   constructor(

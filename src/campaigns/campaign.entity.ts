@@ -11,7 +11,7 @@ import { Account } from './account.entity';
 
 /**
  * A campaign of an account: the unit leads are uploaded into and webhook endpoints belong to.
- * `defaultRegion` (ISO 3166-1 alpha-2) is how phones without `+` are read (CONTRACT 4.3).
+ * `defaultRegion` (ISO 3166-1 alpha-2) is how phones without `+` are read (docs/api.md#per-lead-validation).
  */
 @Entity({ name: 'campaign' })
 export class Campaign {

@@ -22,7 +22,7 @@ const SUPPORTED_REGIONS = new Set<string>(getCountries());
 export const CAMPAIGN_SCOPE_TTL_MS = 10_000;
 
 /**
- * Accounts and campaigns: creation for the operator CLI (CONTRACT 7) and the campaign guard's
+ * Accounts and campaigns: creation for the operator CLI (docs/cli.md) and the campaign guard's
  * look-up. The guard asks "is campaign C one of account A's?", and the answer is cached per
  * (A, C) for {@link CAMPAIGN_SCOPE_TTL_MS}, a "no" as much as a "yes": a campaign of another
  * account and one that does not exist cost the same work and time, so timing cannot tell them

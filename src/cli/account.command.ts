@@ -2,7 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { printJson, requiredOption } from './cli-io';
 
-/** `account create --name N` → `{id, name, created_at}` (CONTRACT 7). */
+/** `account create --name N` → `{id, name, created_at}` (docs/cli.md). */
 @SubCommand({ name: 'create', description: 'Create an account' })
 export class AccountCreateCommand extends CommandRunner {
   constructor(private readonly campaigns: CampaignsService) {

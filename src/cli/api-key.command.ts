@@ -11,7 +11,7 @@ interface ApiKeyCreateOptions {
 /**
  * `api-key create --account ID [--name N] [--campaigns 1,2]` →
  * `{id, api_key, key_prefix, account_id, name, campaign_ids, created_at}`. The only time the
- * key is ever shown (CONTRACT 3, 7).
+ * key is ever shown (docs/api.md#authentication, docs/cli.md).
  */
 @SubCommand({ name: 'create', description: 'Create an API key (printed once)' })
 export class ApiKeyCreateCommand extends CommandRunner {

@@ -10,7 +10,7 @@ interface CampaignCreateOptions {
 
 /**
  * `campaign create --account ID --name N [--region US]` →
- * `{id, account_id, name, default_region, created_at}` (CONTRACT 7).
+ * `{id, account_id, name, default_region, created_at}` (docs/cli.md).
  */
 @SubCommand({ name: 'create', description: 'Create a campaign of an account' })
 export class CampaignCreateCommand extends CommandRunner {

@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { InvalidInputError } from '../common/invalid-input.error';
 
-/** Prints a command's result: one JSON document on stdout (CONTRACT 7). */
+/** Prints a command's result: one JSON document on stdout (docs/cli.md). */
 export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }

@@ -21,7 +21,7 @@ import {
 import { DeliveryCommand, DeliveryListCommand, DeliveryRedeliverCommand } from './delivery.command';
 import { EventCommand, EventEmitCommand } from './event.command';
 
-/** The operator CLI (CONTRACT 7): the same services as the API, no HTTP. */
+/** The operator CLI (docs/cli.md): the same services as the API, no HTTP. */
 @Module({})
 export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {

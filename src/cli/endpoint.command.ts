@@ -21,7 +21,7 @@ interface EndpointCreateOptions {
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]` →
- * the endpoint plus `secret`, the only time the signing secret is shown (CONTRACT 7).
+ * the endpoint plus `secret`, the only time the signing secret is shown (docs/cli.md).
  */
 @SubCommand({
   name: 'create',

@@ -14,7 +14,7 @@ interface EventEmitOptions {
 /**
  * `event emit --campaign ID --type TYPE --data JSON` → `{id, type, campaign_id, created_at,
  * recorded, deliveries}`. An event no enabled endpoint subscribes to is not recorded
- * (`id` null, `recorded` false), as with every event (CONTRACT 6).
+ * (`id` null, `recorded` false), as with every event (docs/webhooks.md).
  */
 @SubCommand({ name: 'emit', description: 'Record and deliver an event' })
 export class EventEmitCommand extends CommandRunner {

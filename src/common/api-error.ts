@@ -1,4 +1,4 @@
-/** Machine-readable error codes of the `{error, message}` envelope (CONTRACT 2). */
+/** Machine-readable error codes of the `{error, message}` envelope (docs/api.md#errors). */
 export const ERROR_CODES = [
   'bad_request',
   'invalid_campaign_id',
@@ -18,7 +18,7 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The error body on the wire: exactly these two fields (CONTRACT 2). */
+/** The error body on the wire: exactly these two fields (docs/api.md#errors). */
 export interface ErrorEnvelope {
   error: ErrorCode;
   message: string;

@@ -20,7 +20,7 @@ const FASTIFY_ERROR_MESSAGES: Record<string, string> = {
 };
 
 /**
- * Maps a thrown value to the `{error, message}` envelope of CONTRACT 2. Unknown faults become
+ * Maps a thrown value to the `{error, message}` envelope of docs/api.md#errors. Unknown faults become
  * a generic 500 (the caller logs them), PostgreSQL outages 503; no stack, SQL or secret is
  * ever part of the body.
  */
@@ -91,7 +91,7 @@ function errorMessage(exception: unknown): string {
 
 /**
  * Sends the envelope for `exception` on `reply`, logging 5xx faults with the request id.
- * Implements CONTRACT 2 for every response the service makes.
+ * Implements docs/api.md#errors for every response the service makes.
  */
 export function sendError(
   exception: unknown,

@@ -2,7 +2,7 @@ import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse, ApiSchema } from '@nestjs/swagger';
 import { ERROR_CODES, type ErrorCode } from './api-error';
 
-/** Every non-2xx body (spec 2.9, CONTRACT 2): exactly these two fields. */
+/** Every non-2xx body (docs/api.md#errors): exactly these two fields. */
 @ApiSchema({ name: 'ErrorResponse' })
 export class ErrorResponseDto {
   @ApiProperty({

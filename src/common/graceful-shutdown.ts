@@ -12,7 +12,7 @@ export interface ShutdownStep {
 /**
  * On SIGTERM or SIGINT: run `steps` in order (each waits for the previous one; a failing step
  * is logged and the next runs), then `app.close()` (the queue, the HTTP client, the pools),
- * then exit 0 (CONTRACT 9). Nest's own shutdown hooks would re-raise the signal and exit by
+ * then exit 0 (docs/operations.md). Nest's own shutdown hooks would re-raise the signal and exit by
  * signal instead. A shutdown still running after {@link SHUTDOWN_DEADLINE_MS} exits 1.
  */
 export function exitGracefullyOnSignals(

@@ -10,7 +10,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError, codeForStatus } from './api-error';
 import { looksLikeSecret } from './logging';
 
-/** Largest request body accepted, in bytes (CONTRACT 2: bodies over 16 MiB get 413). */
+/** Largest request body accepted, in bytes (docs/api.md#errors: bodies over 16 MiB get 413). */
 export const BODY_LIMIT_BYTES = 16 * 1024 * 1024;
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
@@ -67,7 +67,7 @@ function requiresHost(request: FastifyRequest): boolean {
 }
 
 /**
- * Installs the wire conventions of CONTRACT 1–2 that sit below Nest: every response carries
+ * Installs the wire conventions of docs/api.md#conventions that sit below Nest: every response carries
  * `X-Request-Id`; an HTTP/1.1 request must have a Host header (400; Node's own check, which
  * answers without a body, is off); a POST to a known route must be JSON (415, checked before
  * the body is read); a JSON body must be an object nested at most {@link MAX_BODY_DEPTH} deep

@@ -1,5 +1,5 @@
 /**
- * An operator's input error (CLI, CONTRACT 7): the message is one line for the terminal,
+ * An operator's input error (CLI, docs/cli.md): the message is one line for the terminal,
  * printed to stderr with a non-zero exit.
  */
 export class InvalidInputError extends Error {

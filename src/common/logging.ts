@@ -25,7 +25,7 @@ const PLAIN_QUERY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /**
  * A request URL as logs may show it: the path as sent, and every query value replaced by
- * `[redacted]`, so a key or token sent in the query string never reaches a log (CONTRACT 9).
+ * `[redacted]`, so a key or token sent in the query string never reaches a log (docs/operations.md).
  * A parameter name is kept only when it is short and plain (`[A-Za-z0-9_.-]`, ≤ 64) and not
  * secret-shaped; a parameter without `=` is redacted whole. Our API takes no query parameters.
  *
@@ -52,7 +52,7 @@ export function redactUrl(url: string | undefined): string | undefined {
 }
 
 /**
- * Log paths that may carry secrets (CONTRACT 9): bearer tokens, API keys, signing secrets.
+ * Log paths that may carry secrets (docs/operations.md): bearer tokens, API keys, signing secrets.
  * pino replaces them with `[redacted]` wherever they appear.
  */
 export const REDACTED_PATHS = [

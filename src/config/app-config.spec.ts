@@ -3,7 +3,7 @@ import { ConfigError, loadConfig, parseDurationList } from './app-config';
 const KEY = Buffer.alloc(32, 1).toString('base64');
 const SECRET = 's'.repeat(32);
 
-describe('loadConfig (CONTRACT 8)', () => {
+describe('loadConfig (docs/configuration.md)', () => {
   it('applies the documented defaults', () => {
     const config = loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY });
     expect(config).toMatchObject({

@@ -5,7 +5,7 @@ import { isIP } from 'node:net';
 export type NodeEnv = 'development' | 'production' | 'test';
 
 /**
- * The service's whole configuration, validated once at start-up (CONTRACT 8).
+ * The service's whole configuration, validated once at start-up (docs/configuration.md).
  *
  * Durations are in the unit named by the field. Secrets are held here only; nothing logs
  * this object.
@@ -108,7 +108,7 @@ const DEV_SECRETS_ENCRYPTION_KEY = Buffer.from('development-only-encryption-key!
 );
 
 /**
- * Reads and validates the environment (CONTRACT 8).
+ * Reads and validates the environment (docs/configuration.md).
  *
  * In production (`NODE_ENV=production`) a missing `JWT_SECRET` or `SECRETS_ENCRYPTION_KEY` is
  * an error; elsewhere a development value is used and a warning is returned in `warnings`.

@@ -1,7 +1,7 @@
 /**
  * Tells whether an error means "PostgreSQL cannot be reached right now" (connection refused,
  * reset, timed out, server shutting down) rather than a fault in our SQL. Such errors become
- * 503 `service_unavailable` (CONTRACT 2); the pool reconnects by itself when PostgreSQL returns.
+ * 503 `service_unavailable` (docs/api.md#errors); the pool reconnects by itself when PostgreSQL returns.
  */
 export function isDatabaseUnavailableError(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e && depth < 4; depth++) {

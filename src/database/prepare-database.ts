@@ -12,7 +12,7 @@ function databaseName(databaseUrl: string): string {
 }
 
 /**
- * Creates the database named in `databaseUrl` when it does not exist (CONTRACT 8), by
+ * Creates the database named in `databaseUrl` when it does not exist (docs/configuration.md), by
  * connecting to the server's `postgres` database. Safe when several processes start at once.
  *
  * @throws the connection error when PostgreSQL cannot be reached.

@@ -84,7 +84,7 @@ const REFUSED_URLS = [
   'http://[::]/',
 ];
 
-describe('isAllowedAddress (CONTRACT 8, defect 10)', () => {
+describe('isAllowedAddress (docs/configuration.md, defect 10)', () => {
   it.each(REFUSED_ADDRESSES)('refuses %s', (address) => {
     expect(isAllowedAddress(address, false)).toBe(false);
   });

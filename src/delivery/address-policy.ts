@@ -26,7 +26,7 @@ function isPublicIPv4(address: ipaddr.IPv4): boolean {
 /**
  * Whether deliveries may go to `address`. Only public unicast addresses are allowed unless
  * `allowPrivate` (`WEBHOOK_ALLOW_PRIVATE_URLS`): loopback, private, link-local, unique-local,
- * carrier-grade NAT, multicast, reserved and unspecified addresses are refused (CONTRACT 8).
+ * carrier-grade NAT, multicast, reserved and unspecified addresses are refused (docs/configuration.md).
  * An IPv6 address that embeds an IPv4 address is judged by that IPv4 address (IPv4-mapped
  * `::ffff:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`) or refused outright (IPv4-compatible `::a.b.c.d`,
  * IPv4-translated, local-use NAT64, 6to4, Teredo), so no spelling of a private IPv4 address

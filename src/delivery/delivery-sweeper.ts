@@ -9,7 +9,7 @@ const SWEEP_BATCH = 1000;
 const SWEEP_PASS_LIMIT = 100_000;
 
 /**
- * Re-queues pending deliveries whose attempt is overdue (CONTRACT 6, at least once): those
+ * Re-queues pending deliveries whose attempt is overdue (docs/webhooks.md, at least once): those
  * committed but never queued (a crash after commit, Redis briefly down) and those whose job
  * Redis lost; and closes attempts that a dead process left unfinished. Job ids make re-queuing
  * an already queued delivery a no-op, so any number of workers may sweep at once. Runs at

@@ -16,7 +16,7 @@ import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
 
 /**
- * Recording and dispatching events (CONTRACT 6): the outbox publisher any module calls inside
+ * Recording and dispatching events (docs/webhooks.md): the outbox publisher any module calls inside
  * its transaction, the queue, the signed sender, and the operator's delivery operations.
  * Needs `QueueRootModule` at the root of the process.
  */

@@ -10,7 +10,7 @@ import { DeliveryService, type AttemptOutcome } from './delivery.service';
 const FOREIGN_JOB_DELAY_MS = 5_000;
 
 /**
- * The delivery worker (CONTRACT 6): one job is one attempt of one delivery. A failed attempt
+ * The delivery worker (docs/webhooks.md): one job is one attempt of one delivery. A failed attempt
  * throws, so BullMQ's retry runs on `WEBHOOK_RETRY_SCHEDULE`. The job lock (15 s, renewed
  * every 7.5 s while the worker lives) lets another worker take over a killed worker's jobs
  * within about 20 s (docs/reliability.md "Duplicates").

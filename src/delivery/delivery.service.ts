@@ -18,7 +18,7 @@ import { WebhookSender, type SendResult } from './webhook-sender';
 export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
 
 /**
- * Delivery attempts (CONTRACT 5–6): the worker's scheduled attempts, the operator's
+ * Delivery attempts (docs/webhooks.md): the worker's scheduled attempts, the operator's
  * redeliveries and test pings. Each attempt, its delivery's new state and the endpoint's
  * health counters are recorded in one transaction.
  */

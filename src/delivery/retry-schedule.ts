@@ -8,7 +8,7 @@ export interface NextStep {
 }
 
 /**
- * The retry arithmetic of CONTRACT 6 (docs/reliability.md): after failed attempt number
+ * The retry arithmetic of docs/webhooks.md (docs/reliability.md): after failed attempt number
  * `attemptNumber` (1 = the first try), the next one waits `schedule[attemptNumber - 1]`; once
  * the schedule is used up the delivery has failed for good.
  *

@@ -4,7 +4,7 @@ import { WebhookDelivery } from './webhook-delivery.entity';
 import { bigintToNumber } from '../database/transformers';
 
 /**
- * One HTTP attempt (CONTRACT 5–6): a delivery's first try, a retry, a redelivery, or a test
+ * One HTTP attempt (docs/webhooks.md): a delivery's first try, a retry, a redelivery, or a test
  * ping (`deliveryId` null). `durationMs` runs to the response status or to the failure; a
  * timeout is recorded as failed with the full limit.
  */

@@ -16,7 +16,7 @@ import { bigintToNumber } from '../database/transformers';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped';
 
 /**
- * One event to one endpoint (CONTRACT 6): its status, how many attempts ran, and when the
+ * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the
  * next one is due. Its id is the BullMQ job id, so queuing it twice never doubles it.
  */
 @Entity({ name: 'webhook_delivery' })

@@ -2,7 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 import { Campaign } from '../campaigns/campaign.entity';
 
 /**
- * The transactional outbox: one recorded event (CONTRACT 6). `id` is the `webhook-id` of
+ * The transactional outbox: one recorded event (docs/webhooks.md). `id` is the `webhook-id` of
  * every delivery of it, retries included. `body` holds the exact JSON bytes sent and signed:
  * `{"type", "timestamp", "data"}`.
  */

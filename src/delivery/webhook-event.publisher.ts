@@ -21,7 +21,7 @@ export interface RecordedEvents {
 }
 
 /**
- * The transactional outbox (CONTRACT 6). Any module records events inside its own
+ * The transactional outbox (docs/webhooks.md). Any module records events inside its own
  * transaction with {@link record}; an event is written only when some enabled endpoint of the
  * campaign subscribes to its type, with one delivery per such endpoint. After the commit,
  * {@link dispatch} queues the deliveries; what it cannot queue, the sweeper does.

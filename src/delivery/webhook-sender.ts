@@ -11,7 +11,7 @@ export interface WebhookMessage {
   body: string;
 }
 
-/** The outcome of one HTTP attempt (CONTRACT 5–6). */
+/** The outcome of one HTTP attempt (docs/webhooks.md). */
 export interface SendResult {
   attemptedAt: Date;
   /** To the response status, or to the failure; the full limit for a timeout. */
@@ -28,7 +28,7 @@ const EXCERPT_BYTES = 1024;
 const MAX_ERROR_LENGTH = 500;
 
 /**
- * Sends signed webhook messages (CONTRACT 6) over a pooled undici agent: Standard Webhooks
+ * Sends signed webhook messages (docs/webhooks.md) over a pooled undici agent: Standard Webhooks
  * headers (`webhook-id`, `webhook-timestamp`, `webhook-signature` with one `v1,` signature
  * per valid secret), a `WEBHOOK_TIMEOUT_MS` limit, no redirects followed, and the address
  * policy of `WEBHOOK_ALLOW_PRIVATE_URLS` applied to the resolved address the socket uses.

@@ -10,7 +10,7 @@ import { Public } from '../auth/public.decorator';
 import { RedisHealthIndicator } from './redis.health';
 
 /**
- * Liveness and readiness (CONTRACT 9), outside `/api/v1` and without authentication.
+ * Liveness and readiness (docs/operations.md), outside `/api/v1` and without authentication.
  * Readiness answers 503 (in the error envelope) while PostgreSQL or Redis is unreachable.
  */
 @ApiExcludeController()

@@ -4,7 +4,7 @@ import { DeliveryModule } from '../delivery/delivery.module';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 
-/** `/health/live` and `/health/ready` (CONTRACT 9). */
+/** `/health/live` and `/health/ready` (docs/operations.md). */
 @Module({
   imports: [TerminusModule.forRoot({ logger: false }), DeliveryModule],
   controllers: [HealthController],

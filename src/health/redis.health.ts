@@ -4,7 +4,7 @@ import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/term
 import type { Queue } from 'bullmq';
 import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
 
-/** Readiness of Redis (CONTRACT 9): a PING on the delivery queue's connection within `timeoutMs`. */
+/** Readiness of Redis (docs/operations.md): a PING on the delivery queue's connection within `timeoutMs`. */
 @Injectable()
 export class RedisHealthIndicator {
   constructor(

@@ -5,7 +5,7 @@ import { ApiKey } from '../auth/api-key.entity';
 export type IdempotencyStatus = 'in_progress' | 'completed';
 
 /**
- * An `Idempotency-Key` of an API key (CONTRACT 4.5): the first request's body hash and, once
+ * An `Idempotency-Key` of an API key (docs/api.md#idempotent-retries): the first request's body hash and, once
  * it is accepted, its response, replayed for 24 hours to retries with the same body.
  */
 @Entity({ name: 'idempotency_key' })

@@ -9,7 +9,7 @@ import { IdempotencyService } from './idempotency.service';
 export type IdempotentRequest = FastifyRequest & { user?: AuthPrincipal; idempotencyKey?: string };
 
 /**
- * `Idempotency-Key` on `POST /leads/upload` (CONTRACT 4.5). Runs after the guards (the key is
+ * `Idempotency-Key` on `POST /leads/upload` (docs/api.md#idempotent-retries). Runs after the guards (the key is
  * scoped to the caller's API key) and before validation. A retry with the same key and body
  * gets the stored response with `Idempotent-Replayed: true`; a different body, or a retry
  * while the first still runs, gets 409. A request that fails frees its key. Only accepted

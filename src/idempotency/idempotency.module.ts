@@ -4,7 +4,7 @@ import { IdempotencyKey } from './idempotency-key.entity';
 import { IdempotencyInterceptor } from './idempotency.interceptor';
 import { IdempotencyService } from './idempotency.service';
 
-/** Idempotency keys (CONTRACT 4.5) for routes that create things. */
+/** Idempotency keys (docs/api.md#idempotent-retries) for routes that create things. */
 @Module({
   imports: [TypeOrmModule.forFeature([IdempotencyKey])],
   providers: [IdempotencyService, IdempotencyInterceptor],

@@ -8,13 +8,13 @@ import { ApiError } from '../common/api-error';
 export type IdempotencyClaim =
   { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
 
-/** How long a response is replayed (CONTRACT 4.5). */
+/** How long a response is replayed (docs/api.md#idempotent-retries). */
 const RETENTION = '24 hours';
 /** How long a first request may run before its claim counts as abandoned (a crashed process). */
 const CLAIM_LEASE = '5 minutes';
 
 /**
- * Idempotency keys for `POST /leads/upload` (CONTRACT 4.5), per API key, in PostgreSQL. The
+ * Idempotency keys for `POST /leads/upload` (docs/api.md#idempotent-retries), per API key, in PostgreSQL. The
  * unique (api_key_id, key) row decides between simultaneous retries: one claims it, the
  * others get 409. The response is stored in the upload's own transaction, so an accepted
  * import and its stored response commit together.

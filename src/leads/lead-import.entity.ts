@@ -11,7 +11,7 @@ import { Campaign } from '../campaigns/campaign.entity';
 import { ApiKey } from '../auth/api-key.entity';
 
 /**
- * The compliance record of one upload (CONTRACT 4.4): who uploaded (API key), into which
+ * The compliance record of one upload (docs/api.md#duplicates-and-counts): who uploaded (API key), into which
  * campaign, when the compliance disclaimer (which version) was acknowledged, from which client
  * IP, and the counts of the response. Written for every accepted upload, even one with no
  * valid lead, in the same transaction as its leads.

@@ -27,7 +27,7 @@ interface AcceptedLead {
 }
 
 /**
- * Imports a batch of leads into a campaign (spec 2.2–2.4, CONTRACT 4.3–4.4): validates each
+ * Imports a batch of leads into a campaign (docs/api.md#lead-upload, docs/api.md#per-lead-validation): validates each
  * lead, settles duplicates within the batch and against the campaign, and writes the import
  * record, the leads and their outbox events in one transaction.
  */
@@ -190,7 +190,7 @@ export class LeadImportService {
 }
 
 /**
- * The outbox events of an import (CONTRACT 6): `lead.created` per created lead, in request
+ * The outbox events of an import (docs/webhooks.md): `lead.created` per created lead, in request
  * order, and one `leads.bulk_created` when at least one lead was created; only the types
  * some enabled endpoint subscribes to are built.
  */

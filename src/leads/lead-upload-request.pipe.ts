@@ -4,7 +4,7 @@ import { validateBody } from '../common/validate-body';
 import { LeadUploadRequest, LeadUploadRequestDto } from './dto/lead-upload-request.dto';
 
 /**
- * Checks an upload body in CONTRACT 2's order, after the bearer and campaign guards:
+ * Checks an upload body in the order of docs/api.md#errors, after the bearer and campaign guards:
  * compliance (400 `compliance_not_acknowledged`) → `leads` present (400 `bad_request`) →
  * envelope shape (422 `validation_failed`, every problem named; unknown top-level fields are
  * found in one pass before class-validator runs, ten named and the rest counted). Returns the

@@ -28,7 +28,7 @@ describe('normalizePhone', () => {
   });
 });
 
-describe('validateLead (CONTRACT 4.3)', () => {
+describe('validateLead (docs/api.md#per-lead-validation)', () => {
   it('accepts a lead with only a phone', () => {
     expect(validateLead({ phone: '+14155552671' }, 'US')).toEqual({
       ok: true,

@@ -11,7 +11,7 @@ export interface NormalizedLead {
   title: string | null;
 }
 
-/** The per-lead fields, in the order they are checked (CONTRACT 4.3). */
+/** The per-lead fields, in the order they are checked (docs/api.md#per-lead-validation). */
 export const LEAD_FIELDS = [
   'phone',
   'email',
@@ -64,7 +64,7 @@ function wellFormed(value: unknown): unknown {
 }
 
 /**
- * Validates one lead object of an upload (CONTRACT 4.3): fields are checked in the order
+ * Validates one lead object of an upload (docs/api.md#per-lead-validation): fields are checked in the order
  * `phone, email, first_name, last_name, company, title` and the first failure is reported.
  * Unknown fields are ignored; duplicates are not this function's concern. String fields are
  * made well-formed first (a lone surrogate becomes U+FFFD), so the stored value and the one

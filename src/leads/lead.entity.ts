@@ -14,7 +14,7 @@ import { bigintToNumber } from '../database/transformers';
 
 /**
  * A stored lead (contact) of a campaign. `phone` is E.164 and unique per campaign: the
- * constraint, not a check-then-insert, decides duplicates (CONTRACT 4.4).
+ * constraint, not a check-then-insert, decides duplicates (docs/api.md#duplicates-and-counts).
  */
 @Entity({ name: 'lead' })
 @Unique('uq_lead_campaign_id_phone', ['campaignId', 'phone'])

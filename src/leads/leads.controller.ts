@@ -25,7 +25,7 @@ import {
   type IdempotentRequest,
 } from '../idempotency/idempotency.interceptor';
 
-/** `POST /api/v1/leads/upload` (spec 2.2–2.4, 4; CONTRACT 4). */
+/** `POST /api/v1/leads/upload` (docs/api.md#lead-upload). */
 @ApiTags('leads')
 @ApiBearerAuth()
 @Controller('leads')
@@ -33,10 +33,10 @@ export class LeadsController {
   constructor(private readonly imports: LeadImportService) {}
 
   /**
-   * Uploads a batch of leads into a campaign. Checks run in CONTRACT 2's order: bearer (401),
+   * Uploads a batch of leads into a campaign. Checks run in the order of docs/api.md#errors: bearer (401),
    * `campaign_id` (400), campaign access (403), compliance (400), `leads` present (400),
    * envelope (422); per-lead problems are reported inside the 202. An `Idempotency-Key` header
-   * makes retries safe (CONTRACT 4.5).
+   * makes retries safe (docs/api.md#idempotent-retries).
    */
   @Post('upload')
   @HttpCode(202)

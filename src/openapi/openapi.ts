@@ -5,7 +5,7 @@ import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swag
 const OPEN_SCHEMAS = new Set(['ApiKeyTokenRequest', 'LeadInput']);
 
 /**
- * The OpenAPI 3 document of the whole `/api/v1` surface (CONTRACT 9), built from the
+ * The OpenAPI 3 document of the whole `/api/v1` surface (docs/operations.md), built from the
  * controllers' and DTOs' decorators. Response schemas are closed (`additionalProperties:
  * false`), so a field added to a response without documenting it fails the conformance tests.
  */

@@ -3,7 +3,7 @@ import { ThrottlerGuard, type ThrottlerLimitDetail } from '@nestjs/throttler';
 import { ApiError } from '../common/api-error';
 
 /**
- * The rate limits of CONTRACT 8 (`@nestjs/throttler`, counted in Redis): token exchanges per
+ * The rate limits of docs/configuration.md (`@nestjs/throttler`, counted in Redis): token exchanges per
  * client IP, every other request per API key. Runs after the bearer guard, so an
  * authenticated request is counted against its key. Over the limit: 429 `rate_limited` with
  * `Retry-After` in seconds.

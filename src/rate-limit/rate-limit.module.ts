@@ -28,7 +28,7 @@ const isTokenExchange = (context: ExecutionContext) =>
 class RateLimitStorageModule {}
 
 /**
- * Two throttlers over one-minute windows (CONTRACT 8): `token` counts token exchanges per
+ * Two throttlers over one-minute windows (docs/configuration.md): `token` counts token exchanges per
  * client IP (`RATE_LIMIT_TOKEN_PER_MIN`), `api` counts authenticated requests per API key
  * (`RATE_LIMIT_API_PER_MIN`). Health checks and unknown routes are not limited. Register
  * {@link RateLimitGuard} as a global guard after the bearer guard.

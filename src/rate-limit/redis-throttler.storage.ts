@@ -12,7 +12,7 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return { hits, ttl }`;
 
 /**
- * @nestjs/throttler storage in Redis, so limits hold across every API process (CONTRACT 8).
+ * @nestjs/throttler storage in Redis, so limits hold across every API process (docs/configuration.md).
  * Fixed windows: a key's counter lives for the throttler's `ttl`. (The community Redis storage
  * declares no support for Nest 12, hence this small one.) When Redis cannot be reached the
  * request is let through and a warning logged: rate limiting fails open rather than taking

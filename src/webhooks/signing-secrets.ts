@@ -6,14 +6,14 @@ import { AppConfig } from '../config/app-config';
 /** Prefix of a Standard Webhooks signing secret. */
 export const SIGNING_SECRET_PREFIX = 'whsec_';
 
-/** A new signing secret: `whsec_` + base64 of 32 random bytes (CONTRACT 6 asks for ≥ 24). */
+/** A new signing secret: `whsec_` + base64 of 32 random bytes (docs/webhooks.md asks for ≥ 24). */
 export function generateSigningSecret(): string {
   return SIGNING_SECRET_PREFIX + randomBytes(32).toString('base64');
 }
 
 /**
  * Encrypts signing secrets at rest with AES-256-GCM under `SECRETS_ENCRYPTION_KEY`
- * (CONTRACT 6). Stored form: `v1:<iv>:<auth tag>:<ciphertext>`, each base64.
+ * (docs/webhooks.md). Stored form: `v1:<iv>:<auth tag>:<ciphertext>`, each base64.
  */
 @Injectable()
 export class SigningSecretBox {

@@ -11,7 +11,7 @@ import {
 import { Campaign } from '../campaigns/campaign.entity';
 
 /**
- * A customer-configured webhook endpoint of a campaign (spec 2.7, CONTRACT 5–6).
+ * A customer-configured webhook endpoint of a campaign (docs/api.md#webhook-reads, docs/webhooks.md).
  *
  * The signing secret is stored only encrypted (AES-256-GCM with `SECRETS_ENCRYPTION_KEY`).
  * After a rotation the previous secret stays valid until `previousSecretExpiresAt` (24 hours)

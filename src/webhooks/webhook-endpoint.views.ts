@@ -2,7 +2,7 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { EVENT_TYPES } from './event-types';
 
-/** A webhook endpoint as listed by the API (spec 2.7, CONTRACT 5): never a secret or a hint of one. */
+/** A webhook endpoint as listed by the API (docs/api.md#webhook-reads): never a secret or a hint of one. */
 @ApiSchema({ name: 'WebhookEndpoint' })
 export class WebhookEndpointView {
   @ApiProperty({ type: 'integer', example: 7 })
@@ -35,7 +35,7 @@ export class WebhookEndpointView {
   last_delivery_is_successful!: boolean | null;
 }
 
-/** Delivery health of one endpoint (spec 2.8, CONTRACT 5). Counts attempts, pings included. */
+/** Delivery health of one endpoint (docs/api.md#webhook-reads). Counts attempts, pings included. */
 @ApiSchema({ name: 'WebhookEndpointHealth' })
 export class WebhookEndpointHealthView {
   @ApiProperty({ type: 'integer', example: 7 })

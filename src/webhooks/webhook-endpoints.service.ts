@@ -15,7 +15,7 @@ import {
   type WebhookEndpointView,
 } from './webhook-endpoint.views';
 
-/** How long the previous signing secret stays valid after a rotation (CONTRACT 9). */
+/** How long the previous signing secret stays valid after a rotation (docs/operations.md). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 const MAX_URL_LENGTH = 2048;
 
@@ -35,7 +35,7 @@ export interface AttemptOutcome {
   success: boolean;
 }
 
-/** Fields an operator may set on an endpoint (CONTRACT 7). */
+/** Fields an operator may set on an endpoint (docs/cli.md). */
 export interface EndpointChanges {
   url?: string;
   events?: string[];
@@ -44,7 +44,7 @@ export interface EndpointChanges {
 }
 
 /**
- * Webhook endpoints (spec 2.7–2.8, CONTRACT 5–7): the API's read side, the operator's
+ * Webhook endpoints (docs/api.md#webhook-reads, docs/webhooks.md): the API's read side, the operator's
  * management commands, and what the DeliveryModule needs (targets, subscribers, health
  * counters). Other modules use this service, never the table.
  */
@@ -55,7 +55,7 @@ export class WebhookEndpointsService {
     private readonly secretBox: SigningSecretBox,
   ) {}
 
-  /** The campaign's endpoints ordered by id (CONTRACT 5). */
+  /** The campaign's endpoints ordered by id (docs/api.md#webhook-reads). */
   async list(campaignId: number): Promise<WebhookEndpointView[]> {
     const rows = await this.endpoints.find({ where: { campaignId }, order: { id: 'ASC' } });
     return rows.map(toEndpointView);
@@ -152,7 +152,7 @@ export class WebhookEndpointsService {
 
   /**
    * Replaces the signing secret; the old one stays valid for 24 hours, during which every
-   * delivery carries both signatures (CONTRACT 9).
+   * delivery carries both signatures (docs/operations.md).
    * @returns the new plaintext secret (shown once).
    */
   async rotateSecret(id: number): Promise<{ id: number; secret: string }> {
@@ -211,7 +211,7 @@ export class WebhookEndpointsService {
 
   /**
    * The enabled endpoints of a campaign with their subscriptions, read inside the caller's
-   * transaction (an event goes to the endpoints subscribed when it is recorded, CONTRACT 6).
+   * transaction (an event goes to the endpoints subscribed when it is recorded, docs/webhooks.md).
    */
   async subscribers(
     manager: EntityManager,

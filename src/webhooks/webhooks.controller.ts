@@ -8,7 +8,7 @@ import { WebhookEndpointsService } from './webhook-endpoints.service';
 import { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
 
 /**
- * The read-only webhook operations (spec 4 rules 3–4, CONTRACT 5). Checks run 401 → path ids
+ * The read-only webhook operations (docs/api.md rules 3–4, docs/api.md#webhook-reads). Checks run 401 → path ids
  * (400) → campaign access (403) → unknown endpoint (404).
  */
 @ApiTags('webhooks')

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, MaxLength } from 'class-validator';
 
-/** Body of `POST /auth/api-key/token` (spec 2.5). Unknown fields are ignored. */
+/** Body of `POST /auth/api-key/token` (docs/api.md#authentication). Unknown fields are ignored. */
 @ApiSchema({ name: 'ApiKeyTokenRequest' })
 export class ApiKeyTokenRequestDto {
   @ApiProperty({
@@ -14,7 +14,7 @@ export class ApiKeyTokenRequestDto {
   api_key!: string;
 }
 
-/** 200 response of the token exchange (spec 2.6, CONTRACT 3). */
+/** 200 response of the token exchange (docs/api.md#authentication). */
 @ApiSchema({ name: 'ApiKeyTokenResponse' })
 export class ApiKeyTokenResponseDto {
   @ApiProperty({

@@ -11,7 +11,7 @@ import {
   ValidationArguments,
 } from 'class-validator';
 
-/** Most leads in one upload (CONTRACT 4.1). */
+/** Most leads in one upload (docs/api.md#the-upload-body). */
 export const MAX_LEADS_PER_UPLOAD = 10_000;
 /** How many bad `leads[i]` indices one 422 message names before summarising. */
 const MAX_INDICES_NAMED = 10;
@@ -95,7 +95,7 @@ const CodePointLength = (min: number, max: number, message: string, each = false
 const present = (field: string) =>
   ValidateIf((o: Record<string, unknown>) => o[field] !== undefined);
 
-/** One lead of an upload (spec 2.1), as documented; its fields are checked per lead (CONTRACT 4.3). */
+/** One lead of an upload (docs/api.md#lead-upload), as documented; its fields are checked per lead (docs/api.md#per-lead-validation). */
 @ApiSchema({ name: 'LeadInput' })
 export class LeadInputDto {
   @ApiProperty({
@@ -137,7 +137,7 @@ export class LeadInputDto {
 }
 
 /**
- * The envelope of `POST /leads/upload` (spec 2.2, CONTRACT 4.1–4.2). A violation is 422
+ * The envelope of `POST /leads/upload` (docs/api.md#lead-upload, docs/api.md#the-upload-body). A violation is 422
  * `validation_failed`; what is inside each lead object is checked per lead later (4.3).
  * `campaign_id` and `compliance_acknowledged` are checked earlier (guard, 400s) and only
  * allowed here. Optional fields may be absent but not null.

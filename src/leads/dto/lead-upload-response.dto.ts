@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { LEAD_FIELDS, type LeadField } from '../lead-validator';
 
-/** One invalid lead of an upload (spec 2.4). */
+/** One invalid lead of an upload (docs/api.md#lead-upload). */
 @ApiSchema({ name: 'LeadUploadError' })
 export class LeadUploadErrorDto {
   @ApiProperty({
@@ -20,7 +20,7 @@ export class LeadUploadErrorDto {
 }
 
 /**
- * 202 body of `POST /leads/upload` (spec 2.3, CONTRACT 4.4). Always
+ * 202 body of `POST /leads/upload` (docs/api.md#lead-upload, docs/api.md#duplicates-and-counts). Always
  * `received_count = valid_count + invalid_count` and `errors.length = invalid_count`;
  * leads created = `valid_count - duplicate_count`.
  */
