@@ -2,11 +2,13 @@
 // Builds dist/ with `nest build` when it is missing or older than any file under src/,
 // so `npm start` and `npm run cli` work on a fresh clone and stay fast afterwards.
 const { execSync } = require('node:child_process');
-const { existsSync, readdirSync, statSync } = require('node:fs');
+const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
-const marker = join(root, 'dist', 'main.js');
+// Written after every build: tsc's incremental mode leaves unchanged outputs (main.js) with
+// their old times, so their mtime cannot tell whether the build is current.
+const marker = join(root, 'dist', '.built-at');
 
 function newestMtime(dir) {
   let newest = 0;
@@ -22,7 +24,12 @@ const sources = Math.max(
   newestMtime(join(root, 'src')),
   statSync(join(root, 'package.json')).mtimeMs,
 );
-if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
+if (
+  !existsSync(marker) ||
+  !existsSync(join(root, 'dist', 'main.js')) ||
+  statSync(marker).mtimeMs < sources
+) {
   process.stderr.write('Building dist/ (nest build)…\n');
   execSync('npx --no-install nest build', { cwd: root, stdio: ['ignore', 2, 2] });
+  writeFileSync(marker, `${new Date().toISOString()}\n`);
 }
