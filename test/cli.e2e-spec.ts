@@ -108,6 +108,66 @@ describe('Operator CLI (docs/cli.md)', () => {
     expect(rows[0].campaign_ids).toEqual([campaign.id]);
   });
 
+  it('prints its version, and help on stdout with exit 0', async () => {
+    const version = await cli('--version');
+    expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    for (const group of ['account', 'campaign', 'api-key', 'endpoint', 'delivery', 'event']) {
+      expect(help.stdout).toContain(group);
+    }
+  });
+
+  it('lists accounts, an account’s campaigns and its keys, never a key', async () => {
+    const account = await json('account', 'create', '--name', 'Listers');
+    const first = await json('campaign', 'create', '--account', String(account.id), '--name', 'A');
+    const second = await json('campaign', 'create', '--account', String(account.id), '--name', 'B');
+    const key = await json('api-key', 'create', '--account', String(account.id), '--name', 'k');
+    await json('api-key', 'revoke', '--id', String(key.id));
+    const revokedKey = await json('api-key', 'create', '--account', String(account.id));
+
+    const accounts = (await json('account', 'list')) as unknown as Array<Record<string, unknown>>;
+    expect(accounts).toContainEqual(account);
+    const ids = accounts.map((a) => a.id as number);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+
+    expect(await json('campaign', 'list', '--account', String(account.id))).toEqual([
+      first,
+      second,
+    ]);
+
+    const result = await cli('api-key', 'list', '--account', String(account.id));
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain(key.api_key as string);
+    expect(result.stdout).not.toContain(revokedKey.api_key as string);
+    const { rows } = await db.query('SELECT key_hash FROM api_key WHERE account_id = $1', [
+      account.id,
+    ]);
+    for (const row of rows) expect(result.stdout).not.toContain(row.key_hash);
+    expect(JSON.parse(result.stdout)).toEqual([
+      {
+        id: key.id,
+        key_prefix: key.key_prefix,
+        account_id: account.id,
+        name: 'k',
+        campaign_ids: null,
+        created_at: key.created_at,
+        revoked_at: expect.stringMatching(/Z$/),
+        last_used_at: null,
+      },
+      {
+        id: revokedKey.id,
+        key_prefix: revokedKey.key_prefix,
+        account_id: account.id,
+        name: null,
+        campaign_ids: null,
+        created_at: revokedKey.created_at,
+        revoked_at: null,
+        last_used_at: null,
+      },
+    ]);
+  });
+
   it('revokes a key and keeps the first revocation time', async () => {
     const account = await json('account', 'create', '--name', 'Revokers');
     const key = await json('api-key', 'create', '--account', String(account.id));
@@ -134,6 +194,12 @@ describe('Operator CLI (docs/cli.md)', () => {
     [['api-key', 'create', '--account', '1', '--campaigns', '1,x'], /--campaigns/],
     [['api-key', 'revoke', '--id', '2147480000'], /does not exist/],
     [['account', 'create', '--name', 'A', '--bogus'], /unknown option/],
+    [['account', 'delete'], /unknown command "account delete"; use one of: create, list/],
+    [['account'], /account needs a sub-command: create, list/],
+    [['accounts', 'list'], /unknown command "accounts"/],
+    [['campaign', 'list', '--account', '2147480000'], /account 2147480000 does not exist/],
+    [['api-key', 'list', '--account', '2147480000'], /account 2147480000 does not exist/],
+    [['api-key', 'list'], /--account/],
   ])('exits 1 with a one-line message and no stdout for %j', async (args, message) => {
     await expectOneLineFailure(args, message);
   });
@@ -222,9 +288,13 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     );
     expect(updated).toMatchObject({ subscribed_events: ['call.completed'], is_enabled: false });
     expect(updated).not.toHaveProperty('secret');
-    expect(await json('endpoint', 'update', '--id', id, '--enable')).toMatchObject({
-      is_enabled: true,
-    });
+    const enabled = await json('endpoint', 'update', '--id', id, '--enable');
+    expect(enabled).toMatchObject({ is_enabled: true });
+    // Listed exactly as the API lists it, without the secret.
+    const { secret: _secret, ...listedView } = { ...created, ...enabled };
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(listing).toContainEqual(listedView);
+    expect(JSON.stringify(listing)).not.toContain(created.secret as string);
 
     const ping = await json('endpoint', 'ping', '--id', id);
     expect(ping).toMatchObject({
@@ -304,6 +374,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       status_code: 204,
       delivery_id: Number(rows[0].id),
       webhook_id: event.id,
+      event_type: 'call.completed',
     });
     const received = receiver.received[before];
     expect(received.headers['webhook-id']).toBe(event.id);
@@ -389,6 +460,11 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     [['endpoint', 'update', '--id', '1'], /nothing to change/],
     [['endpoint', 'ping', '--id', '2147480000'], /does not exist/],
     [['delivery', 'redeliver', '--id', '999999999'], /does not exist/],
+    [
+      ['delivery', 'list', '--endpoint', '2147480000'],
+      /webhook endpoint 2147480000 does not exist/,
+    ],
+    [['endpoint', 'list', '--campaign', '2147480000'], /campaign 2147480000 does not exist/],
     [['event', 'emit', '--campaign', '1', '--type', 'lead.nope'], /--type must be one of/],
     [
       ['event', 'emit', '--campaign', '1', '--type', 'lead.created', '--data', '[1]'],

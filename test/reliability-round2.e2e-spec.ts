@@ -11,6 +11,7 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { CampaignsService } from '../src/campaigns/campaigns.service';
+import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { buildDataSourceOptions } from '../src/database/database-options';
 import { readDeploymentIdentity } from '../src/database/deployment-identity';
 import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
@@ -396,9 +397,7 @@ describe('Reliability round 2', () => {
       const me = await t.given.caller();
       const other = await t.given.caller();
       const campaigns = t.app.get(CampaignsService);
-      const repository = (campaigns as unknown as { campaigns: { findOne: () => unknown } })
-        .campaigns;
-      const findOne = jest.spyOn(repository, 'findOne');
+      const findOne = jest.spyOn(t.app.get(CampaignsRepository), 'findScope');
       try {
         for (const id of [other.campaignId, 2_000_000_000]) {
           findOne.mockClear();

@@ -10,7 +10,7 @@ import { startTestApp, type TestApp, type Caller, uploadBody } from './support/t
 import { ServiceProcess } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { parseResponse, rawExchange } from './support/raw-http';
-import { WebhookEndpointsService } from '../src/webhooks/webhook-endpoints.service';
+import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 
 const UPLOAD = '/api/v1/leads/upload';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -262,7 +262,7 @@ describe('Security round 2', () => {
       expect(listed.body.map((e: { url: string }) => e.url)).toEqual(['http://example.com/Hooks']);
 
       const updated = await t.app
-        .get(WebhookEndpointsService)
+        .get(WebhookEndpointAdmin)
         .update(id, { url: 'HTTPS://Bücher.Example:443/A/B?x=1' });
       expect(updated.url).toBe('https://xn--bcher-kva.example/A/B?x=1');
       const [after] = await t.db.query('SELECT url FROM webhook_endpoint WHERE id = $1', [id]);

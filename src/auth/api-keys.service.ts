@@ -1,11 +1,10 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { IsNull, Repository } from 'typeorm';
-import { ApiKey } from './api-key.entity';
+import type { ApiKey } from './api-key.entity';
 import { generateApiKey, hashApiKey } from './api-key-format';
+import { ApiKeysRepository } from './api-keys.repository';
 import { CampaignsService } from '../campaigns/campaigns.service';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 
 /** What a bearer token of an API key may do; `campaignIds` null means every campaign of the account. */
@@ -14,6 +13,18 @@ export interface ApiKeyAccess {
   accountId: number;
   campaignIds: number[] | null;
   revoked: boolean;
+}
+
+/** An API key as listed to operators (docs/cli.md): never the key or its hash. */
+export interface ApiKeySummary {
+  id: number;
+  key_prefix: string;
+  account_id: number;
+  name: string | null;
+  campaign_ids: number[] | null;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
 }
 
 /**
@@ -48,14 +59,15 @@ export class ApiKeysService {
   });
 
   constructor(
-    @InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>,
+    private readonly apiKeys: ApiKeysRepository,
     private readonly campaigns: CampaignsService,
   ) {}
 
   /**
    * Creates a key for `accountId`, optionally limited to some of its campaigns.
    * @returns the stored key and the plaintext key, which is never available again.
-   * @throws InvalidInputError when the account does not exist or a campaign is not the account's.
+   * @throws InvalidInputError (field `name` or `campaigns`) for a bad name or a campaign that
+   *   is not the account's; NotFoundError when the account does not exist.
    */
   async create(
     accountId: number,
@@ -63,53 +75,64 @@ export class ApiKeysService {
     campaignIds?: number[],
   ): Promise<{ apiKey: ApiKey; key: string }> {
     if (name !== undefined && (name.trim().length === 0 || name.length > 200)) {
-      throw new InvalidInputError('--name must be 1 to 200 characters');
+      throw InvalidInputError.field('name', 'must be 1 to 200 characters');
     }
     if (campaignIds && !(await this.campaigns.allBelongTo(accountId, campaignIds))) {
       throw new InvalidInputError(
-        `every --campaigns id must be a campaign of account ${accountId}`,
+        `every campaigns id must be a campaign of account ${accountId}`,
+        'campaigns',
       );
     }
     const { key, hash, displayPrefix } = generateApiKey();
     try {
-      const apiKey = await this.apiKeys.save(
-        this.apiKeys.create({
-          accountId,
-          name: name?.trim() ?? null,
-          keyHash: hash,
-          keyPrefix: displayPrefix,
-          campaignIds: campaignIds && campaignIds.length > 0 ? [...new Set(campaignIds)] : null,
-          revokedAt: null,
-          lastUsedAt: null,
-        }),
-      );
+      const apiKey = await this.apiKeys.insert({
+        accountId,
+        name: name?.trim() ?? null,
+        keyHash: hash,
+        keyPrefix: displayPrefix,
+        campaignIds: campaignIds && campaignIds.length > 0 ? [...new Set(campaignIds)] : null,
+      });
       return { apiKey, key };
     } catch (error) {
       if ((error as { code?: string }).code === '23503') {
-        throw new InvalidInputError(`account ${accountId} does not exist`);
+        throw new NotFoundError(`account ${accountId} does not exist`);
       }
       throw error;
     }
   }
 
   /**
+   * The keys of account `accountId`, oldest first, revoked ones included; never a key or hash.
+   * @throws NotFoundError when the account does not exist.
+   */
+  async list(accountId: number): Promise<ApiKeySummary[]> {
+    await this.campaigns.requireAccount(accountId);
+    const keys = await this.apiKeys.listOfAccount(accountId);
+    return keys.map((key) => ({
+      id: key.id,
+      key_prefix: key.keyPrefix,
+      account_id: key.accountId,
+      name: key.name,
+      campaign_ids: key.campaignIds,
+      created_at: key.createdAt,
+      revoked_at: key.revokedAt,
+      last_used_at: key.lastUsedAt,
+    }));
+  }
+
+  /**
    * Revokes a key; its tokens stop working within {@link KEY_ACCESS_CACHE_TTL_MS} in every process.
    * Revoking an already revoked key keeps the first revocation time.
-   * @throws InvalidInputError when no key has that id.
+   * @throws NotFoundError when no key has that id.
    */
   async revoke(id: number): Promise<{ id: number; revoked_at: Date }> {
-    if (id > MAX_INT4) throw new InvalidInputError(`api key ${id} does not exist`);
-    // TypeORM returns [rows, affectedCount] for an UPDATE … RETURNING.
-    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.apiKeys.query(
-      `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`,
-      [id],
-    );
-    if (rows.length === 0) throw new InvalidInputError(`api key ${id} does not exist`);
+    const revoked = id > MAX_INT4 ? null : await this.apiKeys.revoke(id);
+    if (!revoked) throw new NotFoundError(`api key ${id} does not exist`);
     this.access.delete(id);
     for (const [hash, cached] of this.activeByHash.entries()) {
       if (cached.id === id) this.activeByHash.delete(hash);
     }
-    return rows[0];
+    return revoked;
   }
 
   /**
@@ -120,18 +143,14 @@ export class ApiKeysService {
     const hash = hashApiKey(key);
     let apiKey = this.activeByHash.get(hash) ?? null;
     if (!apiKey) {
-      apiKey = await this.apiKeys.findOneBy({ keyHash: hash, revokedAt: IsNull() });
+      apiKey = await this.apiKeys.findActiveByHash(hash);
       if (!apiKey) return null;
       this.activeByHash.set(hash, apiKey);
     }
     // At most one write a minute per key, whatever the exchange rate, and off the response path.
     if (apiKey.lastUsedAt === null || Date.now() - apiKey.lastUsedAt.getTime() > 60_000) {
       this.apiKeys
-        .query(
-          `UPDATE api_key SET last_used_at = now()
-            WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < now() - interval '1 minute')`,
-          [apiKey.id],
-        )
+        .touchLastUsed(apiKey.id)
         .catch((error: Error) =>
           this.logger.warn(`Could not record use of API key ${apiKey.id}: ${error.message}`),
         );
@@ -148,10 +167,7 @@ export class ApiKeysService {
     if (apiKeyId > MAX_INT4) return null;
     const cached = this.access.get(apiKeyId);
     if (cached) return cached;
-    const apiKey = await this.apiKeys.findOne({
-      where: { id: apiKeyId },
-      select: { id: true, accountId: true, campaignIds: true, revokedAt: true },
-    });
+    const apiKey = await this.apiKeys.findAccess(apiKeyId);
     if (!apiKey) return null;
     const access: ApiKeyAccess = {
       apiKeyId: apiKey.id,

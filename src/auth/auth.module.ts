@@ -1,11 +1,9 @@
 import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AppConfig } from '../config/app-config';
 import { CampaignsModule } from '../campaigns/campaigns.module';
-import { ApiKey } from './api-key.entity';
-import { ApiKeysService } from './api-keys.service';
+import { ApiKeysModule } from './api-keys.module';
 import { AuthController } from './auth.controller';
 import { BearerAuthGuard } from './bearer-auth.guard';
 import { BearerAuthenticator } from './bearer-authenticator';
@@ -15,13 +13,13 @@ import { JwtStrategy } from './jwt.strategy';
 import { TokenService } from './token.service';
 
 /**
- * Authentication and campaign authorisation (docs/api.md#authentication): API keys, the token
+ * Authentication and campaign authorisation over HTTP (docs/api.md#authentication): the token
  * exchange, the bearer guard (registered globally by the HTTP app) and
- * {@link CampaignAccessGuard} for campaign routes.
+ * {@link CampaignAccessGuard} for campaign routes. The keys themselves are {@link ApiKeysModule}'s.
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([ApiKey]),
+    ApiKeysModule,
     CampaignsModule,
     PassportModule,
     JwtModule.registerAsync({
@@ -34,16 +32,9 @@ import { TokenService } from './token.service';
     }),
   ],
   controllers: [AuthController],
-  providers: [
-    ApiKeysService,
-    TokenService,
-    JwtStrategy,
-    CampaignAccessGuard,
-    BearerAuthGuard,
-    BearerAuthenticator,
-  ],
+  providers: [TokenService, JwtStrategy, CampaignAccessGuard, BearerAuthGuard, BearerAuthenticator],
   exports: [
-    ApiKeysService,
+    ApiKeysModule,
     CampaignAccessGuard,
     BearerAuthGuard,
     BearerAuthenticator,

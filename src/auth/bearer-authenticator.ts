@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import passport from 'passport';
 import { ApiError } from '../common/api-error';
-import { isDatabaseUnavailableError } from '../database/database-errors';
+import { isDatabaseUnavailableError } from '../common/database-errors';
 import type { AuthPrincipal } from './auth-principal';
 
 /**

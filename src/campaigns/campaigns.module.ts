@@ -3,11 +3,12 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { Account } from './account.entity';
 import { Campaign } from './campaign.entity';
 import { CampaignsService } from './campaigns.service';
+import { CampaignsRepository } from './campaigns.repository';
 
 /** Accounts and campaigns. Other modules use {@link CampaignsService}, never the tables. */
 @Module({
   imports: [TypeOrmModule.forFeature([Account, Campaign])],
-  providers: [CampaignsService],
+  providers: [CampaignsRepository, CampaignsService],
   exports: [CampaignsService],
 })
 export class CampaignsModule {}

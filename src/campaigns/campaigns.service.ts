@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import { LRUCache } from 'lru-cache';
-import { In, Repository } from 'typeorm';
 import { getCountries, type CountryCode } from 'libphonenumber-js/max';
-import { Account } from './account.entity';
-import { Campaign } from './campaign.entity';
+import type { Account } from './account.entity';
+import type { Campaign } from './campaign.entity';
 import { MAX_INT4 } from '../common/ids';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError, NotFoundError } from '../common/domain-error';
+import { CampaignsRepository } from './campaigns.repository';
 
 /** What authorisation and upload need to know about a campaign; it never changes after creation. */
 export interface CampaignScope {
@@ -22,7 +21,7 @@ const SUPPORTED_REGIONS = new Set<string>(getCountries());
 export const CAMPAIGN_SCOPE_TTL_MS = 10_000;
 
 /**
- * Accounts and campaigns: creation for the operator CLI (docs/cli.md) and the campaign guard's
+ * Accounts and campaigns: creation and listing for the operator CLI (docs/cli.md) and the campaign guard's
  * look-up. The guard asks "is campaign C one of account A's?", and the answer is cached per
  * (A, C) for {@link CAMPAIGN_SCOPE_TTL_MS}, a "no" as much as a "yes": a campaign of another
  * account and one that does not exist cost the same work and time, so timing cannot tell them
@@ -35,46 +34,62 @@ export class CampaignsService {
     ttl: CAMPAIGN_SCOPE_TTL_MS,
   });
 
-  constructor(
-    @InjectRepository(Account) private readonly accounts: Repository<Account>,
-    @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
-  ) {}
+  constructor(private readonly repository: CampaignsRepository) {}
 
-  /** Creates an account. @throws InvalidInputError for a blank or over-long name. */
+  /** Creates an account. @throws InvalidInputError (field `name`) for a blank or over-long name. */
   async createAccount(name: string): Promise<Account> {
-    return this.accounts.save(this.accounts.create({ name: requireName(name) }));
+    return this.repository.insertAccount(requireName(name));
+  }
+
+  /** Every account, oldest first. */
+  listAccounts(): Promise<Account[]> {
+    return this.repository.listAccounts();
+  }
+
+  /**
+   * The campaigns of account `accountId`, oldest first.
+   * @throws NotFoundError when the account does not exist.
+   */
+  async listCampaigns(accountId: number): Promise<Campaign[]> {
+    await this.requireAccount(accountId);
+    return this.repository.listCampaigns(accountId);
+  }
+
+  /** @throws NotFoundError when account `accountId` does not exist. */
+  async requireAccount(accountId: number): Promise<void> {
+    if (accountId > MAX_INT4 || !(await this.repository.accountExists(accountId))) {
+      throw new NotFoundError(`account ${accountId} does not exist`);
+    }
   }
 
   /**
    * Creates a campaign of `accountId`.
    * @param region ISO 3166-1 alpha-2 code, upper or lower case (default `US`).
-   * @throws InvalidInputError when the account does not exist or the name or region is bad.
+   * @throws InvalidInputError (field `region` or `name`) for a bad region or name;
+   *   NotFoundError when the account does not exist.
    */
   async createCampaign(accountId: number, name: string, region = 'US'): Promise<Campaign> {
     const defaultRegion = region.trim().toUpperCase();
     if (!SUPPORTED_REGIONS.has(defaultRegion)) {
-      throw new InvalidInputError(
-        `--region must be an ISO 3166-1 alpha-2 code such as US or GB, got "${region}"`,
+      throw InvalidInputError.field(
+        'region',
+        `must be an ISO 3166-1 alpha-2 code such as US or GB, got "${region}"`,
       );
     }
-    if (!(await this.accounts.existsBy({ id: accountId }))) {
-      throw new InvalidInputError(`account ${accountId} does not exist`);
-    }
-    return this.campaigns.save(
-      this.campaigns.create({ accountId, name: requireName(name), defaultRegion }),
-    );
+    await this.requireAccount(accountId);
+    return this.repository.insertCampaign({ accountId, name: requireName(name), defaultRegion });
   }
 
   /** Whether every id in `campaignIds` is a campaign of `accountId` (read now, not cached). */
   async allBelongTo(accountId: number, campaignIds: number[]): Promise<boolean> {
     if (campaignIds.some((id) => id > MAX_INT4)) return false;
-    const found = await this.campaigns.count({ where: { accountId, id: In(campaignIds) } });
+    const found = await this.repository.countOfAccount(accountId, campaignIds);
     return found === new Set(campaignIds).size;
   }
 
   /** Whether campaign `campaignId` exists (read now, not cached). */
   async exists(campaignId: number): Promise<boolean> {
-    return campaignId <= MAX_INT4 && this.campaigns.existsBy({ id: campaignId });
+    return campaignId <= MAX_INT4 && this.repository.campaignExists(campaignId);
   }
 
   /**
@@ -87,10 +102,7 @@ export class CampaignsService {
     const key = `${accountId}:${campaignId}`;
     const cached = this.scopes.get(key);
     if (cached) return cached.scope;
-    const campaign = await this.campaigns.findOne({
-      where: { id: campaignId, accountId },
-      select: { id: true, accountId: true, defaultRegion: true },
-    });
+    const campaign = await this.repository.findScope(accountId, campaignId);
     const scope: CampaignScope | null = campaign && {
       id: campaign.id,
       accountId: campaign.accountId,
@@ -104,7 +116,7 @@ export class CampaignsService {
 function requireName(name: string): string {
   const trimmed = name.trim();
   if (trimmed.length === 0 || trimmed.length > 200) {
-    throw new InvalidInputError('--name must be 1 to 200 characters');
+    throw InvalidInputError.field('name', 'must be 1 to 200 characters');
   }
   return trimmed;
 }

@@ -1,8 +1,16 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
+import type { Account } from '../campaigns/account.entity';
+import { CommandGroup, type CliGroup } from './cli-group';
 import { printJson, requiredOption } from './cli-io';
 
-/** `account create --name N` → `{id, name, created_at}` (docs/cli.md). */
+/** An account as the CLI prints it: `{id, name, created_at}`. */
+function accountJson(account: Account): object {
+  return { id: account.id, name: account.name, created_at: account.createdAt };
+}
+
+/** `account create --name N` → `{id, name, created_at}` (docs/cli.md#commands). */
 @SubCommand({ name: 'create', description: 'Create an account' })
 export class AccountCreateCommand extends CommandRunner {
   constructor(private readonly campaigns: CampaignsService) {
@@ -11,7 +19,7 @@ export class AccountCreateCommand extends CommandRunner {
 
   async run(_params: string[], options: { name?: string }): Promise<void> {
     const account = await this.campaigns.createAccount(requiredOption(options.name, '--name'));
-    printJson({ id: account.id, name: account.name, created_at: account.createdAt });
+    printJson(accountJson(account));
   }
 
   @Option({ flags: '--name <name>', description: 'Account name', required: true })
@@ -20,10 +28,28 @@ export class AccountCreateCommand extends CommandRunner {
   }
 }
 
-/** `account …` commands. */
-@Command({ name: 'account', description: 'Manage accounts', subCommands: [AccountCreateCommand] })
-export class AccountCommand extends CommandRunner {
+/** `account list` → every account, oldest first (docs/cli.md#commands). */
+@SubCommand({ name: 'list', description: 'List the accounts' })
+export class AccountListCommand extends CommandRunner {
+  constructor(private readonly campaigns: CampaignsService) {
+    super();
+  }
+
   async run(): Promise<void> {
-    this.command.help();
+    printJson((await this.campaigns.listAccounts()).map(accountJson));
   }
 }
+
+/** `account …` commands. */
+@Command({
+  name: 'account',
+  description: 'Manage accounts',
+  subCommands: [AccountCreateCommand, AccountListCommand],
+})
+export class AccountCommand extends CommandGroup {}
+
+/** The `account` group: needs only the campaigns module. */
+export const ACCOUNT_GROUP: CliGroup = {
+  commands: [AccountCommand, AccountCreateCommand, AccountListCommand],
+  imports: [CampaignsModule],
+};

@@ -1,5 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { ApiKeysModule } from '../auth/api-keys.module';
 import { ApiKeysService } from '../auth/api-keys.service';
+import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntListOption, positiveIntOption, printJson } from './cli-io';
 
 interface ApiKeyCreateOptions {
@@ -73,14 +75,37 @@ export class ApiKeyRevokeCommand extends CommandRunner {
   }
 }
 
+/**
+ * `api-key list --account ID` → the account's keys, oldest first, revoked ones included, as
+ * `{id, key_prefix, account_id, name, campaign_ids, created_at, revoked_at, last_used_at}`:
+ * never the key (docs/cli.md#commands).
+ */
+@SubCommand({ name: 'list', description: "List an account's API keys (never the keys)" })
+export class ApiKeyListCommand extends CommandRunner {
+  constructor(private readonly apiKeys: ApiKeysService) {
+    super();
+  }
+
+  async run(_params: string[], options: { account?: string }): Promise<void> {
+    printJson(await this.apiKeys.list(positiveIntOption(options.account, '--account')));
+  }
+
+  @Option({ flags: '--account <id>', description: 'Account id', required: true })
+  parseAccount(value: string): string {
+    return value;
+  }
+}
+
 /** `api-key …` commands. */
 @Command({
   name: 'api-key',
   description: 'Manage API keys',
-  subCommands: [ApiKeyCreateCommand, ApiKeyRevokeCommand],
+  subCommands: [ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand],
 })
-export class ApiKeyCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class ApiKeyCommand extends CommandGroup {}
+
+/** The `api-key` group: the API keys domain module, no JWT or HTTP. */
+export const API_KEY_GROUP: CliGroup = {
+  commands: [ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand],
+  imports: [ApiKeysModule],
+};

@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError } from '../common/domain-error';
 
 /** Prints a command's result: one JSON document on stdout (docs/cli.md). */
 export function printJson(value: unknown): void {
@@ -53,4 +53,18 @@ export class StderrLogger implements LoggerService {
       `error${typeof context === 'string' ? ` [${context}]` : ''}: ${String(message)}\n`,
     );
   }
+}
+
+/**
+ * The one line the CLI prints on stderr for `error` (docs/cli.md#running-the-cli): its first
+ * line after `error: `. A domain error about a field names the option it came from
+ * (`name must be …` → `--name must be …`).
+ */
+export function cliErrorLine(error: unknown): string {
+  let message = error instanceof Error ? error.message : String(error);
+  const field = (error as { field?: unknown } | null)?.field;
+  if (typeof field === 'string') {
+    message = message.replace(new RegExp(`\\b${field}\\b`), `--${field}`);
+  }
+  return `error: ${message.split('\n')[0]}`;
 }

@@ -1,61 +1,33 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
-import { AuthModule } from '../auth/auth.module';
-import { CampaignsModule } from '../campaigns/campaigns.module';
-import { WebhooksModule } from '../webhooks/webhooks.module';
-import { DeliveryModule } from '../delivery/delivery.module';
-import { QueueRootModule } from '../delivery/queue-root.module';
-import { AccountCommand, AccountCreateCommand } from './account.command';
-import { CampaignCommand, CampaignCreateCommand } from './campaign.command';
-import { ApiKeyCommand, ApiKeyCreateCommand, ApiKeyRevokeCommand } from './api-key.command';
-import {
-  EndpointCommand,
-  EndpointCreateCommand,
-  EndpointDeleteCommand,
-  EndpointPingCommand,
-  EndpointRotateSecretCommand,
-  EndpointUpdateCommand,
-} from './endpoint.command';
-import { DeliveryCommand, DeliveryListCommand, DeliveryRedeliverCommand } from './delivery.command';
-import { EventCommand, EventEmitCommand } from './event.command';
+import type { CliGroup } from './cli-group';
 
-/** The operator CLI (docs/cli.md): the same services as the API, no HTTP. */
+/**
+ * The operator CLI (docs/cli.md): the same domain services as the API, no HTTP. Built for the
+ * command groups a run needs, so a simple command loads only its own modules.
+ */
 @Module({})
 export class CliModule {
-  static forRoot(config: AppConfig): DynamicModule {
+  /**
+   * @param groups the command groups of this run.
+   * @param queue `QueueRootModule` when a group queues work (loaded lazily by the caller), else empty.
+   */
+  static forRoot(
+    config: AppConfig,
+    groups: CliGroup[],
+    queue: Array<Type<unknown> | DynamicModule> = [],
+  ): DynamicModule {
     return {
       module: CliModule,
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
-        QueueRootModule,
-        CampaignsModule,
-        AuthModule,
-        WebhooksModule,
-        DeliveryModule,
+        ...queue,
+        ...new Set(groups.flatMap((group) => group.imports)),
       ],
-      providers: [
-        AccountCommand,
-        AccountCreateCommand,
-        CampaignCommand,
-        CampaignCreateCommand,
-        ApiKeyCommand,
-        ApiKeyCreateCommand,
-        ApiKeyRevokeCommand,
-        EndpointCommand,
-        EndpointCreateCommand,
-        EndpointUpdateCommand,
-        EndpointDeleteCommand,
-        EndpointRotateSecretCommand,
-        EndpointPingCommand,
-        DeliveryCommand,
-        DeliveryListCommand,
-        DeliveryRedeliverCommand,
-        EventCommand,
-        EventEmitCommand,
-      ],
+      providers: groups.flatMap((group) => group.commands),
     };
   }
 }

@@ -1,6 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError } from '../common/domain-error';
+import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryService } from '../delivery/delivery.service';
+import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson } from './cli-io';
 
 /** `delivery list --endpoint ID [--limit N]` → the endpoint's attempts, newest first (default 50, at most 1000). */
@@ -52,8 +54,10 @@ export class DeliveryRedeliverCommand extends CommandRunner {
   description: 'Inspect and redeliver webhook deliveries',
   subCommands: [DeliveryListCommand, DeliveryRedeliverCommand],
 })
-export class DeliveryCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class DeliveryCommand extends CommandGroup {}
+
+/** The `delivery` group: the attempt log and sender, no queue. */
+export const DELIVERY_GROUP: CliGroup = {
+  commands: [DeliveryCommand, DeliveryListCommand, DeliveryRedeliverCommand],
+  imports: [DeliveryAttemptsModule],
+};

@@ -1,10 +1,12 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError } from '../common/domain-error';
+import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryService } from '../delivery/delivery.service';
 import {
-  WebhookEndpointsService,
+  WebhookEndpointAdmin,
   type EndpointChanges,
-} from '../webhooks/webhook-endpoints.service';
+} from '../webhooks/webhook-endpoint-admin.service';
+import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 function eventList(value: string): string[] {
@@ -28,7 +30,7 @@ interface EndpointCreateOptions {
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
 export class EndpointCreateCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointsService) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -83,7 +85,7 @@ interface EndpointUpdateOptions {
 /** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointsService) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -138,7 +140,7 @@ export class EndpointUpdateCommand extends CommandRunner {
 /** `endpoint delete --id ID` → `{id, deleted: true}` (its deliveries and attempts go too). */
 @SubCommand({ name: 'delete', description: 'Delete a webhook endpoint' })
 export class EndpointDeleteCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointsService) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -158,7 +160,7 @@ export class EndpointDeleteCommand extends CommandRunner {
   description: 'Replace the signing secret (old one valid 24 h)',
 })
 export class EndpointRotateSecretCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointsService) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -189,20 +191,42 @@ export class EndpointPingCommand extends CommandRunner {
   }
 }
 
+/** `endpoint list --campaign ID` → the campaign's endpoints ordered by id, as the API lists them. */
+@SubCommand({ name: 'list', description: "List a campaign's webhook endpoints" })
+export class EndpointListCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+    super();
+  }
+
+  async run(_params: string[], options: { campaign?: string }): Promise<void> {
+    printJson(await this.endpoints.list(positiveIntOption(options.campaign, '--campaign')));
+  }
+
+  @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })
+  parseCampaign(value: string): string {
+    return value;
+  }
+}
+
+const ENDPOINT_SUBCOMMANDS = [
+  EndpointCreateCommand,
+  EndpointListCommand,
+  EndpointUpdateCommand,
+  EndpointDeleteCommand,
+  EndpointRotateSecretCommand,
+  EndpointPingCommand,
+];
+
 /** `endpoint …` commands. */
 @Command({
   name: 'endpoint',
   description: 'Manage webhook endpoints',
-  subCommands: [
-    EndpointCreateCommand,
-    EndpointUpdateCommand,
-    EndpointDeleteCommand,
-    EndpointRotateSecretCommand,
-    EndpointPingCommand,
-  ],
+  subCommands: ENDPOINT_SUBCOMMANDS,
 })
-export class EndpointCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class EndpointCommand extends CommandGroup {}
+
+/** The `endpoint` group: endpoints, and the attempt log for `ping` (no queue). */
+export const ENDPOINT_GROUP: CliGroup = {
+  commands: [EndpointCommand, ...ENDPOINT_SUBCOMMANDS],
+  imports: [DeliveryAttemptsModule],
+};

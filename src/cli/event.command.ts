@@ -1,7 +1,11 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { CampaignNotFoundError } from '../campaigns/campaign-errors';
+import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
-import { InvalidInputError } from '../common/invalid-input.error';
+import { InvalidInputError } from '../common/domain-error';
+import { DeliveryModule } from '../delivery/delivery.module';
 import { WebhookEventPublisher } from '../delivery/webhook-event.publisher';
+import { CommandGroup, type CliGroup } from './cli-group';
 import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
@@ -38,8 +42,7 @@ export class EventEmitCommand extends CommandRunner {
     }
     if (data === null || typeof data !== 'object' || Array.isArray(data))
       throw new InvalidInputError('--data must be a JSON object');
-    if (!(await this.campaigns.exists(campaignId)))
-      throw new InvalidInputError(`campaign ${campaignId} does not exist`);
+    if (!(await this.campaigns.exists(campaignId))) throw new CampaignNotFoundError(campaignId);
     const recorded = await this.publisher.publish(campaignId, [
       { type, data: data as Record<string, unknown> },
     ]);
@@ -72,8 +75,11 @@ export class EventEmitCommand extends CommandRunner {
 
 /** `event …` commands. */
 @Command({ name: 'event', description: 'Record webhook events', subCommands: [EventEmitCommand] })
-export class EventCommand extends CommandRunner {
-  async run(): Promise<void> {
-    this.command.help();
-  }
-}
+export class EventCommand extends CommandGroup {}
+
+/** The `event` group: the outbox publisher and its queue (Redis). */
+export const EVENT_GROUP: CliGroup = {
+  commands: [EventCommand, EventEmitCommand],
+  imports: [CampaignsModule, DeliveryModule],
+  needsQueue: true,
+};

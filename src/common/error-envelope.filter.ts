@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, codeForStatus, ErrorEnvelope } from './api-error';
-import { isDatabaseUnavailableError } from '../database/database-errors';
+import { ApiError, codeForStatus, ErrorCode, ErrorEnvelope } from './api-error';
+import { isDatabaseUnavailableError } from './database-errors';
+import { DomainError, type DomainErrorCode } from './domain-error';
 import { redactUrl } from './logging';
 
 /** Status, headers and envelope for any thrown value; used by the Nest filter and Fastify's error handler. */
@@ -20,6 +21,18 @@ const FASTIFY_ERROR_MESSAGES: Record<string, string> = {
 };
 
 /**
+ * How the HTTP API answers a domain error (docs/architecture.md#errors). A route may map one
+ * itself first where the contract says otherwise (a campaign that no longer exists is 403 on
+ * campaign routes, docs/api.md#errors).
+ */
+const HTTP_FOR_DOMAIN_ERROR: Record<DomainErrorCode, { status: number; code: ErrorCode }> = {
+  invalid_input: { status: 422, code: 'validation_failed' },
+  not_found: { status: 404, code: 'not_found' },
+  // The only conflict the API has today is an Idempotency-Key reused (docs/api.md#idempotent-retries).
+  conflict: { status: 409, code: 'idempotency_conflict' },
+};
+
+/**
  * Maps a thrown value to the `{error, message}` envelope of docs/api.md#errors. Unknown faults become
  * a generic 500 (the caller logs them), PostgreSQL outages 503; no stack, SQL or secret is
  * ever part of the body.
@@ -31,6 +44,10 @@ export function toErrorResponse(exception: unknown): ErrorResponse {
       headers: exception.headers,
       body: { error: exception.code, message: exception.message },
     };
+  }
+  if (exception instanceof DomainError) {
+    const { status, code } = HTTP_FOR_DOMAIN_ERROR[exception.code];
+    return { status, headers: {}, body: { error: code, message: exception.message } };
   }
   if (isDatabaseUnavailableError(exception)) {
     return {

@@ -1,31 +1,5 @@
 import type { DataSourceOptions } from 'typeorm';
-import { Account } from '../campaigns/account.entity';
-import { Campaign } from '../campaigns/campaign.entity';
-import { ApiKey } from '../auth/api-key.entity';
-import { Lead } from '../leads/lead.entity';
-import { LeadImport } from '../leads/lead-import.entity';
-import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
-import { WebhookEvent } from '../delivery/webhook-event.entity';
-import { WebhookDelivery } from '../delivery/webhook-delivery.entity';
-import { WebhookDeliveryAttempt } from '../delivery/webhook-delivery-attempt.entity';
-import { IdempotencyKey } from '../idempotency/idempotency-key.entity';
-import { Deployment } from './deployment.entity';
 import { MIGRATIONS } from './migrations';
-
-/** Every entity of the service; the schema they describe must equal the migrations' result. */
-export const ENTITIES = [
-  Account,
-  Campaign,
-  ApiKey,
-  LeadImport,
-  Lead,
-  WebhookEndpoint,
-  WebhookEvent,
-  WebhookDelivery,
-  WebhookDeliveryAttempt,
-  IdempotencyKey,
-  Deployment,
-];
 
 /**
  * TypeORM options for PostgreSQL at `databaseUrl`. The schema comes only from committed
@@ -34,12 +8,19 @@ export const ENTITIES = [
  *
  * @param databaseUrl `postgres://user@host:port/db`.
  * @param poolSize maximum connections this process opens.
+ * @param entities the entities to map. The service's modules register their own
+ *   (`TypeOrmModule.forFeature`, loaded with `autoLoadEntities`); running migrations needs
+ *   none; the TypeORM CLI passes every one (`src/entities.ts`).
  */
-export function buildDataSourceOptions(databaseUrl: string, poolSize = 10): DataSourceOptions {
+export function buildDataSourceOptions(
+  databaseUrl: string,
+  poolSize = 10,
+  entities: DataSourceOptions['entities'] = [],
+): DataSourceOptions {
   return {
     type: 'postgres',
     url: databaseUrl,
-    entities: ENTITIES,
+    entities,
     migrations: MIGRATIONS,
     migrationsTableName: 'typeorm_migrations',
     synchronize: false,

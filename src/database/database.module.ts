@@ -16,6 +16,8 @@ import { DeploymentIdentity, readDeploymentIdentity } from './deployment-identit
       inject: [AppConfig],
       useFactory: (config: AppConfig) => ({
         ...buildDataSourceOptions(config.databaseUrl),
+        // Each module registers its entities with TypeOrmModule.forFeature: database/ names none.
+        autoLoadEntities: true,
         // Start even when PostgreSQL is briefly down: requests get 503 until it is back.
         retryAttempts: 0,
       }),

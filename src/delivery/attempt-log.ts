@@ -3,8 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
 import { MicroBatcher } from '../common/micro-batcher';
-import { isDatabaseUnavailableError } from '../database/database-errors';
-import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import { isDatabaseUnavailableError } from '../common/database-errors';
+import { DeliveryTargets } from '../webhooks/delivery-targets';
 import {
   DeliveryRepository,
   type AttemptRecord,
@@ -53,7 +53,7 @@ export class AttemptLog {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: DeliveryRepository,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: DeliveryTargets,
     private readonly config: AppConfig,
   ) {}
 

@@ -4,7 +4,7 @@ import { DelayedError, type Job } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { DeploymentIdentity } from '../database/deployment-identity';
 import { DELIVERY_QUEUE, deliveryBackoff, type DeliveryJobData } from './delivery-queue';
-import { DeliveryService, type AttemptOutcome } from './delivery.service';
+import { ScheduledAttempts, type AttemptOutcome } from './scheduled-attempts';
 
 /** How long a foreign job is put back before a worker looks at it again, in ms. */
 const FOREIGN_JOB_DELAY_MS = 5_000;
@@ -26,7 +26,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   private readonly logger = new Logger(DeliveryProcessor.name);
 
   constructor(
-    private readonly deliveries: DeliveryService,
+    private readonly scheduled: ScheduledAttempts,
     private readonly config: AppConfig,
     private readonly deployment: DeploymentIdentity,
   ) {
@@ -52,11 +52,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + FOREIGN_JOB_DELAY_MS, token);
       throw new DelayedError();
     }
-    return this.deliveries.attemptScheduled(
-      job.data.deliveryId,
-      job.data.endpointId,
-      job.attemptsStarted > 1,
-    );
+    return this.scheduled.run(job.data.deliveryId, job.data.endpointId, job.attemptsStarted > 1);
   }
 
   /**

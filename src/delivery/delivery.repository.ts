@@ -21,6 +21,8 @@ export interface DeliveryWork {
   attemptCount: number;
   endpointId: number;
   eventId: string;
+  /** The event's type, e.g. `lead.created`. */
+  eventType: string;
   body: string;
 }
 
@@ -160,9 +162,10 @@ export class DeliveryRepository {
       attempt_count: number;
       endpoint_id: number;
       event_id: string;
+      event_type: string;
       body: string;
     }> = await this.dataSource.query(
-      `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.body
+      `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body
          FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
         WHERE d.id = ANY($1::bigint[])`,
       [ids],
@@ -176,6 +179,7 @@ export class DeliveryRepository {
           attemptCount: row.attempt_count,
           endpointId: row.endpoint_id,
           eventId: row.event_id,
+          eventType: row.event_type,
           body: row.body,
         },
       ]),

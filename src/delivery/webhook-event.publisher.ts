@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { EventType } from '../webhooks/event-types';
-import { WebhookEndpointsService } from '../webhooks/webhook-endpoints.service';
+import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryRepository, type NewEvent } from './delivery.repository';
 import type { QueuedDelivery } from './delivery-queue';
@@ -30,7 +30,7 @@ export interface RecordedEvents {
 export class WebhookEventPublisher {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly endpoints: WebhookEndpointsService,
+    private readonly endpoints: DeliveryTargets,
     private readonly repository: DeliveryRepository,
     private readonly dispatcher: DeliveryDispatcher,
   ) {}

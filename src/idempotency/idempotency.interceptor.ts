@@ -12,8 +12,11 @@ export type IdempotentRequest = FastifyRequest & { user?: AuthPrincipal; idempot
  * `Idempotency-Key` on `POST /leads/upload` (docs/api.md#idempotent-retries). Runs after the guards (the key is
  * scoped to the caller's API key) and before validation. A retry with the same key and body
  * gets the stored response with `Idempotent-Replayed: true`; a different body, or a retry
- * while the first still runs, gets 409. A request that fails frees its key. Only accepted
- * uploads are stored: a rejected request is rejected again by the same checks.
+ * while the first still runs, gets 409 (the service's `IdempotencyConflictError`, mapped by the
+ * global filter). A request that fails frees its key. Only accepted uploads are stored: a
+ * rejected request is rejected again by the same checks.
+ *
+ * @throws ApiError 400 `bad_request` when the header is not 1 to 255 characters (or has NUL).
  */
 @Injectable()
 export class IdempotencyInterceptor implements NestInterceptor {

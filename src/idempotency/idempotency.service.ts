@@ -1,29 +1,54 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
-import { ApiError } from '../common/api-error';
+import type { EntityManager } from 'typeorm';
+import { IdempotencyConflictError } from './idempotency-errors';
+import { IdempotencyRepository, type StoredIdempotencyKey } from './idempotency.repository';
 
-/** What to do with a request carrying an `Idempotency-Key`. */
+/**
+ * What to do with a request carrying an `Idempotency-Key`: run it (`claimed`), or answer with
+ * the stored response (`replay`: HTTP `status` and the body as JSON text).
+ */
 export type IdempotencyClaim =
   { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
 
-/** How long a response is replayed (docs/api.md#idempotent-retries). */
-const RETENTION = '24 hours';
-/** How long a first request may run before its claim counts as abandoned (a crashed process). */
-const CLAIM_LEASE = '5 minutes';
+/** The status replayed for a completed key that has none stored (uploads answer 202). */
+const DEFAULT_REPLAY_STATUS = 202;
 
 /**
- * Idempotency keys for `POST /leads/upload` (docs/api.md#idempotent-retries), per API key, in PostgreSQL. The
- * unique (api_key_id, key) row decides between simultaneous retries: one claims it, the
- * others get 409. The response is stored in the upload's own transaction, so an accepted
- * import and its stored response commit together.
+ * What an existing key means for a request with body hash `requestHash`, when it could not be
+ * claimed (docs/api.md#idempotent-retries).
+ *
+ * @returns the stored response to replay.
+ * @throws IdempotencyConflictError when the key was used with another body, or its first
+ *   request is still running (no response stored yet).
+ */
+export function replayOf(existing: StoredIdempotencyKey, requestHash: string): IdempotencyClaim {
+  if (existing.requestHash !== requestHash) throw IdempotencyConflictError.differentBody();
+  if (existing.status !== 'completed' || existing.responseBody === null) {
+    throw IdempotencyConflictError.stillRunning();
+  }
+  return {
+    kind: 'replay',
+    status: existing.responseStatus ?? DEFAULT_REPLAY_STATUS,
+    body: existing.responseBody,
+  };
+}
+
+/**
+ * Idempotency keys for `POST /leads/upload` (docs/api.md#idempotent-retries), per API key, kept
+ * in PostgreSQL by {@link IdempotencyRepository}. The unique (api_key_id, key) row decides
+ * between simultaneous retries: one claims it, the others get a conflict. The response is
+ * stored in the upload's own transaction, so an accepted import and its stored response
+ * commit together.
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+  constructor(private readonly keys: IdempotencyRepository) {}
 
-  /** Hex SHA-256 of a parsed JSON body; the same JSON text always hashes the same. */
+  /**
+   * Hex SHA-256 (64 characters) of a parsed JSON body; the same JSON text always hashes the
+   * same (`undefined` hashes as `null`).
+   */
   static hashBody(body: unknown): string {
     return createHash('sha256')
       .update(JSON.stringify(body ?? null))
@@ -33,57 +58,23 @@ export class IdempotencyService {
   /**
    * Claims `key` for a request with body hash `requestHash`, or finds the stored response.
    * An expired key, or an abandoned claim of the same body, is claimed afresh.
-   * @throws ApiError 409 `idempotency_conflict` when the key was used with another body, or
-   *   the first request with it is still running.
+   *
+   * @throws IdempotencyConflictError (a `ConflictError`) when the key was used with another
+   *   body, or the first request with it is still running.
    */
   async claim(apiKeyId: number, key: string, requestHash: string): Promise<IdempotencyClaim> {
-    const claimed: unknown[] = await this.dataSource.query(
-      `INSERT INTO idempotency_key (api_key_id, key, request_hash, status, locked_until, expires_at)
-       VALUES ($1, $2, $3, 'in_progress', now() + interval '${CLAIM_LEASE}', now() + interval '${RETENTION}')
-       ON CONFLICT (api_key_id, key) DO UPDATE
-          SET request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL,
-              response_body = NULL, created_at = now(), locked_until = EXCLUDED.locked_until,
-              expires_at = EXCLUDED.expires_at
-        WHERE idempotency_key.expires_at < now()
-           OR (idempotency_key.status = 'in_progress' AND idempotency_key.locked_until < now()
-               AND idempotency_key.request_hash = EXCLUDED.request_hash)
-       RETURNING 1`,
-      [apiKeyId, key, requestHash],
-    );
-    if (claimed.length > 0) return { kind: 'claimed' };
-
-    const [existing]: Array<{
-      request_hash: string;
-      status: string;
-      response_status: number | null;
-      response_body: string | null;
-    }> = await this.dataSource.query(
-      `SELECT request_hash, status, response_status, response_body FROM idempotency_key WHERE api_key_id = $1 AND key = $2`,
-      [apiKeyId, key],
-    );
+    if (await this.keys.tryClaim(apiKeyId, key, requestHash)) return { kind: 'claimed' };
+    const existing = await this.keys.find(apiKeyId, key);
     if (!existing) return this.claim(apiKeyId, key, requestHash); // released in between: try again
-    if (existing.request_hash !== requestHash) {
-      throw new ApiError(
-        409,
-        'idempotency_conflict',
-        'This Idempotency-Key was already used with a different request body',
-      );
-    }
-    if (existing.status !== 'completed' || existing.response_body === null) {
-      throw new ApiError(
-        409,
-        'idempotency_conflict',
-        'A request with this Idempotency-Key is still being processed; retry shortly',
-      );
-    }
-    return {
-      kind: 'replay',
-      status: existing.response_status ?? 202,
-      body: existing.response_body,
-    };
+    return replayOf(existing, requestHash);
   }
 
-  /** Stores the response of a claimed key, in the caller's transaction. */
+  /**
+   * Stores the response of a claimed key, in the caller's transaction.
+   *
+   * @param status the HTTP status to replay.
+   * @param body the response body; stored as `JSON.stringify(body)` and replayed as that text.
+   */
   async complete(
     manager: EntityManager,
     apiKeyId: number,
@@ -91,18 +82,11 @@ export class IdempotencyService {
     status: number,
     body: unknown,
   ): Promise<void> {
-    await manager.query(
-      `UPDATE idempotency_key SET status = 'completed', response_status = $3, response_body = $4
-        WHERE api_key_id = $1 AND key = $2`,
-      [apiKeyId, key, status, JSON.stringify(body)],
-    );
+    await this.keys.complete(manager, apiKeyId, key, status, JSON.stringify(body));
   }
 
-  /** Frees a claim whose request failed, so a retry can run. */
+  /** Frees a claim whose request failed, so a retry can run; a completed key is kept. */
   async release(apiKeyId: number, key: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM idempotency_key WHERE api_key_id = $1 AND key = $2 AND status = 'in_progress'`,
-      [apiKeyId, key],
-    );
+    await this.keys.release(apiKeyId, key);
   }
 }

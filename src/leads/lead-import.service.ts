@@ -1,40 +1,45 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { ApiError } from '../common/api-error';
+import type { EntityManager } from 'typeorm';
 import type { AuthPrincipal } from '../auth/auth-principal';
 import type { CampaignScope } from '../campaigns/campaigns.service';
-import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
-import type { LeadUploadError, LeadUploadResponse } from './dto/lead-upload-response.dto';
-import { LeadImport } from './lead-import.entity';
-import { validateLead, type NormalizedLead } from './lead-validator';
-import { LeadsRepository, type CreatedLead, type ImportContext } from './leads.repository';
-import { WebhookEventPublisher, type EventInput } from '../delivery/webhook-event.publisher';
+import { WebhookEventPublisher, type RecordedEvents } from '../delivery/webhook-event.publisher';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
+import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
+import {
+  importCounts,
+  screenBatch,
+  settleCampaignDuplicates,
+  uploadResponse,
+  type ScreenedBatch,
+} from './lead-batch';
+import { leadEvents } from './lead-events';
+import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
+import { retryOnTransactionConflict } from './transaction-retry';
 
-const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
-/** PostgreSQL deadlock_detected / serialization_failure: safe to run the transaction again. */
-const RETRYABLE_SQLSTATES = new Set(['40P01', '40001']);
-const MAX_TRANSACTION_ATTEMPTS = 3;
-const FOREIGN_KEY_VIOLATION = '23503';
-/** The foreign keys an import breaks when its campaign no longer exists. */
-const CAMPAIGN_FOREIGN_KEYS = new Set(['fk_lead_import_campaign', 'fk_lead_campaign']);
-
-interface AcceptedLead {
-  row: number;
-  lead: NormalizedLead;
+/** Everything one run of an import's transaction needs, fixed before the first run. */
+interface ImportPlan {
+  context: ImportContext;
+  batch: ScreenedBatch;
+  /** The `lead_import` row as inserted, before campaign duplicates are known. */
+  record: NewLeadImport;
+  skipDuplicates: boolean;
+  apiKeyId: number;
+  /** A claimed `Idempotency-Key` whose response is stored in the transaction. */
+  idempotencyKey?: string;
 }
 
 /**
- * Imports a batch of leads into a campaign (docs/api.md#lead-upload, docs/api.md#per-lead-validation): validates each
- * lead, settles duplicates within the batch and against the campaign, and writes the import
- * record, the leads and their outbox events in one transaction.
+ * Imports a batch of leads into a campaign (docs/api.md#lead-upload,
+ * docs/api.md#per-lead-validation, docs/api.md#duplicates-and-counts): screens the batch
+ * ({@link screenBatch}), then writes the import record, the leads and their outbox events in
+ * one transaction, run again on a deadlock or serialization failure
+ * (docs/decisions.md#uploads).
  */
 @Injectable()
 export class LeadImportService {
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
     private readonly leads: LeadsRepository,
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
@@ -47,8 +52,8 @@ export class LeadImportService {
    * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
    * @param idempotencyKey a claimed `Idempotency-Key`: its response is stored in the same transaction.
    * @returns the 202 body; `errors` is sorted by row.
-   * @throws ApiError 403 when the campaign was deleted meanwhile; database errors (the
-   *   transaction is rolled back: nothing of the upload is written).
+   * @throws CampaignNotFoundError when the campaign was deleted meanwhile (nothing is written);
+   *   database errors (the transaction is rolled back: nothing of the upload is written).
    */
   async importLeads(
     request: LeadUploadRequest,
@@ -58,188 +63,83 @@ export class LeadImportService {
     idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
     const acknowledgedAt = new Date();
-    const errors: LeadUploadError[] = [];
-    const accepted: AcceptedLead[] = [];
-    const firstRowOfPhone = new Map<string, number>();
-    let batchDuplicates = 0;
-
-    request.leads.forEach((input, row) => {
-      const check = validateLead(input, campaign.defaultRegion);
-      if (!check.ok) {
-        errors.push({ row, ...check.problem });
-        return;
-      }
-      if (firstRowOfPhone.has(check.lead.phone)) {
-        if (request.skip_duplicates) batchDuplicates++;
-        else errors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
-        return;
-      }
-      firstRowOfPhone.set(check.lead.phone, row);
-      accepted.push({ row, lead: check.lead });
-    });
-    // One lock order for every upload: concurrent uploads of overlapping phones never deadlock.
-    accepted.sort((a, b) =>
-      a.lead.phone < b.lead.phone ? -1 : a.lead.phone > b.lead.phone ? 1 : 0,
-    );
-
+    const batch = screenBatch(request.leads, campaign.defaultRegion, request.skip_duplicates);
     const context: ImportContext = {
       importId: randomUUID(),
       campaignId: campaign.id,
       source: request.source,
       tags: request.tags,
     };
-    const received = request.leads.length;
-
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const { response, recorded } = await this.dataSource.transaction(
-          'READ COMMITTED',
-          async (manager) => {
-            const invalidBeforeInsert = errors.length;
-            await manager.insert(LeadImport, {
-              id: context.importId,
-              campaignId: campaign.id,
-              apiKeyId: principal.apiKeyId,
-              source: request.source,
-              tags: request.tags,
-              disclaimerVersion: request.disclaimer_version,
-              complianceAcknowledgedAt: acknowledgedAt,
-              clientIp,
-              receivedCount: received,
-              validCount: received - invalidBeforeInsert,
-              invalidCount: invalidBeforeInsert,
-              duplicateCount: batchDuplicates,
-            });
-            const created = await this.leads.insertIgnoringDuplicates(
-              manager,
-              context,
-              accepted.map((a) => a.lead),
-            );
-
-            const allErrors = [...errors];
-            let duplicates = batchDuplicates;
-            if (created.length < accepted.length) {
-              const createdPhones = new Set(created.map((lead) => lead.phone));
-              for (const { row, lead } of accepted) {
-                if (createdPhones.has(lead.phone)) continue;
-                if (request.skip_duplicates) duplicates++;
-                else allErrors.push({ row, var_field: 'phone', message: DUPLICATE_MESSAGE });
-              }
-              await manager.update(
-                LeadImport,
-                { id: context.importId },
-                {
-                  validCount: received - allErrors.length,
-                  invalidCount: allErrors.length,
-                  duplicateCount: duplicates,
-                },
-              );
-            }
-
-            const subscribed =
-              created.length > 0
-                ? await this.events.subscribedTypes(manager, campaign.id)
-                : new Set<string>();
-            const recorded = await this.events.record(
-              manager,
-              campaign.id,
-              leadEvents(context, accepted, created, subscribed),
-            );
-
-            allErrors.sort((a, b) => a.row - b.row);
-            const response: LeadUploadResponse = {
-              status: 'accepted',
-              import_id: context.importId,
-              received_count: received,
-              valid_count: received - allErrors.length,
-              invalid_count: allErrors.length,
-              duplicate_count: duplicates,
-              errors: allErrors,
-            };
-            if (idempotencyKey !== undefined) {
-              await this.idempotency.complete(
-                manager,
-                principal.apiKeyId,
-                idempotencyKey,
-                202,
-                response,
-              );
-            }
-            return { response, recorded };
-          },
-        );
-        // After the commit; never awaited by the caller's response and never throws.
-        void this.events.dispatch(recorded);
-        return response;
-      } catch (error) {
-        const driverError = (error as { driverError?: { code?: string; constraint?: string } })
-          .driverError;
-        const code = driverError?.code ?? '';
-        // The campaign was deleted after the guard's (briefly cached) look-up: the same 403 as
-        // for any campaign that does not exist, and nothing was written.
-        if (
-          code === FOREIGN_KEY_VIOLATION &&
-          CAMPAIGN_FOREIGN_KEYS.has(driverError?.constraint ?? '')
-        ) {
-          throw ApiError.forbidden();
-        }
-        if (attempt >= MAX_TRANSACTION_ATTEMPTS || !RETRYABLE_SQLSTATES.has(code)) throw error;
-      }
-    }
-  }
-}
-
-/**
- * The outbox events of an import (docs/webhooks.md): `lead.created` per created lead, in request
- * order, and one `leads.bulk_created` when at least one lead was created; only the types
- * some enabled endpoint subscribes to are built.
- */
-function leadEvents(
-  context: ImportContext,
-  accepted: AcceptedLead[],
-  created: CreatedLead[],
-  subscribed: Set<string>,
-): EventInput[] {
-  if (created.length === 0 || subscribed.size === 0) return [];
-  const perLead = subscribed.has('lead.created');
-  const createdByPhone = new Map(created.map((lead) => [lead.phone, lead]));
-  const events: EventInput[] = [];
-  const leadIds: number[] = [];
-  const inRequestOrder = [...accepted].sort((a, b) => a.row - b.row);
-  for (const { lead } of inRequestOrder) {
-    const stored = createdByPhone.get(lead.phone);
-    if (!stored) continue;
-    leadIds.push(stored.id);
-    if (!perLead) continue;
-    events.push({
-      type: 'lead.created',
-      data: {
-        id: stored.id,
-        campaign_id: context.campaignId,
-        phone: lead.phone,
-        first_name: lead.first_name,
-        last_name: lead.last_name,
-        email: lead.email,
-        company: lead.company,
-        title: lead.title,
-        tags: context.tags,
-        source: context.source,
-        import_id: context.importId,
-        created_at: stored.created_at.toISOString(),
+    const plan: ImportPlan = {
+      context,
+      batch,
+      record: {
+        id: context.importId,
+        campaignId: campaign.id,
+        apiKeyId: principal.apiKeyId,
+        source: request.source,
+        tags: request.tags,
+        disclaimerVersion: request.disclaimer_version,
+        complianceAcknowledgedAt: acknowledgedAt,
+        clientIp,
+        receivedCount: request.leads.length,
+        ...importCounts(request.leads.length, batch),
       },
-    });
+      skipDuplicates: request.skip_duplicates,
+      apiKeyId: principal.apiKeyId,
+      idempotencyKey,
+    };
+
+    const { response, recorded } = await retryOnTransactionConflict(() =>
+      this.leads.inImportTransaction(campaign.id, (manager) => this.writeImport(manager, plan)),
+    );
+    // After the commit; never awaited by the caller's response and never throws.
+    void this.events.dispatch(recorded);
+    return response;
   }
-  if (!subscribed.has('leads.bulk_created')) return events;
-  events.push({
-    type: 'leads.bulk_created',
-    data: {
-      import_id: context.importId,
-      campaign_id: context.campaignId,
-      source: context.source,
-      tags: context.tags,
-      lead_count: leadIds.length,
-      lead_ids: leadIds,
-    },
-  });
-  return events;
+
+  /**
+   * One run of an import's transaction: the `lead_import` record, the leads (a phone the
+   * campaign already has is skipped by the insert, then settled as a duplicate and the
+   * record's counts corrected), the outbox events, and the stored idempotent response.
+   */
+  private async writeImport(
+    manager: EntityManager,
+    plan: ImportPlan,
+  ): Promise<{ response: LeadUploadResponse; recorded: RecordedEvents }> {
+    const { context, batch, record } = plan;
+    await this.leads.insertImport(manager, record);
+    const created = await this.leads.insertIgnoringDuplicates(
+      manager,
+      context,
+      batch.accepted.map((a) => a.lead),
+    );
+
+    let outcome = { errors: [...batch.errors], duplicates: batch.duplicates };
+    if (created.length < batch.accepted.length) {
+      const createdPhones = new Set(created.map((lead) => lead.phone));
+      outcome = settleCampaignDuplicates(batch, createdPhones, plan.skipDuplicates);
+      await this.leads.updateImportCounts(
+        manager,
+        context.importId,
+        importCounts(record.receivedCount, outcome),
+      );
+    }
+
+    const subscribed =
+      created.length > 0
+        ? await this.events.subscribedTypes(manager, context.campaignId)
+        : new Set<string>();
+    const recorded = await this.events.record(
+      manager,
+      context.campaignId,
+      leadEvents(context, batch.accepted, created, subscribed),
+    );
+
+    const response = uploadResponse(context.importId, record.receivedCount, outcome);
+    if (plan.idempotencyKey !== undefined) {
+      await this.idempotency.complete(manager, plan.apiKeyId, plan.idempotencyKey, 202, response);
+    }
+    return { response, recorded };
+  }
 }

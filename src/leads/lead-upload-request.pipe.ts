@@ -10,7 +10,11 @@ import { LeadUploadRequest, LeadUploadRequestDto } from './dto/lead-upload-reque
  * found in one pass before class-validator runs, ten named and the rest counted). Returns the
  * request with the spec's defaults (`source` "api", `tags` [], `skip_duplicates` true,
  * `disclaimer_version` "v1.0") and its strings well-formed (a lone surrogate becomes U+FFFD,
- * as PostgreSQL stores it), so what is stored is what webhooks deliver.
+ * as PostgreSQL stores it), so what is stored is what webhooks deliver. HTTP edge code: it
+ * answers with `ApiError` directly.
+ *
+ * @throws ApiError 400 `compliance_not_acknowledged`, 400 `bad_request` or 422
+ *   `validation_failed`, in that order of checks.
  */
 @Injectable()
 export class LeadUploadRequestPipe implements PipeTransform<

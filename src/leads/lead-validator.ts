@@ -20,6 +20,7 @@ export const LEAD_FIELDS = [
   'company',
   'title',
 ] as const;
+/** The name of a per-lead field, as `var_field` reports it. */
 export type LeadField = (typeof LEAD_FIELDS)[number];
 
 /** The first problem of an invalid lead. */
@@ -28,6 +29,7 @@ export interface LeadProblem {
   message: string;
 }
 
+/** The verdict of {@link validateLead}: the normalised lead, or its first problem. */
 export type LeadCheck = { ok: true; lead: NormalizedLead } | { ok: false; problem: LeadProblem };
 
 const MAX_TEXT_LENGTH = 255;

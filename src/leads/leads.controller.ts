@@ -5,7 +5,9 @@ import {
   CampaignAccessGuard,
   CurrentPrincipal,
 } from '../auth/campaign-access.guard';
+import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import type { CampaignScope } from '../campaigns/campaigns.service';
+import { ApiError } from '../common/api-error';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import { LeadUploadResponseDto, type LeadUploadResponse } from './dto/lead-upload-response.dto';
 import { LeadUploadRequestDto } from './dto/lead-upload-request.dto';
@@ -37,6 +39,9 @@ export class LeadsController {
    * `campaign_id` (400), campaign access (403), compliance (400), `leads` present (400),
    * envelope (422); per-lead problems are reported inside the 202. An `Idempotency-Key` header
    * makes retries safe (docs/api.md#idempotent-retries).
+   *
+   * @throws ApiError 403 `forbidden` when the campaign was deleted during the upload (the
+   *   service's `CampaignNotFoundError`); nothing is written.
    */
   @Post('upload')
   @HttpCode(202)
@@ -55,18 +60,25 @@ export class LeadsController {
     description: 'Accepted; invalid leads are reported in errors',
   })
   @ApiErrorResponses(400, 401, 403, 409, 413, 415, 422, 429, 500, 503)
-  upload(
+  async upload(
     @Body(LeadUploadRequestPipe) request: LeadUploadRequest,
     @AuthorizedCampaign() campaign: CampaignScope,
     @CurrentPrincipal() principal: AuthPrincipal,
     @Req() http: IdempotentRequest,
   ): Promise<LeadUploadResponse> {
-    return this.imports.importLeads(
-      request,
-      campaign,
-      principal,
-      http.ip ?? null,
-      http.idempotencyKey,
-    );
+    try {
+      return await this.imports.importLeads(
+        request,
+        campaign,
+        principal,
+        http.ip ?? null,
+        http.idempotencyKey,
+      );
+    } catch (error) {
+      // Deleted after the guard's (briefly cached) look-up: the same 403 as any campaign that
+      // does not exist (docs/api.md#errors, docs/decisions.md#uploads).
+      if (error instanceof CampaignNotFoundError) throw ApiError.forbidden();
+      throw error;
+    }
   }
 }

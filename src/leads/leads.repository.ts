@@ -1,6 +1,30 @@
 import { Injectable } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CampaignNotFoundError } from '../campaigns/campaign-errors';
+import type { ImportCounts } from './lead-batch';
+import { LeadImport } from './lead-import.entity';
 import type { NormalizedLead } from './lead-validator';
+
+const FOREIGN_KEY_VIOLATION = '23503';
+/** The foreign keys an import breaks when its campaign no longer exists. */
+const CAMPAIGN_FOREIGN_KEYS = new Set(['fk_lead_import_campaign', 'fk_lead_campaign']);
+
+/**
+ * Whether `error` (as TypeORM throws it, the PostgreSQL error under `driverError`) is a
+ * foreign-key violation (`23503`) of `lead_import` or `lead` against `campaign`: the campaign
+ * was deleted while the upload ran.
+ */
+export function breaksCampaignForeignKey(error: unknown): boolean {
+  const driverError = (
+    error as { driverError?: { code?: unknown; constraint?: unknown } } | null | undefined
+  )?.driverError;
+  return (
+    driverError?.code === FOREIGN_KEY_VIOLATION &&
+    typeof driverError.constraint === 'string' &&
+    CAMPAIGN_FOREIGN_KEYS.has(driverError.constraint)
+  );
+}
 
 /** A lead row as created by {@link LeadsRepository.insertIgnoringDuplicates}. */
 export interface CreatedLead {
@@ -11,18 +35,76 @@ export interface CreatedLead {
 
 /** The fields every lead of one import shares. */
 export interface ImportContext {
+  /** The import's UUID (`import_id`). */
   importId: string;
   campaignId: number;
   source: string;
   tags: string[];
 }
 
+/** A `lead_import` row about to be inserted (docs/api.md#duplicates-and-counts). */
+export interface NewLeadImport extends ImportCounts {
+  /** The import's UUID. */
+  id: string;
+  campaignId: number;
+  /** The uploading API key. */
+  apiKeyId: number;
+  source: string;
+  tags: string[];
+  disclaimerVersion: string;
+  /** When the request acknowledged compliance (its arrival). */
+  complianceAcknowledgedAt: Date;
+  clientIp: string | null;
+  /** The length of the request's `leads`. */
+  receivedCount: number;
+}
+
 /**
- * The bulk SQL of lead uploads, written once and readable on its own (STYLE: SQL that
- * matters lives in one repository method).
+ * The SQL of lead uploads (docs/api.md#lead-upload): the import's transaction, its
+ * `lead_import` record and the bulk insert of its leads, each written once and readable on
+ * its own.
  */
 @Injectable()
 export class LeadsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Runs `work` in one READ COMMITTED transaction: everything it writes commits together, or
+   * nothing does (docs/api.md#duplicates-and-counts).
+   *
+   * @param campaignId the campaign the import writes into.
+   * @returns what `work` returns, once committed.
+   * @throws CampaignNotFoundError when a write broke a foreign key to the campaign (it was
+   *   deleted meanwhile); otherwise the error of `work` or of the commit, as thrown (the
+   *   transaction is rolled back).
+   */
+  async inImportTransaction<T>(
+    campaignId: number,
+    work: (manager: EntityManager) => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await this.dataSource.transaction('READ COMMITTED', work);
+    } catch (error) {
+      if (breaksCampaignForeignKey(error)) throw new CampaignNotFoundError(campaignId);
+      throw error;
+    }
+  }
+
+  /** Inserts an import's `lead_import` record, in the import's transaction. */
+  async insertImport(manager: EntityManager, record: NewLeadImport): Promise<void> {
+    // A copy: TypeORM writes generated columns (created_at) back into the object it inserts,
+    // and a retried transaction must insert the record as planned, not as the failed run left it.
+    await manager.insert(LeadImport, { ...record });
+  }
+
+  /** Sets the counts of an import's record, in the import's transaction. */
+  async updateImportCounts(
+    manager: EntityManager,
+    importId: string,
+    counts: ImportCounts,
+  ): Promise<void> {
+    await manager.update(LeadImport, { id: importId }, counts);
+  }
   /**
    * Inserts `leads` in one statement (`INSERT … SELECT FROM unnest(…)`, about 100,000 rows/s),
    * skipping any phone the campaign already has: the unique constraint on

@@ -1,97 +1,37 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
-import { EVENT_TYPES } from './event-types';
 
-/** A webhook endpoint as listed by the API (docs/api.md#webhook-reads): never a secret or a hint of one. */
-@ApiSchema({ name: 'WebhookEndpoint' })
-export class WebhookEndpointView {
-  @ApiProperty({ type: 'integer', example: 7 })
-  id!: number;
-
-  @ApiProperty({ type: 'integer', example: 42 })
-  campaign_id!: number;
-
-  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
-  url!: string;
-
-  @ApiProperty({ type: 'string', nullable: true, example: 'CRM sync' })
-  description!: string | null;
-
-  @ApiProperty({ enum: EVENT_TYPES, isArray: true, example: ['lead.created'] })
-  subscribed_events!: string[];
-
-  @ApiProperty({ example: true })
-  is_enabled!: boolean;
-
+/** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
+export interface WebhookEndpointView {
+  id: number;
+  campaign_id: number;
+  url: string;
+  description: string | null;
+  subscribed_events: string[];
+  is_enabled: boolean;
   /** ISO 8601 UTC. */
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:44:45.123Z' })
-  created_at!: string;
-
-  @ApiProperty({
-    type: 'boolean',
-    nullable: true,
-    description: 'Outcome of the most recent delivery attempt',
-  })
-  last_delivery_is_successful!: boolean | null;
+  created_at: string;
+  /** Outcome of the most recent delivery attempt; null before the first. */
+  last_delivery_is_successful: boolean | null;
 }
 
 /** Delivery health of one endpoint (docs/api.md#webhook-reads). Counts attempts, pings included. */
-@ApiSchema({ name: 'WebhookEndpointHealth' })
-export class WebhookEndpointHealthView {
-  @ApiProperty({ type: 'integer', example: 7 })
-  endpoint_id!: number;
-
-  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
-  url!: string;
-
-  @ApiProperty({ example: true })
-  is_enabled!: boolean;
-
-  @ApiProperty({ type: 'integer', description: 'All delivery attempts ever recorded', example: 10 })
-  total_deliveries!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Attempts answered 2xx within 10 seconds',
-    example: 9,
-  })
-  successful_deliveries!: number;
-
-  @ApiProperty({
-    type: 'integer',
-    description: 'Timeouts, non-2xx answers and connection failures',
-    example: 1,
-  })
-  failed_deliveries!: number;
-
+export interface WebhookEndpointHealthView {
+  endpoint_id: number;
+  url: string;
+  is_enabled: boolean;
+  total_deliveries: number;
+  successful_deliveries: number;
+  failed_deliveries: number;
   /** successful / total in [0, 1]; null with no attempts. */
-  @ApiProperty({
-    type: 'number',
-    format: 'float',
-    nullable: true,
-    minimum: 0,
-    maximum: 1,
-    example: 0.9,
-  })
-  success_rate!: number | null;
-
-  @ApiProperty({
-    type: 'string',
-    format: 'date-time',
-    nullable: true,
-    example: '2026-11-22T08:44:45.123Z',
-  })
-  last_delivery_at!: string | null;
-
-  @ApiProperty({ type: 'boolean', nullable: true, example: true })
-  last_delivery_is_successful!: boolean | null;
-
-  /** Mean attempt duration in ms; null with no attempts. */
-  @ApiProperty({ type: 'number', format: 'float', nullable: true, example: 84.2 })
-  avg_duration_ms!: number | null;
+  success_rate: number | null;
+  /** ISO 8601 UTC start of the latest attempt; null with none. */
+  last_delivery_at: string | null;
+  last_delivery_is_successful: boolean | null;
+  /** Mean attempt duration in ms, rounded to 3 decimals (1 µs); null with no attempts. */
+  avg_duration_ms: number | null;
 }
 
-/** The 2.7 view of an endpoint. */
+/** The listing view of an endpoint (docs/api.md#webhook-reads). */
 export function toEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
   return {
     id: endpoint.id,
@@ -105,7 +45,7 @@ export function toEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
   };
 }
 
-/** The 2.8 view of an endpoint, computed from its counters in O(1). */
+/** The health view of an endpoint, computed from its counters in O(1) (docs/api.md#webhook-reads). */
 export function toHealthView(endpoint: WebhookEndpoint): WebhookEndpointHealthView {
   const total = endpoint.totalDeliveries;
   return {
@@ -118,6 +58,11 @@ export function toHealthView(endpoint: WebhookEndpoint): WebhookEndpointHealthVi
     success_rate: total === 0 ? null : endpoint.successfulDeliveries / total,
     last_delivery_at: endpoint.lastDeliveryAt ? endpoint.lastDeliveryAt.toISOString() : null,
     last_delivery_is_successful: endpoint.lastDeliveryIsSuccessful,
-    avg_duration_ms: total === 0 ? null : endpoint.totalDurationMs / total,
+    avg_duration_ms: total === 0 ? null : roundTo3(endpoint.totalDurationMs / total),
   };
+}
+
+/** Rounds to 3 decimals without binary noise (22.913250000000005 → 22.913). */
+function roundTo3(value: number): number {
+  return Math.round(value * 1000) / 1000;
 }

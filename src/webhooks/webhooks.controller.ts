@@ -4,8 +4,9 @@ import { ApiErrorResponses } from '../common/error-response.dto';
 import { AuthorizedCampaign, CampaignAccessGuard } from '../auth/campaign-access.guard';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import { EVENT_TYPES, type EventType } from './event-types';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
-import { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
+import { WebhookEndpointReads } from './webhook-endpoint-reads.service';
+import type { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
+import { WebhookEndpointDto, WebhookEndpointHealthDto } from './dto/webhook-endpoint.dto';
 
 /**
  * The read-only webhook operations (docs/api.md rules 3–4, docs/api.md#webhook-reads). Checks run 401 → path ids
@@ -21,7 +22,7 @@ import { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoi
 @Controller('webhooks/:campaign_id')
 @UseGuards(CampaignAccessGuard)
 export class WebhooksController {
-  constructor(private readonly endpoints: WebhookEndpointsService) {}
+  constructor(private readonly endpoints: WebhookEndpointReads) {}
 
   /** The seven subscribable event types, in spec order. */
   @Get('events')
@@ -38,7 +39,7 @@ export class WebhooksController {
     summary: "List the campaign's webhook endpoints",
     operationId: 'listWebhookEndpoints',
   })
-  @ApiOkResponse({ type: [WebhookEndpointView] })
+  @ApiOkResponse({ type: [WebhookEndpointDto] })
   @ApiErrorResponses(400, 401, 403, 429, 500, 503)
   list(@AuthorizedCampaign() campaign: CampaignScope): Promise<WebhookEndpointView[]> {
     return this.endpoints.list(campaign.id);
@@ -55,7 +56,7 @@ export class WebhooksController {
     description: 'Endpoint id (positive integer)',
     schema: { type: 'integer', minimum: 1 },
   })
-  @ApiOkResponse({ type: WebhookEndpointHealthView })
+  @ApiOkResponse({ type: WebhookEndpointHealthDto })
   @ApiErrorResponses(400, 401, 403, 404, 429, 500, 503)
   health(
     @AuthorizedCampaign() campaign: CampaignScope,

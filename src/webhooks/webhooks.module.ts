@@ -1,16 +1,11 @@
 import { Module } from '@nestjs/common';
-import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuthModule } from '../auth/auth.module';
-import { SigningSecretBox } from './signing-secrets';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
-import { WebhookEndpointsService } from './webhook-endpoints.service';
+import { WebhookEndpointsModule } from './webhook-endpoints.module';
 import { WebhooksController } from './webhooks.controller';
 
-/** Webhook endpoints: the API's read side and the operator's management service. */
+/** The public API's webhook reads (docs/api.md#webhook-reads) over {@link WebhookEndpointsModule}. */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint]), AuthModule],
+  imports: [WebhookEndpointsModule, AuthModule],
   controllers: [WebhooksController],
-  providers: [WebhookEndpointsService, SigningSecretBox],
-  exports: [WebhookEndpointsService],
 })
 export class WebhooksModule {}

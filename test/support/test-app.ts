@@ -6,7 +6,7 @@ import { shutdownSequence } from '../../src/shutdown-sequence';
 import { loadConfig, type AppConfig } from '../../src/config/app-config';
 import { CampaignsService } from '../../src/campaigns/campaigns.service';
 import { ApiKeysService } from '../../src/auth/api-keys.service';
-import { WebhookEndpointsService } from '../../src/webhooks/webhook-endpoints.service';
+import { WebhookEndpointAdmin } from '../../src/webhooks/webhook-endpoint-admin.service';
 
 /** A running application as production builds it, on the test database. */
 export interface TestApp {
@@ -81,7 +81,7 @@ export class Given {
     events: string[],
     options: { enabled?: boolean; description?: string } = {},
   ): Promise<{ id: number; secret: string }> {
-    const { endpoint, secret } = await this.app.get(WebhookEndpointsService).create(campaignId, {
+    const { endpoint, secret } = await this.app.get(WebhookEndpointAdmin).create(campaignId, {
       url,
       events,
       description: options.description ?? null,

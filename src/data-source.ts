@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { config as loadDotenv } from 'dotenv';
 import { DataSource } from 'typeorm';
-import { buildDataSourceOptions } from './database-options';
+import { buildDataSourceOptions } from './database/database-options';
+import { ENTITIES } from './entities';
 
 loadDotenv({ quiet: true });
 
@@ -12,5 +13,7 @@ loadDotenv({ quiet: true });
 export default new DataSource(
   buildDataSourceOptions(
     process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/campaign_api',
+    1,
+    ENTITIES,
   ),
 );

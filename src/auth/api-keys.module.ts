@@ -1,0 +1,18 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CampaignsModule } from '../campaigns/campaigns.module';
+import { ApiKey } from './api-key.entity';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
+
+/**
+ * API keys as a domain (docs/architecture.md#modules-and-tables): creation, listing,
+ * revocation and look-ups, with no HTTP, JWT or passport. The HTTP {@link AuthModule}, the CLI
+ * and the dashboard build on it.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([ApiKey]), CampaignsModule],
+  providers: [ApiKeysRepository, ApiKeysService],
+  exports: [ApiKeysService],
+})
+export class ApiKeysModule {}

@@ -1,0 +1,72 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { In, Repository } from 'typeorm';
+import { Account } from './account.entity';
+import { Campaign } from './campaign.entity';
+
+/** What authorisation and upload need to know about a campaign (read through {@link CampaignsRepository}). */
+export interface CampaignScopeRow {
+  id: number;
+  accountId: number;
+  defaultRegion: string;
+}
+
+/**
+ * Every query on `account` and `campaign` (docs/architecture.md#modules-and-tables). Ids are
+ * assumed to fit PostgreSQL's integer: callers filter larger ones first.
+ */
+@Injectable()
+export class CampaignsRepository {
+  constructor(
+    @InjectRepository(Account) private readonly accounts: Repository<Account>,
+    @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
+  ) {}
+
+  /** Inserts an account. @returns it with its id and creation time. */
+  insertAccount(name: string): Promise<Account> {
+    return this.accounts.save(this.accounts.create({ name }));
+  }
+
+  /** Whether account `id` exists. */
+  accountExists(id: number): Promise<boolean> {
+    return this.accounts.existsBy({ id });
+  }
+
+  /** Every account, oldest first. */
+  listAccounts(): Promise<Account[]> {
+    return this.accounts.find({ order: { id: 'ASC' } });
+  }
+
+  /**
+   * Inserts a campaign.
+   * @throws the driver's foreign-key violation (23503) when the account does not exist.
+   */
+  insertCampaign(
+    fields: Pick<Campaign, 'accountId' | 'name' | 'defaultRegion'>,
+  ): Promise<Campaign> {
+    return this.campaigns.save(this.campaigns.create(fields));
+  }
+
+  /** The campaigns of `accountId`, oldest first. */
+  listCampaigns(accountId: number): Promise<Campaign[]> {
+    return this.campaigns.find({ where: { accountId }, order: { id: 'ASC' } });
+  }
+
+  /** How many of `campaignIds` are campaigns of `accountId`. */
+  countOfAccount(accountId: number, campaignIds: number[]): Promise<number> {
+    return this.campaigns.count({ where: { accountId, id: In(campaignIds) } });
+  }
+
+  /** Whether campaign `id` exists. */
+  campaignExists(id: number): Promise<boolean> {
+    return this.campaigns.existsBy({ id });
+  }
+
+  /** Campaign `campaignId` if it is one of `accountId`'s, else null. */
+  async findScope(accountId: number, campaignId: number): Promise<CampaignScopeRow | null> {
+    return this.campaigns.findOne({
+      where: { id: campaignId, accountId },
+      select: { id: true, accountId: true, defaultRegion: true },
+    });
+  }
+}

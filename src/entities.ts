@@ -1,0 +1,30 @@
+import { Account } from './campaigns/account.entity';
+import { Campaign } from './campaigns/campaign.entity';
+import { ApiKey } from './auth/api-key.entity';
+import { Lead } from './leads/lead.entity';
+import { LeadImport } from './leads/lead-import.entity';
+import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
+import { WebhookEvent } from './delivery/webhook-event.entity';
+import { WebhookDelivery } from './delivery/webhook-delivery.entity';
+import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity';
+import { IdempotencyKey } from './idempotency/idempotency-key.entity';
+import { Deployment } from './database/deployment.entity';
+
+/**
+ * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
+ * the schema they describe must equal the migrations' result. At run time each module
+ * registers its own (docs/architecture.md#modules-and-tables).
+ */
+export const ENTITIES = [
+  Account,
+  Campaign,
+  ApiKey,
+  LeadImport,
+  Lead,
+  WebhookEndpoint,
+  WebhookEvent,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  IdempotencyKey,
+  Deployment,
+];

@@ -1,0 +1,62 @@
+import { InvalidInputError } from '../common/domain-error';
+import { isEventType } from './event-types';
+
+/** Longest endpoint URL accepted, as typed and as normalised (characters). */
+export const MAX_URL_LENGTH = 2048;
+/** Longest endpoint description accepted (characters). */
+export const MAX_DESCRIPTION_LENGTH = 500;
+
+/**
+ * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme
+ * and host, default port dropped, IDN host in punycode, path kept), which is what is stored,
+ * listed and delivered to (docs/webhooks.md#endpoints).
+ * @throws InvalidInputError (field `url`) unless `url` is an absolute http(s) URL without
+ *   credentials, at most {@link MAX_URL_LENGTH} characters as typed and normalised.
+ */
+export function validateUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url.trim());
+  } catch {
+    throw InvalidInputError.field('url', `must be an absolute http or https URL, got "${url}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw InvalidInputError.field(
+      'url',
+      `must use http or https, got "${parsed.protocol.replace(':', '')}"`,
+    );
+  }
+  if (parsed.username || parsed.password)
+    throw InvalidInputError.field('url', 'must not contain credentials');
+  if (url.trim().length > MAX_URL_LENGTH || parsed.href.length > MAX_URL_LENGTH)
+    throw InvalidInputError.field('url', `must be at most ${MAX_URL_LENGTH} characters`);
+  return parsed.href;
+}
+
+/**
+ * Trims and de-duplicates subscribed event types, keeping their first order.
+ * @throws InvalidInputError (field `events`) for an empty list or an unknown type.
+ */
+export function validateEvents(events: string[]): string[] {
+  const unique = [...new Set(events.map((e) => e.trim()).filter((e) => e !== ''))];
+  if (unique.length === 0)
+    throw InvalidInputError.field('events', 'must name at least one event type');
+  const unknown = unique.filter((e) => !isEventType(e));
+  if (unknown.length > 0)
+    throw InvalidInputError.field('events', `has unknown event types: ${unknown.join(', ')}`);
+  return unique;
+}
+
+/**
+ * Trims a description; blank means none.
+ * @throws InvalidInputError (field `description`) above {@link MAX_DESCRIPTION_LENGTH} characters.
+ */
+export function validateDescription(description: string | null): string | null {
+  if (description === null || description.trim() === '') return null;
+  if (description.length > MAX_DESCRIPTION_LENGTH)
+    throw InvalidInputError.field(
+      'description',
+      `must be at most ${MAX_DESCRIPTION_LENGTH} characters`,
+    );
+  return description.trim();
+}

@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { CampaignsModule } from '../campaigns/campaigns.module';
+import { DeliveryTargets } from './delivery-targets';
+import { SigningSecretBox } from './signing-secrets';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookEndpointAdmin } from './webhook-endpoint-admin.service';
+import { WebhookEndpointReads } from './webhook-endpoint-reads.service';
+import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+
+/**
+ * Webhook endpoints as a domain (docs/architecture.md#modules-and-tables), one service per
+ * client: {@link WebhookEndpointReads} for the public API, {@link WebhookEndpointAdmin} for the
+ * CLI and the dashboard, {@link DeliveryTargets} for the delivery module. No HTTP.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint]), CampaignsModule],
+  providers: [
+    WebhookEndpointsRepository,
+    SigningSecretBox,
+    WebhookEndpointReads,
+    WebhookEndpointAdmin,
+    DeliveryTargets,
+  ],
+  exports: [WebhookEndpointReads, WebhookEndpointAdmin, DeliveryTargets],
+})
+export class WebhookEndpointsModule {}

@@ -1,0 +1,155 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { EntityManager, Repository } from 'typeorm';
+import { WebhookEndpoint } from './webhook-endpoint.entity';
+
+/** The columns a delivery attempt needs, secrets still encrypted. */
+export interface TargetRow {
+  id: number;
+  url: string;
+  is_enabled: boolean;
+  secret_encrypted: string;
+  previous_secret_encrypted: string | null;
+  /** Whether the previous secret's 24-hour overlap is still running (by the database's clock). */
+  previous_secret_valid: boolean;
+}
+
+/** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
+export interface HealthIncrement {
+  endpointId: number;
+  attempts: number;
+  successes: number;
+  /** Sum of the attempts' durations, ms. */
+  durationMs: number;
+  /** Start of the batch's latest attempt, and whether it succeeded. */
+  lastAt: Date;
+  lastOk: boolean;
+}
+
+/**
+ * Every query on `webhook_endpoint` (docs/architecture.md#modules-and-tables). Ids are assumed
+ * to fit PostgreSQL's integer: callers filter larger ones first. Methods taking an
+ * `EntityManager` run in the caller's transaction.
+ */
+@Injectable()
+export class WebhookEndpointsRepository {
+  constructor(
+    @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
+  ) {}
+
+  /** A new, unsaved entity with these fields. */
+  build(fields: Partial<WebhookEndpoint>): WebhookEndpoint {
+    return this.endpoints.create(fields);
+  }
+
+  /**
+   * Inserts or updates an endpoint.
+   * @throws the driver's foreign-key violation (23503) when its campaign does not exist.
+   */
+  save(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
+    return this.endpoints.save(endpoint);
+  }
+
+  /** Endpoint `id`, or null. */
+  findById(id: number): Promise<WebhookEndpoint | null> {
+    return this.endpoints.findOneBy({ id });
+  }
+
+  /** The campaign's endpoints ordered by id. */
+  listOfCampaign(campaignId: number): Promise<WebhookEndpoint[]> {
+    return this.endpoints.find({ where: { campaignId }, order: { id: 'ASC' } });
+  }
+
+  /** Deletes endpoint `id` (its deliveries and attempts cascade). @returns whether it existed. */
+  async deleteById(id: number): Promise<boolean> {
+    const result = await this.endpoints.delete({ id });
+    return (result.affected ?? 0) > 0;
+  }
+
+  /**
+   * Endpoint `endpointId` of `campaignId` with its health counters, or null: one indexed row
+   * read as a plain query (the hottest read of the API).
+   */
+  async findHealth(campaignId: number, endpointId: number): Promise<WebhookEndpoint | null> {
+    const [row]: Array<{
+      id: number;
+      url: string;
+      is_enabled: boolean;
+      total_deliveries: number;
+      successful_deliveries: number;
+      failed_deliveries: number;
+      total_duration_ms: number;
+      last_delivery_at: Date | null;
+      last_delivery_is_successful: boolean | null;
+    }> = await this.endpoints.query(
+      `SELECT id, url, is_enabled, total_deliveries, successful_deliveries, failed_deliveries,
+              total_duration_ms, last_delivery_at, last_delivery_is_successful
+         FROM webhook_endpoint WHERE id = $1 AND campaign_id = $2`,
+      [endpointId, campaignId],
+    );
+    if (!row) return null;
+    return this.endpoints.create({
+      id: row.id,
+      url: row.url,
+      isEnabled: row.is_enabled,
+      totalDeliveries: row.total_deliveries,
+      successfulDeliveries: row.successful_deliveries,
+      failedDeliveries: row.failed_deliveries,
+      totalDurationMs: row.total_duration_ms,
+      lastDeliveryAt: row.last_delivery_at,
+      lastDeliveryIsSuccessful: row.last_delivery_is_successful,
+    });
+  }
+
+  /** The delivery columns of the endpoints among `ids` that exist, in no particular order. */
+  findTargets(ids: readonly number[]): Promise<TargetRow[]> {
+    return this.endpoints.query(
+      `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
+              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid
+         FROM webhook_endpoint WHERE id = ANY($1::int[])`,
+      [ids],
+    );
+  }
+
+  /** The enabled endpoints of a campaign with their subscriptions, in the caller's transaction. */
+  findSubscribers(
+    manager: EntityManager,
+    campaignId: number,
+  ): Promise<Array<{ id: number; subscribedEvents: string[] }>> {
+    return manager.find(WebhookEndpoint, {
+      where: { campaignId, isEnabled: true },
+      select: { id: true, subscribedEvents: true },
+      order: { id: 'ASC' },
+    });
+  }
+
+  /**
+   * Adds attempt totals to the endpoints' health counters in one UPDATE, in the caller's
+   * transaction. Rows are updated in id order (one lock order for concurrent batches). The
+   * "last delivery" fields follow the latest `lastAt`, even when batches commit out of order.
+   */
+  async addToHealth(manager: EntityManager, increments: HealthIncrement[]): Promise<void> {
+    const rows = [...increments].sort((a, b) => a.endpointId - b.endpointId);
+    await manager.query(
+      `UPDATE webhook_endpoint e SET
+         total_deliveries = e.total_deliveries + a.n,
+         successful_deliveries = e.successful_deliveries + a.ok,
+         failed_deliveries = e.failed_deliveries + (a.n - a.ok),
+         total_duration_ms = e.total_duration_ms + a.duration,
+         last_delivery_is_successful = CASE WHEN e.last_delivery_at IS NULL OR e.last_delivery_at <= a.last_at
+                                            THEN a.last_ok ELSE e.last_delivery_is_successful END,
+         last_delivery_at = GREATEST(e.last_delivery_at, a.last_at)
+       FROM unnest($1::int[], $2::int[], $3::int[], $4::float8[], $5::timestamptz[], $6::bool[])
+            AS a(id, n, ok, duration, last_at, last_ok)
+       WHERE e.id = a.id`,
+      [
+        rows.map((r) => r.endpointId),
+        rows.map((r) => r.attempts),
+        rows.map((r) => r.successes),
+        rows.map((r) => r.durationMs),
+        rows.map((r) => r.lastAt),
+        rows.map((r) => r.lastOk),
+      ],
+    );
+  }
+}
