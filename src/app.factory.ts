@@ -17,6 +17,31 @@ import { BearerAuthenticator } from './auth/bearer-authenticator';
 import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
 import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
 
+/** Prefix of every API route (docs/api.md#conventions). */
+export const GLOBAL_PREFIX = 'api/v1';
+/** The routes served outside {@link GLOBAL_PREFIX}: the health checks (docs/operations.md#health-checks). */
+export const GLOBAL_PREFIX_EXCLUDED = ['health/live', 'health/ready'];
+
+/** Serves every route under {@link GLOBAL_PREFIX} but {@link GLOBAL_PREFIX_EXCLUDED}. */
+export function applyGlobalPrefix(app: NestFastifyApplication): void {
+  app.setGlobalPrefix(GLOBAL_PREFIX, { exclude: GLOBAL_PREFIX_EXCLUDED });
+}
+
+/**
+ * The application's modules, routes and their metadata, without instantiating any provider or
+ * controller (Nest's preview mode): enough for the OpenAPI document (`npm run openapi`), and
+ * needs neither PostgreSQL nor Redis. Not to be initialised nor served.
+ */
+export async function createPreviewApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.forRoot(config),
+    new FastifyAdapter(),
+    { preview: true, logger: false, abortOnError: false },
+  );
+  applyGlobalPrefix(app);
+  return app;
+}
+
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
  * tests): Fastify with a 16 MiB body limit, request ids, the `/api/v1` prefix (health checks
@@ -55,12 +80,15 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
+  // Nest's own start-up lines so far, buffered until the logger was set: written now, so they
+  // come before the lines below rather than when `init` or `listen` flushes them.
+  app.flushLogs();
   installBearerAuthentication(
     adapter.getInstance(),
     app.get(BearerAuthenticator),
     app.get(RedisFailedAuthenticationLimiter),
   );
-  app.setGlobalPrefix('api/v1', { exclude: ['health/live', 'health/ready'] });
+  applyGlobalPrefix(app);
   // Security headers on every response (docs/operations.md); the CSP lets Swagger UI load its assets.
   await app.register(helmet, {
     contentSecurityPolicy: {

@@ -5,7 +5,7 @@ import { prepareDatabase } from './database/prepare-database';
 import { createApp } from './app.factory';
 import { exitGracefullyOnSignals } from './common/graceful-shutdown';
 import { shutdownSequence } from './shutdown-sequence';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
 
 /**
  * HTTP entrypoint (`npm start`): validates configuration (one line naming the variable on
@@ -25,14 +25,15 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port, config.host);
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(
-    JSON.stringify({
-      level: 30,
-      time: Date.now(),
-      msg: `Campaign API listening on http://${config.host}:${port}`,
-      migrations_applied: applied,
-    }) + '\n',
-  );
+  // Through the application's pino stream, so the line comes after Nest's start-up lines (a
+  // direct stdout write overtook the ones pino had not written yet), and at `info` whatever
+  // LOG_LEVEL is: scripts and tests wait for it (docs/operations.md#logs).
+  PinoLogger.root
+    .child({ context: 'NestApplication' }, { level: 'info' })
+    .info(
+      { migrations_applied: applied },
+      `Campaign API listening on http://${config.host}:${port}`,
+    );
 }
 
 bootstrap().catch((error: unknown) => {

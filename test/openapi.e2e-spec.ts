@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { buildOpenApiDocument, serializeOpenApi } from '../src/openapi/openapi';
+import {
+  buildOpenApiDocument,
+  OPENAPI_LICENSE,
+  OPENAPI_SERVER,
+  serializeOpenApi,
+} from '../src/openapi/openapi';
+import { createPreviewApp } from '../src/app.factory';
+import { loadConfig } from '../src/config/app-config';
 import { expectToMatchOpenApi } from './support/openapi';
 import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
 
@@ -43,7 +50,6 @@ describe('OpenAPI document (docs/operations.md)', () => {
       scheme: 'bearer',
     });
     expect(doc.paths[UPLOAD].post?.security).toEqual([{ bearer: [] }]);
-    expect(doc.paths[TOKEN].post?.security ?? []).toEqual([]);
     const schemas = doc.components!.schemas as Record<
       string,
       { properties: Record<string, unknown> }
@@ -75,6 +81,57 @@ describe('OpenAPI document (docs/operations.md)', () => {
       'avg_duration_ms',
     ]);
     expect(Object.keys(schemas.ErrorResponse.properties)).toEqual(['error', 'message']);
+  });
+
+  it('states the security of every operation: none for the token exchange, bearer elsewhere', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const expected = path === TOKEN ? [] : [{ bearer: [] }];
+        expect({ path, method, security: operation.security }).toEqual({
+          path,
+          method,
+          security: expected,
+        });
+      }
+    }
+    // Stated, not left out: no security at the root for an operation to inherit.
+    expect(doc.security).toBeUndefined();
+    expect('security' in doc.paths[TOKEN].post!).toBe(true);
+  });
+
+  it('has a relative server, a licence matching package.json and described tags', () => {
+    expect(doc.servers).toEqual([OPENAPI_SERVER]);
+    expect(doc.servers![0].url).toBe('/');
+    const pkg = JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as {
+      license: string;
+    };
+    // Update OPENAPI_LICENSE when the package's licence changes.
+    expect(pkg.license).toBe('UNLICENSED');
+    expect(doc.info.license).toEqual(OPENAPI_LICENSE);
+    const used = new Set(
+      Object.values(doc.paths).flatMap((item) =>
+        Object.values(item).flatMap((operation: { tags?: string[] }) => operation.tags ?? []),
+      ),
+    );
+    const declared = doc.tags ?? [];
+    expect(declared.map((tag) => tag.name).sort()).toEqual([...used].sort());
+    for (const tag of declared) expect(tag.description).toEqual(expect.any(String));
+  });
+
+  it('serves the same document as `npm run openapi` builds without PostgreSQL or Redis', async () => {
+    const preview = await createPreviewApp(
+      loadConfig({
+        ...process.env,
+        RUN_WORKER: 'false',
+        DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nowhere',
+        REDIS_URL: 'redis://127.0.0.1:1',
+      }),
+    );
+    try {
+      expect(serializeOpenApi(buildOpenApiDocument(preview))).toBe(serializeOpenApi(doc));
+    } finally {
+      await preview.close();
+    }
   });
 
   describe('real responses match the document', () => {

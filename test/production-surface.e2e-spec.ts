@@ -1,4 +1,6 @@
 import { startTestApp, type TestApp, uploadBody } from './support/test-app';
+import request from 'supertest';
+import { ServiceProcess } from './support/processes';
 
 const TOKEN = '/api/v1/auth/api-key/token';
 
@@ -222,5 +224,62 @@ describe('Idempotency-Key on POST /leads/upload (docs/api.md#idempotent-retries)
       message: 'Idempotency-Key must be 1 to 255 characters',
     });
     expect(await importsOf(me.campaignId)).toBe(0);
+  });
+});
+
+describe('Logs of the running service (docs/operations.md#logs)', () => {
+  let api: ServiceProcess;
+  let base: string;
+  beforeAll(async () => {
+    api = new ServiceProcess('main.js', {
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-logs`,
+      LOG_LEVEL: 'info',
+      RUN_WORKER: 'false',
+      PORT: '0',
+      HOST: '127.0.0.1',
+    });
+    base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
+  });
+  afterAll(() => api?.stop());
+
+  const entries = () =>
+    api.output
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { msg: string; context?: string; request_id?: string });
+
+  it('prints the listening line after every start-up line, as JSON through the same logger', () => {
+    const lines = entries();
+    const listening = lines.findIndex((line) => line.msg.includes('listening on'));
+    const started = lines.findIndex((line) => line.msg === 'Nest application successfully started');
+    expect(started).toBeGreaterThan(0);
+    expect(listening).toBeGreaterThan(started);
+    expect(lines[listening]).toMatchObject({ level: 30, migrations_applied: expect.any(Array) });
+    const startUp = ['NestFactory', 'InstanceLoader', 'RoutesResolver', 'RouterExplorer'];
+    const lastStartUpLine = lines.findLastIndex((line) => startUp.includes(line.context ?? ''));
+    expect(listening).toBeGreaterThan(lastStartUpLine);
+  });
+
+  it('logs each request exactly once, health checks included', async () => {
+    const requests = [
+      ['/health/live', 200],
+      ['/health/ready', 200],
+      ['/api/v1/webhooks/1/events', 401],
+      ['/api/v1/nope', 404],
+    ] as const;
+    const ids: string[] = [];
+    for (const [path, status] of requests) {
+      const id = `logs-${ids.length}-${Date.now()}`;
+      await request(base).get(path).set('X-Request-Id', id).expect(status);
+      ids.push(id);
+    }
+    // Lines are written in order: once a later request's line is out, so is any repeat of these.
+    const last = `logs-last-${Date.now()}`;
+    await request(base).get('/health/live').set('X-Request-Id', last).expect(200);
+    await api.waitForOutput(new RegExp(`"request_id":"${last}".*"request completed"`));
+    const completed = entries().filter((line) => line.msg === 'request completed');
+    for (const id of ids) {
+      expect(completed.filter((line) => line.request_id === id)).toHaveLength(1);
+    }
   });
 });

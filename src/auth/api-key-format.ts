@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** Fixed prefix of every API key, so secret scanners recognise leaked keys (docs/api.md#authentication). */
-export const API_KEY_PREFIX = 'capi_';
+import { API_KEY_PREFIX } from '../common/secret-prefixes';
+
 /** Characters of the key kept in clear as its display prefix. */
 const DISPLAY_PREFIX_LENGTH = 12;
 

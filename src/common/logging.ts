@@ -1,8 +1,8 @@
+import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { IncomingMessage } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { API_KEY_PREFIX } from '../auth/api-key-format';
-import { SIGNING_SECRET_PREFIX } from '../webhooks/signing-secrets';
+import { API_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
 
 /** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
@@ -67,12 +67,27 @@ export const REDACTED_PATHS = [
 ];
 
 /**
+ * The routes the request logger (pino-http, with the request's logging context) is mounted on,
+ * as one wildcard, so that each request is logged exactly once (docs/operations.md#logs).
+ *
+ * Passed explicitly because nestjs-pino's default (`{/*splat}` plus the paths excluded from the
+ * global prefix) is not a wildcard to Nest: Nest then also mounts the middleware on the
+ * prefix-excluded controller routes it covers, once for the exclusion (`ALL /health/live`) and
+ * once for the controller route (`GET /health/live`), and a request to a health check ran the
+ * logger twice. A wildcard (`/{*splat}`) is mounted once on all of its paths: the prefix
+ * itself (`/api/v1`), everything under it, and the routes excluded from it.
+ */
+export const LOGGED_ROUTES = [{ path: '/{*splat}', method: RequestMethod.ALL }];
+
+/**
  * nestjs-pino options: JSON lines on stdout, one `request_id` on every line of a request (the
  * id Fastify assigned, also sent back as `X-Request-Id`), and secrets redacted (header and
- * body paths by {@link REDACTED_PATHS}, query strings by {@link redactUrl}).
+ * body paths by {@link REDACTED_PATHS}, query strings by {@link redactUrl}), mounted on
+ * {@link LOGGED_ROUTES}.
  */
 export function loggerParams(level: string): Params {
   return {
+    forRoutes: LOGGED_ROUTES,
     pinoHttp: {
       level,
       genReqId: (req: IncomingMessage) =>

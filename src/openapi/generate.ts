@@ -1,22 +1,22 @@
 import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
-import { createApp } from '../app.factory';
+import { createPreviewApp } from '../app.factory';
 import { loadConfig } from '../config/app-config';
 import { buildOpenApiDocument, serializeOpenApi } from './openapi';
 
 /**
- * Writes `openapi.json` at the project root (`npm run openapi`). CI fails when the committed
- * file differs from what the code generates (test/openapi.e2e-spec.ts).
+ * Writes `openapi.json` at the project root (`npm run openapi`), or at the path given as the
+ * first argument (`npm run lint:openapi` lints such a copy). CI fails when the committed file
+ * differs from what the code generates (test/openapi.e2e-spec.ts). Needs neither PostgreSQL
+ * nor Redis: the application is built in preview mode.
  */
 async function main(): Promise<void> {
   loadDotenv({ quiet: true });
-  const app = await createApp(
-    loadConfig({ ...process.env, RUN_WORKER: 'false', LOG_LEVEL: 'warn' }),
-  );
+  const app = await createPreviewApp(loadConfig({ ...process.env, RUN_WORKER: 'false' }));
   try {
-    const target = join(__dirname, '..', '..', 'openapi.json');
+    const target = resolve(process.argv[2] ?? join(__dirname, '..', '..', 'openapi.json'));
     writeFileSync(target, serializeOpenApi(buildOpenApiDocument(app)));
     process.stderr.write(`wrote ${target}\n`);
   } finally {

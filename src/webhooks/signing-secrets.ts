@@ -3,8 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { AppConfig } from '../config/app-config';
 
-/** Prefix of a Standard Webhooks signing secret. */
-export const SIGNING_SECRET_PREFIX = 'whsec_';
+import { SIGNING_SECRET_PREFIX } from '../common/secret-prefixes';
 
 /** A new signing secret: `whsec_` + base64 of 32 random bytes (docs/webhooks.md asks for ≥ 24). */
 export function generateSigningSecret(): string {
