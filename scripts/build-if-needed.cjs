@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Builds dist/ with `nest build` when it is missing or older than any file under src/,
 // so `npm start` and `npm run cli` work on a fresh clone and stay fast afterwards.
+// `--force` (what `npm run build` uses) always builds, and stamps the build all the same.
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -25,6 +26,7 @@ const sources = Math.max(
   statSync(join(root, 'package.json')).mtimeMs,
 );
 if (
+  process.argv.includes('--force') ||
   !existsSync(marker) ||
   !existsSync(join(root, 'dist', 'main.js')) ||
   statSync(marker).mtimeMs < sources
