@@ -1,0 +1,207 @@
+/**
+ * The README's command sequences run as written, top to bottom, as a reader on a fresh clone
+ * would type them: every ```bash block of README.md, in document order, in one bash session
+ * (variables and the working directory carry over) started in the repository with a clean
+ * environment (none of the test environment's settings, no npm_* variables), against a
+ * database that does not exist yet (`npm start` creates and migrates it). Each block runs
+ * with `set -euo pipefail` and must exit 0.
+ *
+ * Markers: an HTML comment on the line right before a block's opening fence.
+ *
+ *   <!-- readme-test: skip <reason> -->
+ *       The ```bash block is not run (only for what cannot run here: installing packages,
+ *       Docker, the whole test suite). The reason is required.
+ *   <!-- readme-test: background <name> ready=<http URL | host:port | output:text> -->
+ *       The ```bash block starts a long-running process (a reader's other terminal, or a
+ *       trailing `&`): it runs as a background job of the session, and the next block waits
+ *       until the URL answers 2xx, the port accepts connections or the text appears in the
+ *       job's output. `ready=` is expanded by the session (`${PORT:-3000}` works). A later
+ *       background block with the same name first stops this one (a restart). Every job is
+ *       stopped at the end, also when a block fails.
+ *   <!-- readme-test: output -->
+ *   <!-- readme-test: output eventually -->
+ *   <!-- readme-test: output <name> -->
+ *       The ```json block shows output to check: what the last ```bash block printed on
+ *       stdout (with `eventually`, that block is run again until it matches, for outputs that
+ *       settle a moment later), or lines the background job <name> prints (waited for). Each
+ *       JSON document shown (one, or one per line) must match a document printed: same keys,
+ *       same values, except values that change on every run (random ids, times, durations,
+ *       secrets: see json-match.ts), whose type only is compared. `127.0.0.1:3000` and
+ *       `127.0.0.1:4000` in the README's output stand for the ports the test chose.
+ *
+ * The test picks free ports for the service (`PORT`, the README's `${PORT:-3000}`) and the
+ * webhook receiver (`RECEIVER_PORT`, `${RECEIVER_PORT:-4000}`) and its own `QUEUE_PREFIX`,
+ * so it runs beside other tests and CI jobs on the same PostgreSQL and Redis. It runs the
+ * dist/ that global-setup built (`npm start` would build it if stale).
+ */
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { dropDatabase } from '../support/databases';
+import { TEST_DATABASE_URL } from '../support/env';
+import { unmatchedDocuments, jsonDocuments } from './json-match';
+import { parseReadme, type ShellStep } from './readme-markdown';
+import { ShellSession, type BlockResult } from './shell-session';
+
+const ROOT = join(__dirname, '..', '..');
+const STEPS = parseReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
+/** Files the walk-throughs write into the working directory (ignored by git). */
+const WALKTHROUGH_FILES = ['leads.json', 'endpoint.json'];
+
+/** Longest one foreground block may run. */
+const BLOCK_TIMEOUT_MS = 60_000;
+/** Longest a background block may take to be ready, and an output to appear. */
+const READY_TIMEOUT_MS = 30_000;
+const OUTPUT_TIMEOUT_MS = 15_000;
+
+/** A TCP port nothing listens on right now (the kernel's pick). */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * The environment of a reader's fresh terminal: this process's, without the variables the
+ * service reads (the ones `.env.example` lists, except `REDIS_URL`), without npm's, plus
+ * `extra`.
+ */
+function readerEnvironment(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const example = readFileSync(join(ROOT, '.env.example'), 'utf8');
+  const serviceVariables = new Set(
+    [...example.matchAll(/^#?\s*([A-Z][A-Z0-9_]*)=/gm)].map((m) => m[1]),
+  );
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^npm_/i.test(key) || key === 'INIT_CWD') continue;
+    if (serviceVariables.has(key) && key !== 'REDIS_URL') continue;
+    env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
+const where = (step: { line: number }) => `README.md:${step.line}`;
+
+describe('README.md', () => {
+  it('marks only what cannot run here as skipped, with a reason', () => {
+    const shells = STEPS.filter((s): s is ShellStep => s.type === 'shell');
+    const skipped = shells.filter((s) => s.mode.kind === 'skip');
+    expect(shells.length).toBeGreaterThan(8);
+    expect(skipped.length).toBeLessThanOrEqual(2);
+    for (const step of skipped) {
+      expect(step.mode.kind === 'skip' && step.mode.reason.length).toBeGreaterThan(10);
+    }
+    expect(STEPS.filter((s) => s.type === 'output').length).toBeGreaterThanOrEqual(3);
+  });
+
+  describe('run top to bottom', () => {
+    const databaseUrl = TEST_DATABASE_URL.replace(/\/([^/?]+)$/, '/$1_readme');
+    const walkthroughFilesBefore = WALKTHROUGH_FILES.filter((f) => existsSync(join(ROOT, f)));
+    let session: ShellSession | undefined;
+    let failed = false;
+
+    afterAll(async () => {
+      await session?.close(failed);
+      if (failed && session) process.stderr.write(`README test files kept in ${session.dir}\n`);
+      for (const file of WALKTHROUGH_FILES) {
+        if (!walkthroughFilesBefore.includes(file)) rmSync(join(ROOT, file), { force: true });
+      }
+      await dropDatabase(databaseUrl);
+    }, 60_000);
+
+    it('runs every bash block as written, and prints what the README shows', async () => {
+      failed = true;
+      await dropDatabase(databaseUrl); // fresh: `npm start` creates and migrates it
+      const [port, receiverPort] = [await freePort(), await freePort()];
+      session = new ShellSession(
+        ROOT,
+        readerEnvironment({
+          DATABASE_URL: databaseUrl,
+          QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-readme`,
+          PORT: String(port),
+          RECEIVER_PORT: String(receiverPort),
+        }),
+      );
+      const shell = session;
+      const localise = (text: string) =>
+        text
+          .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
+          .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
+
+      let last: { step: ShellStep; result: BlockResult } | undefined;
+      let ran = 0;
+      let checked = 0;
+      for (const step of STEPS) {
+        try {
+          if (step.type === 'shell') {
+            last = undefined;
+            if (step.mode.kind === 'skip') continue;
+            if (step.mode.kind === 'background') {
+              await shell.startBackground(
+                step.mode.name,
+                step.script,
+                step.mode.ready,
+                READY_TIMEOUT_MS,
+              );
+            } else {
+              last = { step, result: await shell.run(step.script, BLOCK_TIMEOUT_MS) };
+            }
+            ran++;
+            continue;
+          }
+          const expected = localise(step.text);
+          const deadline = Date.now() + OUTPUT_TIMEOUT_MS;
+          let problems: string[];
+          if (step.source.kind === 'background') {
+            const name = step.source.name;
+            while (
+              (problems = unmatchedDocuments(expected, shell.stdoutOf(name))).length > 0 &&
+              Date.now() < deadline
+            ) {
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          } else {
+            if (!last) throw new Error('an output marker needs a ```bash block run right before');
+            problems = unmatchedDocuments(expected, last.result.stdout);
+            while (problems.length > 0 && step.source.eventually && Date.now() < deadline) {
+              await new Promise((resolve) => setTimeout(resolve, 200));
+              last.result = await shell.run(last.step.script, BLOCK_TIMEOUT_MS);
+              problems = unmatchedDocuments(expected, last.result.stdout);
+            }
+          }
+          if (problems.length > 0) {
+            const context =
+              step.source.kind === 'background'
+                ? `\n--- ${step.source.name} output:\n${shell.output(step.source.name).slice(-4000)}`
+                : `\n--- stderr:\n${last!.result.stderr}`;
+            throw new Error(
+              `the output differs from the README:\n${problems.join('\n')}${context}`,
+            );
+          }
+          checked++;
+        } catch (error) {
+          (error as Error).message = `${where(step)}: ${(error as Error).message}`;
+          throw error;
+        }
+      }
+
+      // The README's claims about the runs beyond the JSON it shows.
+      const deliveries = jsonDocuments(shell.stdoutOf('receiver')) as Array<{
+        verified: boolean;
+        type: string;
+      }>;
+      expect(deliveries.map((d) => d.type).sort()).toEqual([
+        'lead.created',
+        'lead.created',
+        'lead.created',
+        'leads.bulk_created',
+      ]);
+      expect(deliveries.every((d) => d.verified)).toBe(true);
+      expect(ran).toBe(STEPS.filter((s) => s.type === 'shell' && s.mode.kind !== 'skip').length);
+      expect(checked).toBe(STEPS.filter((s) => s.type === 'output').length);
+      failed = false;
+    }, 180_000);
+  });
+});
