@@ -15,7 +15,7 @@ import { nextStep } from './retry-schedule';
 export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
 
 /**
- * The worker's scheduled attempts (docs/webhooks.md#retries): one per queue job, each
+ * The worker's scheduled attempts (docs/webhooks.md#success-retries-and-health): one per queue job, each
  * recorded with its delivery's next state by the retry schedule. Only the worker loads this.
  */
 @Injectable()

@@ -9,7 +9,7 @@ export const MAX_DESCRIPTION_LENGTH = 500;
 /**
  * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme
  * and host, default port dropped, IDN host in punycode, path kept), which is what is stored,
- * listed and delivered to (docs/webhooks.md#endpoints).
+ * listed and delivered to (docs/cli.md#commands).
  * @throws InvalidInputError (field `url`) unless `url` is an absolute http(s) URL without
  *   credentials, at most {@link MAX_URL_LENGTH} characters as typed and normalised.
  */

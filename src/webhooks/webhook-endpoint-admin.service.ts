@@ -22,7 +22,7 @@ export interface EndpointChanges {
 }
 
 /**
- * Managing webhook endpoints (docs/cli.md#endpoints, docs/webhooks.md#endpoints): what the
+ * Managing webhook endpoints (docs/cli.md#commands): what the
  * operator CLI does today and the dashboard will do. Input errors name the field
  * (`InvalidInputError`); unknown endpoints and campaigns are `NotFoundError`s.
  */
