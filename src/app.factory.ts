@@ -15,12 +15,28 @@ import { installHttpDrain } from './common/http-drain';
 import { installBearerAuthentication } from './auth/bearer-authentication.hook';
 import { BearerAuthenticator } from './auth/bearer-authenticator';
 import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
-import { buildOpenApiDocument, serveOpenApi } from './openapi/openapi';
+import {
+  buildDashboardOpenApiDocument,
+  buildOpenApiDocument,
+  serveDashboardOpenApi,
+  serveOpenApi,
+} from './openapi/openapi';
+import { installDashboardRouteCheck } from './dashboard-api/dashboard-routes';
+import { DASHBOARD_API_PREFIX } from './dashboard-api/dashboard-access';
+import { installDashboardWeb } from './dashboard-web/serve-dashboard';
 
 /** Prefix of every API route (docs/api.md#conventions). */
 export const GLOBAL_PREFIX = 'api/v1';
-/** The routes served outside {@link GLOBAL_PREFIX}: the health checks (docs/operations.md#health-checks). */
-export const GLOBAL_PREFIX_EXCLUDED = ['health/live', 'health/ready'];
+/**
+ * The routes served outside {@link GLOBAL_PREFIX}: the health checks
+ * (docs/operations.md#health-checks) and everything under `/dashboard` (docs/dashboard.md).
+ */
+export const GLOBAL_PREFIX_EXCLUDED = [
+  'health/live',
+  'health/ready',
+  'dashboard',
+  'dashboard/{*path}',
+];
 
 /** Serves every route under {@link GLOBAL_PREFIX} but {@link GLOBAL_PREFIX_EXCLUDED}. */
 export function applyGlobalPrefix(app: NestFastifyApplication): void {
@@ -45,7 +61,8 @@ export async function createPreviewApp(config: AppConfig): Promise<NestFastifyAp
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
  * tests): Fastify with a 16 MiB body limit, request ids, the `/api/v1` prefix (health checks
- * excepted) and JSON logs. The caller calls `listen` or `init` (and, for a server, installs
+ * and the dashboard excepted), the dashboard's route check (docs/dashboard.md#access-rules) and
+ * JSON logs. The caller calls `listen` or `init` (and, for a server, installs
  * the signal handlers of `exitGracefullyOnSignals`).
  */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -73,6 +90,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   });
   installHttpConventions(adapter.getInstance());
   installHttpDrain(adapter.getInstance());
+  // Before any route exists: an undeclared dashboard route stops the start (docs/dashboard.md#access-rules).
+  installDashboardRouteCheck(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     // Errors surface to the caller (one line at start, optional look-ups at shutdown), never process.exit.
@@ -100,8 +119,19 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
       },
     },
   });
-  if (config.corsOrigins.length > 0) app.enableCors({ origin: config.corsOrigins });
+  if (config.corsOrigins.length > 0) {
+    // Never for the dashboard API: it allows no cross-origin request
+    // (docs/dashboard.md#cross-site-request-forgery).
+    app.enableCors({
+      delegator: (request, callback) =>
+        callback(null, {
+          origin: request.url.startsWith(DASHBOARD_API_PREFIX) ? false : config.corsOrigins,
+        }),
+    });
+  }
   serveOpenApi(app, buildOpenApiDocument(app));
+  serveDashboardOpenApi(app, buildDashboardOpenApiDocument(app));
+  await installDashboardWeb(app); // the browser app at /dashboard/ (docs/dashboard.md#the-browser-app)
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   return app;
 }

@@ -16,10 +16,18 @@ import { loggerParams } from './common/logging';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { DashboardAuthModule } from './dashboard-api/dashboard-auth.module';
+import { DashboardResourcesModule } from './dashboard-api/dashboard-resources.module';
+import {
+  DashboardCsrfGuard,
+  DashboardRoleGuard,
+  DashboardSessionGuard,
+} from './dashboard-api/dashboard.guards';
 
 /**
  * The HTTP application: every module of the service behind the global error filter, plus the
- * delivery worker when `RUN_WORKER` is true.
+ * delivery worker when `RUN_WORKER` is true. The public API under `/api/v1` and the dashboard
+ * API under `/dashboard/api` (docs/dashboard.md) share it.
  */
 @Module({})
 export class AppModule {
@@ -39,12 +47,20 @@ export class AppModule {
         ...(config.runWorker ? [DeliveryWorkerModule] : []),
         HealthModule,
         RateLimitModule,
+        DashboardAuthModule,
+        DashboardResourcesModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
-        // Global guards run in this order: who is calling (401), then how often (429).
+        // Global guards run in this order: who is calling (401), then how often (429); both let
+        // dashboard routes through (no bearer token, no API key). Then the dashboard's, which
+        // look only at routes under /dashboard/api/ (docs/dashboard.md#access-rules): session
+        // (401), cross-site request forgery (403), role (403).
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
+        { provide: APP_GUARD, useExisting: DashboardSessionGuard },
+        { provide: APP_GUARD, useExisting: DashboardCsrfGuard },
+        { provide: APP_GUARD, useExisting: DashboardRoleGuard },
       ],
     };
   }

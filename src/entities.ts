@@ -9,6 +9,9 @@ import { WebhookDelivery } from './delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { Deployment } from './database/deployment.entity';
+import { DashboardUser } from './users/dashboard-user.entity';
+import { DashboardSession } from './users/dashboard-session.entity';
+import { AuditLogEntry } from './audit/audit-log-entry.entity';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
@@ -27,4 +30,7 @@ export const ENTITIES = [
   WebhookDeliveryAttempt,
   IdempotencyKey,
   Deployment,
+  DashboardUser,
+  DashboardSession,
+  AuditLogEntry,
 ];

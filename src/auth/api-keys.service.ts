@@ -136,6 +136,17 @@ export class ApiKeysService {
   }
 
   /**
+   * Revokes key `id` if it is one of `accountId`'s (the dashboard's revoke).
+   * @throws NotFoundError otherwise: one answer for "not yours" and "does not exist".
+   */
+  async revokeOfAccount(accountId: number, id: number): Promise<{ id: number; revoked_at: Date }> {
+    const key = id > MAX_INT4 ? null : await this.apiKeys.findAccess(id);
+    if (!key || key.accountId !== accountId)
+      throw new NotFoundError(`api key ${id} does not exist`);
+    return this.revoke(id);
+  }
+
+  /**
    * Finds the active (not revoked) key whose plaintext is `key`, and records its use.
    * @returns null for an unknown or revoked key.
    */

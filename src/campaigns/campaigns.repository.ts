@@ -62,6 +62,15 @@ export class CampaignsRepository {
     return this.campaigns.existsBy({ id });
   }
 
+  /** The account of campaign `campaignId`, or null when it does not exist. */
+  async findAccountId(campaignId: number): Promise<number | null> {
+    const campaign = await this.campaigns.findOne({
+      where: { id: campaignId },
+      select: { id: true, accountId: true },
+    });
+    return campaign?.accountId ?? null;
+  }
+
   /** Campaign `campaignId` if it is one of `accountId`'s, else null. */
   async findScope(accountId: number, campaignId: number): Promise<CampaignScopeRow | null> {
     return this.campaigns.findOne({

@@ -5,6 +5,7 @@ import type { Account } from './account.entity';
 import type { Campaign } from './campaign.entity';
 import { MAX_INT4 } from '../common/ids';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
+import { CampaignNotFoundError } from './campaign-errors';
 import { CampaignsRepository } from './campaigns.repository';
 
 /** What authorisation and upload need to know about a campaign; it never changes after creation. */
@@ -87,9 +88,30 @@ export class CampaignsService {
     return found === new Set(campaignIds).size;
   }
 
+  /** Whether campaign `campaignId` is one of `accountId`'s (read now, not cached). */
+  async belongsTo(accountId: number, campaignId: number): Promise<boolean> {
+    return (
+      campaignId <= MAX_INT4 && (await this.repository.findScope(accountId, campaignId)) !== null
+    );
+  }
+
+  /**
+   * Campaign `campaignId` if it is one of `accountId`'s (read now, not cached): the check the
+   * dashboard makes before any operation on a campaign.
+   * @throws CampaignNotFoundError otherwise (one answer for "not yours" and "does not exist").
+   */
+  async requireOfAccount(accountId: number, campaignId: number): Promise<void> {
+    if (!(await this.belongsTo(accountId, campaignId))) throw new CampaignNotFoundError(campaignId);
+  }
+
   /** Whether campaign `campaignId` exists (read now, not cached). */
   async exists(campaignId: number): Promise<boolean> {
     return campaignId <= MAX_INT4 && this.repository.campaignExists(campaignId);
+  }
+
+  /** The account of campaign `campaignId` (read now, not cached), or null when it does not exist. */
+  async accountOf(campaignId: number): Promise<number | null> {
+    return campaignId > MAX_INT4 ? null : this.repository.findAccountId(campaignId);
   }
 
   /**

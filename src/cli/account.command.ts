@@ -1,8 +1,11 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { AuditLog } from '../audit/audit-log.service';
+import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { Account } from '../campaigns/account.entity';
 import { CommandGroup, type CliGroup } from './cli-group';
+import { recordCliChange } from './cli-audit';
 import { printJson, requiredOption } from './cli-io';
 
 /** An account as the CLI prints it: `{id, name, created_at}`. */
@@ -13,12 +16,22 @@ function accountJson(account: Account): object {
 /** `account create --name N` → `{id, name, created_at}` (docs/cli.md#commands). */
 @SubCommand({ name: 'create', description: 'Create an account' })
 export class AccountCreateCommand extends CommandRunner {
-  constructor(private readonly campaigns: CampaignsService) {
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { name?: string }): Promise<void> {
     const account = await this.campaigns.createAccount(requiredOption(options.name, '--name'));
+    await recordCliChange(this.audit, {
+      accountId: account.id,
+      action: 'account.create',
+      objectType: 'account',
+      objectId: account.id,
+      details: { name: account.name },
+    });
     printJson(accountJson(account));
   }
 
@@ -48,8 +61,8 @@ export class AccountListCommand extends CommandRunner {
 })
 export class AccountCommand extends CommandGroup {}
 
-/** The `account` group: needs only the campaigns module. */
+/** The `account` group: the campaigns module, and the audit log for `create`. */
 export const ACCOUNT_GROUP: CliGroup = {
   commands: [AccountCommand, AccountCreateCommand, AccountListCommand],
-  imports: [CampaignsModule],
+  imports: [CampaignsModule, AuditModule],
 };

@@ -1,8 +1,11 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { AuditLog } from '../audit/audit-log.service';
+import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { Campaign } from '../campaigns/campaign.entity';
 import { CommandGroup, type CliGroup } from './cli-group';
+import { recordCliChange } from './cli-audit';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 /** A campaign as the CLI prints it. */
@@ -28,7 +31,10 @@ interface CampaignCreateOptions {
  */
 @SubCommand({ name: 'create', description: 'Create a campaign of an account' })
 export class CampaignCreateCommand extends CommandRunner {
-  constructor(private readonly campaigns: CampaignsService) {
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
@@ -38,6 +44,13 @@ export class CampaignCreateCommand extends CommandRunner {
       requiredOption(options.name, '--name'),
       options.region ?? 'US',
     );
+    await recordCliChange(this.audit, {
+      accountId: campaign.accountId,
+      action: 'campaign.create',
+      objectType: 'campaign',
+      objectId: campaign.id,
+      details: { name: campaign.name, default_region: campaign.defaultRegion },
+    });
     printJson(campaignJson(campaign));
   }
 
@@ -88,8 +101,8 @@ export class CampaignListCommand extends CommandRunner {
 })
 export class CampaignCommand extends CommandGroup {}
 
-/** The `campaign` group: needs only the campaigns module. */
+/** The `campaign` group: the campaigns module, and the audit log for `create`. */
 export const CAMPAIGN_GROUP: CliGroup = {
   commands: [CampaignCommand, CampaignCreateCommand, CampaignListCommand],
-  imports: [CampaignsModule],
+  imports: [CampaignsModule, AuditModule],
 };

@@ -1,4 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
+import { AuditLog } from '../audit/audit-log.service';
+import { AuditModule } from '../audit/audit.module';
+import type { AuditAction } from '../audit/audit-actions';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryService } from '../delivery/delivery.service';
@@ -7,10 +10,30 @@ import {
   type EndpointChanges,
 } from '../webhooks/webhook-endpoint-admin.service';
 import { CommandGroup, type CliGroup } from './cli-group';
+import { recordCliChange } from './cli-audit';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 function eventList(value: string): string[] {
   return value.split(',').map((item) => item.trim());
+}
+
+/** Records a change to endpoint `id` with the account it belongs to (docs/dashboard.md#audit-log). */
+async function recordEndpointChange(
+  endpoints: WebhookEndpointAdmin,
+  audit: AuditLog,
+  owner: { accountId: number } | null,
+  id: number,
+  action: AuditAction,
+  details?: Record<string, unknown>,
+): Promise<void> {
+  const accountId = owner?.accountId ?? (await endpoints.ownerOf(id))?.accountId ?? null;
+  await recordCliChange(audit, {
+    accountId,
+    action,
+    objectType: 'endpoint',
+    objectId: id,
+    details,
+  });
 }
 
 interface EndpointCreateOptions {
@@ -30,7 +53,10 @@ interface EndpointCreateOptions {
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
 export class EndpointCreateCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+  constructor(
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
@@ -44,6 +70,13 @@ export class EndpointCreateCommand extends CommandRunner {
         enabled: !options.disabled,
       },
     );
+    await recordEndpointChange(this.endpoints, this.audit, null, endpoint.id, 'endpoint.create', {
+      campaign_id: endpoint.campaign_id,
+      url: endpoint.url,
+      events: endpoint.subscribed_events,
+      description: endpoint.description,
+      enabled: endpoint.is_enabled,
+    });
     printJson({ ...endpoint, secret });
   }
 
@@ -85,7 +118,10 @@ interface EndpointUpdateOptions {
 /** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+  constructor(
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
@@ -103,7 +139,16 @@ export class EndpointUpdateCommand extends CommandRunner {
         'nothing to change: give --url, --events, --description, --enable or --disable',
       );
     }
-    printJson(await this.endpoints.update(positiveIntOption(options.id, '--id'), changes));
+    const endpoint = await this.endpoints.update(positiveIntOption(options.id, '--id'), changes);
+    const changed: Record<string, unknown> = {};
+    if (changes.url !== undefined) changed.url = endpoint.url;
+    if (changes.events !== undefined) changed.events = endpoint.subscribed_events;
+    if (changes.description !== undefined) changed.description = endpoint.description;
+    if (changes.enabled !== undefined) changed.enabled = endpoint.is_enabled;
+    await recordEndpointChange(this.endpoints, this.audit, null, endpoint.id, 'endpoint.update', {
+      changes: changed,
+    });
+    printJson(endpoint);
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
@@ -140,12 +185,22 @@ export class EndpointUpdateCommand extends CommandRunner {
 /** `endpoint delete --id ID` → `{id, deleted: true}` (its deliveries and attempts go too). */
 @SubCommand({ name: 'delete', description: 'Delete a webhook endpoint' })
 export class EndpointDeleteCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+  constructor(
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    printJson(await this.endpoints.delete(positiveIntOption(options.id, '--id')));
+    const id = positiveIntOption(options.id, '--id');
+    // Read before the endpoint is gone: its entry belongs to its account.
+    const owner = await this.endpoints.ownerOf(id);
+    const deleted = await this.endpoints.delete(id);
+    await recordEndpointChange(this.endpoints, this.audit, owner, id, 'endpoint.delete', {
+      campaign_id: owner?.campaignId ?? null,
+    });
+    printJson(deleted);
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
@@ -160,12 +215,17 @@ export class EndpointDeleteCommand extends CommandRunner {
   description: 'Replace the signing secret (old one valid 24 h)',
 })
 export class EndpointRotateSecretCommand extends CommandRunner {
-  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+  constructor(
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    printJson(await this.endpoints.rotateSecret(positiveIntOption(options.id, '--id')));
+    const { id, secret } = await this.endpoints.rotateSecret(positiveIntOption(options.id, '--id'));
+    await recordEndpointChange(this.endpoints, this.audit, null, id, 'secret.rotate');
+    printJson({ id, secret });
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
@@ -225,8 +285,8 @@ const ENDPOINT_SUBCOMMANDS = [
 })
 export class EndpointCommand extends CommandGroup {}
 
-/** The `endpoint` group: endpoints, and the attempt log for `ping` (no queue). */
+/** The `endpoint` group: endpoints, the attempt log for `ping` (no queue), and the audit log. */
 export const ENDPOINT_GROUP: CliGroup = {
   commands: [EndpointCommand, ...ENDPOINT_SUBCOMMANDS],
-  imports: [DeliveryAttemptsModule],
+  imports: [DeliveryAttemptsModule, AuditModule],
 };

@@ -16,6 +16,7 @@ const GROUPS: Record<string, () => Promise<CliGroup>> = {
   endpoint: async () => (await import('./endpoint.command')).ENDPOINT_GROUP,
   delivery: async () => (await import('./delivery.command')).DELIVERY_GROUP,
   event: async () => (await import('./event.command')).EVENT_GROUP,
+  user: async () => (await import('./user.command')).USER_GROUP,
 };
 
 function packageVersion(): string {

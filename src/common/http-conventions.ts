@@ -60,6 +60,14 @@ function hasBody(request: FastifyRequest): boolean {
   return ['POST', 'PUT', 'PATCH'].includes(request.method);
 }
 
+/** Whether the request says it has no body: `Content-Length: 0`, or neither length nor chunks. */
+function announcesNoBody(request: FastifyRequest): boolean {
+  const length = request.headers['content-length'];
+  return (
+    length === '0' || (length === undefined && request.headers['transfer-encoding'] === undefined)
+  );
+}
+
 /** Whether the request speaks HTTP/1.1 or later, where a Host header is mandatory (RFC 9112 §3.2). */
 function requiresHost(request: FastifyRequest): boolean {
   const { httpVersionMajor, httpVersionMinor } = request.raw;
@@ -79,6 +87,11 @@ export function installHttpConventions(fastify: FastifyInstance): void {
     void reply.header('x-request-id', request.id);
     if (request.raw.headers.host === undefined && requiresHost(request)) {
       throw ApiError.badRequest('The Host header is required');
+    }
+    if (request.method === 'DELETE' && announcesNoBody(request)) {
+      // A DELETE carries no body; a client that still labels its empty one as JSON must not
+      // get 400 "empty body" before the route's own checks (401, 403, 404) have answered.
+      delete request.headers['content-type'];
     }
     const routeKnown = request.routeOptions.url !== undefined;
     if (routeKnown && hasBody(request) && !isJsonContentType(request.headers['content-type'])) {

@@ -144,3 +144,37 @@ describe('parseDurationList', () => {
     ]);
   });
 });
+
+describe('dashboard settings (docs/dashboard.md#sessions)', () => {
+  const base = { JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY };
+
+  it('defaults to Secure cookies and 10 sign-in attempts per email, 50 per IP', () => {
+    expect(loadConfig(base)).toMatchObject({
+      dashboardInsecureCookies: false,
+      rateLimitSignInPerEmail: 10,
+      rateLimitSignInPerIp: 50,
+    });
+  });
+
+  it('reads the settings, and warns about insecure cookies in production only', () => {
+    const env = {
+      ...base,
+      DASHBOARD_INSECURE_COOKIES: 'true',
+      RATE_LIMIT_SIGN_IN_PER_EMAIL: '3',
+      RATE_LIMIT_SIGN_IN_PER_IP: '500',
+    };
+    expect(loadConfig(env)).toMatchObject({
+      dashboardInsecureCookies: true,
+      rateLimitSignInPerEmail: 3,
+      rateLimitSignInPerIp: 500,
+      warnings: [],
+    });
+    expect(loadConfig({ ...env, NODE_ENV: 'production' }).warnings).toEqual([
+      expect.stringContaining('DASHBOARD_INSECURE_COOKIES is true in production'),
+    ]);
+    expect(() => loadConfig({ ...base, RATE_LIMIT_SIGN_IN_PER_EMAIL: '0' })).toThrow(
+      'RATE_LIMIT_SIGN_IN_PER_EMAIL must be an integer from 1 to 1000000, got "0"',
+    );
+    expect(() => loadConfig({ ...base, DASHBOARD_INSECURE_COOKIES: 'maybe' })).toThrow(ConfigError);
+  });
+});

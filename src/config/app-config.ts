@@ -55,6 +55,18 @@ export class AppConfig {
    */
   rateLimitAuthFailuresPerMin!: number;
   /**
+   * Dashboard sign-in attempts per email per 15 minutes (`RATE_LIMIT_SIGN_IN_PER_EMAIL`, default
+   * 10; docs/dashboard.md#sessions).
+   */
+  rateLimitSignInPerEmail!: number;
+  /** Dashboard sign-in attempts per client IP per 15 minutes (`RATE_LIMIT_SIGN_IN_PER_IP`, default 50). */
+  rateLimitSignInPerIp!: number;
+  /**
+   * Whether the dashboard's session cookie goes without `Secure` (`DASHBOARD_INSECURE_COOKIES`,
+   * default false): for plain-HTTP local use only (docs/dashboard.md#sessions).
+   */
+  dashboardInsecureCookies!: boolean;
+  /**
    * Longest an HTTP request may take to arrive, headers and body, in ms
    * (`HTTP_REQUEST_TIMEOUT_MS`, default 60000, at least 1000); a slower client gets 408 and
    * its connection is closed.
@@ -203,6 +215,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const dashboardInsecureCookies = bool('DASHBOARD_INSECURE_COOKIES', false);
+  if (dashboardInsecureCookies && production) {
+    warnings.push(
+      'DASHBOARD_INSECURE_COOKIES is true in production: the dashboard session cookie can travel over plain HTTP',
+    );
+  }
+
   const config = new AppConfig();
   Object.assign(config, {
     nodeEnv,
@@ -230,6 +249,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
     rateLimitAuthFailuresPerMin: int('RATE_LIMIT_AUTH_FAILURES_PER_MIN', 60, 1, 10_000_000),
+    rateLimitSignInPerEmail: int('RATE_LIMIT_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
+    rateLimitSignInPerIp: int('RATE_LIMIT_SIGN_IN_PER_IP', 50, 1, 1_000_000),
+    dashboardInsecureCookies,
     httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000),
     trustProxy: parseTrustProxy(get('TRUST_PROXY')),
     corsOrigins: parseCorsOrigins(get('CORS_ORIGINS')),

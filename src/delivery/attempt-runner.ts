@@ -1,12 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AttemptLog, type BegunAttempt } from './attempt-log';
 import type { AttemptStart } from './delivery.repository';
-import { WebhookSender, type SendResult } from './webhook-sender';
+import { loggedHeaders, WebhookSender, type SendResult } from './webhook-sender';
 
 /**
- * Makes one attempt: records it, then sends it, so a request never leaves without its row in
- * the delivery log (docs/reliability.md). The caller records the result with
- * {@link AttemptLog.finish}.
+ * Makes one attempt: signs it, records it with its request (signatures truncated), then sends
+ * exactly that request, so a request never leaves without its row in the delivery log
+ * (docs/reliability.md) and the log shows what was sent (docs/dashboard.md#delivery-log). The
+ * caller records the result with {@link AttemptLog.finish}.
  */
 @Injectable()
 export class AttemptRunner {
@@ -16,22 +17,33 @@ export class AttemptRunner {
   ) {}
 
   /**
+   * @param start the attempt; its `webhook-timestamp` is the time it is recorded as started.
    * @param target where to send and the signing secrets to sign with.
-   * @param body the exact JSON text to send.
+   * @param body the exact JSON text to send. Stored on the attempt only when it has no delivery
+   *   (pings, test events): a delivery's body is its event's, stored once.
    * @param closeOrphans see {@link AttemptLog.begin}.
    * @returns the attempt's id, how many abandoned attempts were closed first, and the result.
    */
   async run(
-    start: Omit<AttemptStart, 'attemptedAt'>,
+    start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
     target: { url: string; secrets: string[] },
     body: string,
     closeOrphans = false,
   ): Promise<BegunAttempt & { result: SendResult }> {
-    const begun = await this.attempts.begin({ ...start, attemptedAt: new Date() }, closeOrphans);
-    const result = await this.sender.send(target.url, target.secrets, {
-      id: start.messageId,
-      body,
-    });
+    const attemptedAt = new Date();
+    const signed = this.sender.sign(
+      target.url,
+      target.secrets,
+      { id: start.messageId, body },
+      attemptedAt,
+    );
+    const request = {
+      url: signed.url,
+      headers: loggedHeaders(signed.headers),
+      body: start.deliveryId === null ? body : null,
+    };
+    const begun = await this.attempts.begin({ ...start, attemptedAt, request }, closeOrphans);
+    const result = await this.sender.sendSigned(signed);
     return { ...begun, result };
   }
 }

@@ -32,13 +32,28 @@ export interface OverdueDelivery extends QueuedDelivery {
   nextAttemptAt: string;
 }
 
+/**
+ * The request of an attempt as the delivery log keeps it (docs/dashboard.md#attempt-detail):
+ * the URL, the headers with each signature truncated (`loggedHeaders` in webhook-sender.ts),
+ * and the body when no event row holds it (pings and test events; a delivery's body is its
+ * event's).
+ */
+export interface RecordedRequest {
+  url: string;
+  headers: Record<string, string>;
+  body: string | null;
+}
+
 /** An attempt about to be sent. */
 export interface AttemptStart {
   endpointId: number;
   deliveryId: number | null;
-  /** The `webhook-id` sent (the event id, or `ping_<uuid>`). */
+  /** The `webhook-id` sent (the event id, `ping_<uuid>` or `test_<uuid>`). */
   messageId: string;
+  /** The `type` of the body sent: the event's, a test event's, or `ping`. */
+  eventType: string;
   attemptedAt: Date;
+  request: RecordedRequest;
 }
 
 /** An attempt's result, and what it does to its delivery (`next` null: leave the delivery as is). */
@@ -68,7 +83,7 @@ export interface ClosedAttempt {
 export const UNKNOWN_OUTCOME =
   'outcome unknown: the process stopped before recording the result; the delivery is retried';
 
-/** One recorded attempt, as the CLI prints it. */
+/** One recorded attempt, as the CLI prints it (docs/cli.md#commands). */
 export interface AttemptRecord {
   id: number;
   delivery_id: number | null;
@@ -83,19 +98,76 @@ export interface AttemptRecord {
   response_excerpt: string | null;
 }
 
+/**
+ * Where an attempt stands in the delivery log's order (`attempted_at DESC, id DESC`):
+ * `attempted_at` in whole microseconds since the Unix epoch, as decimal digits (PostgreSQL's
+ * own precision and range, which a JavaScript `Date` or number would round), and the id.
+ */
+export interface LogPosition {
+  attemptedAtUs: string;
+  id: number;
+}
+
+/** A finished attempt of the log with its position, for the next page's cursor. */
+export interface LoggedAttempt extends AttemptRecord {
+  position: LogPosition;
+}
+
+/**
+ * Which finished attempts of one endpoint to read, newest first (docs/dashboard.md#delivery-log).
+ * Every field but `limit` is optional; absent means "any".
+ */
+export interface AttemptLogFilter {
+  success?: boolean;
+  /** The `type` of the body sent (`ping` for pings). */
+  eventType?: string;
+  /** `attempted_at >= from`. */
+  from?: Date;
+  /** `attempted_at < to`. */
+  to?: Date;
+  /** Only attempts after this one in the log's order (older, or as old with a smaller id). */
+  after?: LogPosition;
+  limit: number;
+}
+
+/** A finished attempt with the request as recorded, for the attempt's detail. */
+export interface AttemptRequestRecord extends AttemptRecord {
+  /** Null for attempts recorded before requests were (migration DeliveryLog1795500000001). */
+  request_url: string | null;
+  request_headers: Record<string, string> | null;
+  /** The attempt's own body (pings, test events), else its event's. */
+  request_body: string | null;
+}
+
+/**
+ * The columns of an attempt as {@link AttemptRecord}, for the attempt table aliased `a`. The
+ * stored type of a ping is `ping` (so the log's index serves that filter by equality); the
+ * record shows null, as `delivery list` always has (docs/cli.md#commands).
+ */
+const ATTEMPT_COLUMNS = `a.id, a.delivery_id, a.endpoint_id, a.message_id AS webhook_id,
+       NULLIF(a.event_type, 'ping') AS event_type, a.attempted_at, a.duration_ms, a.status_code,
+       a.success, a.error, a.response_excerpt`;
+
 /** The rows of an `UPDATE … RETURNING` (TypeORM answers `[rows, affected]` for an UPDATE). */
 function updatedRows<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
 
-function toAttemptRecord(
-  row: AttemptRecord & { id: string; delivery_id: string | null },
-): AttemptRecord {
+type AttemptRow = AttemptRecord & { id: string; delivery_id: string | null };
+
+function toAttemptRecord(row: AttemptRow): AttemptRecord {
   return {
-    ...row,
     id: Number(row.id),
     delivery_id: row.delivery_id === null ? null : Number(row.delivery_id),
-    event_type: null,
+    endpoint_id: row.endpoint_id,
+    webhook_id: row.webhook_id,
+    event_type: row.event_type,
+    attempted_at: row.attempted_at,
+    duration_ms: row.duration_ms,
+    status_code: row.status_code,
+    success: row.success,
+    error: row.error,
+    response_excerpt: row.response_excerpt,
   };
 }
 
@@ -194,17 +266,24 @@ export class DeliveryRepository {
    */
   async beginAttempts(manager: EntityManager, starts: AttemptStart[]): Promise<number[]> {
     const rows: Array<{ id: string; ord: string }> = await manager.query(
-      `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, attempted_at, duration_ms, success)
-       SELECT a.endpoint_id, a.delivery_id, a.message_id, a.attempted_at, 0, false
-         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::timestamptz[]) WITH ORDINALITY
-              AS a(endpoint_id, delivery_id, message_id, attempted_at, ord)
+      `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
+                                             duration_ms, success, request_url, request_headers, request_body)
+       SELECT a.endpoint_id, a.delivery_id, a.message_id, a.event_type, a.attempted_at,
+              0, false, a.request_url, a.request_headers::json, a.request_body
+         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
+              WITH ORDINALITY
+              AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, ord)
         ORDER BY a.ord
        RETURNING id`,
       [
         starts.map((a) => a.endpointId),
         starts.map((a) => a.deliveryId),
         starts.map((a) => a.messageId),
+        starts.map((a) => a.eventType),
         starts.map((a) => a.attemptedAt),
+        starts.map((a) => a.request.url),
+        starts.map((a) => JSON.stringify(a.request.headers)),
+        starts.map((a) => a.request.body),
       ],
     );
     // INSERT … SELECT … ORDER BY inserts, and so returns, in that order.
@@ -221,7 +300,7 @@ export class DeliveryRepository {
     manager: EntityManager,
     attempts: FinishedAttempt[],
   ): Promise<Map<number, AttemptRecord>> {
-    const rows = updatedRows<AttemptRecord & { id: string; delivery_id: string | null }>(
+    const rows = updatedRows<AttemptRow>(
       await manager.query(
         `UPDATE webhook_delivery_attempt a
             SET duration_ms = u.duration_ms, status_code = u.status_code, success = u.success,
@@ -229,8 +308,7 @@ export class DeliveryRepository {
            FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[])
                 AS u(id, duration_ms, status_code, success, error, response_excerpt)
           WHERE a.id = u.id AND a.finished_at IS NULL
-      RETURNING a.id, a.delivery_id, a.endpoint_id, a.message_id AS webhook_id, a.attempted_at,
-                a.duration_ms, a.status_code, a.success, a.error, a.response_excerpt`,
+      RETURNING ${ATTEMPT_COLUMNS}`,
         [
           attempts.map((a) => a.id),
           attempts.map((a) => a.result.durationMs),
@@ -362,24 +440,74 @@ export class DeliveryRepository {
     }));
   }
 
-  /** The newest attempts of an endpoint, with their event type. */
-  async listAttempts(endpointId: number, limit: number): Promise<AttemptRecord[]> {
-    const rows: Array<AttemptRecord & { id: string; delivery_id: string | null }> =
-      await this.dataSource.query(
-        `SELECT a.id, a.delivery_id, a.endpoint_id, a.message_id AS webhook_id, e.type AS event_type, a.attempted_at,
-              a.duration_ms, a.status_code, a.success, a.error, a.response_excerpt
+  /**
+   * A page of an endpoint's finished attempts, newest first by (`attempted_at`, `id`), keyset
+   * paged (docs/dashboard.md#delivery-log). Each success value is read as its own branch, in the
+   * log's order, from `idx_webhook_delivery_attempt_log` (endpoint, success, time, id) or, with an
+   * event type, `idx_webhook_delivery_attempt_log_event_type` (endpoint, type, success, time,
+   * id); without an outcome the two branches are merged. Either way every branch is one index
+   * range read backwards and stopped after `limit` rows: the cost does not grow with the log's
+   * size, the page's depth or how rare the filtered rows are.
+   */
+  async findAttempts(endpointId: number, filter: AttemptLogFilter): Promise<LoggedAttempt[]> {
+    const params: unknown[] = [endpointId];
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const where = ['a.endpoint_id = $1', 'a.finished_at IS NOT NULL'];
+    if (filter.eventType !== undefined) where.push(`a.event_type = ${param(filter.eventType)}`);
+    if (filter.from) where.push(`a.attempted_at >= ${param(filter.from)}::timestamptz`);
+    if (filter.to) where.push(`a.attempted_at < ${param(filter.to)}::timestamptz`);
+    if (filter.after) {
+      // Seconds and microseconds apart: exact over the whole timestamptz range (a float is not).
+      const us = `${param(filter.after.attemptedAtUs)}::bigint`;
+      const at = `'epoch'::timestamptz + (${us} / 1000000) * interval '1 second' + (${us} % 1000000) * interval '1 microsecond'`;
+      where.push(`(a.attempted_at, a.id) < (${at}, ${param(filter.after.id)}::bigint)`);
+    }
+    const limit = param(filter.limit);
+    const branch = (success: boolean) =>
+      `SELECT ${ATTEMPT_COLUMNS}, (extract(epoch FROM a.attempted_at) * 1000000)::bigint::text AS attempted_at_us
+         FROM webhook_delivery_attempt a
+        WHERE ${[...where, `a.success = ${success}`].join(' AND ')}
+        ORDER BY a.attempted_at DESC, a.id DESC
+        LIMIT ${limit}`;
+    const sql =
+      filter.success === undefined
+        ? `SELECT * FROM ((${branch(true)}) UNION ALL (${branch(false)})) AS log
+            ORDER BY attempted_at DESC, id DESC
+            LIMIT ${limit}`
+        : branch(filter.success);
+    const rows: Array<AttemptRow & { attempted_at_us: string }> = await this.dataSource.query(
+      sql,
+      params,
+    );
+    return rows.map((row) => ({
+      ...toAttemptRecord(row),
+      position: { attemptedAtUs: row.attempted_at_us, id: Number(row.id) },
+    }));
+  }
+
+  /**
+   * A finished attempt with its request as recorded (docs/dashboard.md#routes), or null when
+   * there is no such attempt or it is still in flight.
+   */
+  async findAttemptRequest(attemptId: number): Promise<AttemptRequestRecord | null> {
+    const rows: Array<
+      AttemptRow & Pick<AttemptRequestRecord, 'request_url' | 'request_headers' | 'request_body'>
+    > = await this.dataSource.query(
+      `SELECT ${ATTEMPT_COLUMNS}, a.request_url, a.request_headers,
+              COALESCE(a.request_body, e.body) AS request_body
          FROM webhook_delivery_attempt a
          LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
          LEFT JOIN webhook_event e ON e.id = d.event_id
-        WHERE a.endpoint_id = $1 AND a.finished_at IS NOT NULL
-        ORDER BY a.id DESC
-        LIMIT $2`,
-        [endpointId, limit],
-      );
-    return rows.map((row) => ({
-      ...row,
-      id: Number(row.id),
-      delivery_id: row.delivery_id === null ? null : Number(row.delivery_id),
-    }));
+        WHERE a.id = $1 AND a.finished_at IS NOT NULL`,
+      [attemptId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      ...toAttemptRecord(row),
+      request_url: row.request_url,
+      request_headers: row.request_headers,
+      request_body: row.request_body,
+    };
   }
 }

@@ -1,16 +1,50 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import { NotFoundError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';
+import {
+  encodeLogCursor,
+  parseDeliveryLogQuery,
+  type DeliveryLogItem,
+  type DeliveryLogPage,
+  type DeliveryLogQuery,
+} from './delivery-log';
+import { testMessage } from './test-messages';
+
+/** The most attempts `delivery list` prints at once (docs/cli.md#commands). */
+export const MAX_CLI_LIST_LIMIT = 1000;
+
+/** The request of an attempt as it was sent (docs/dashboard.md#attempt-detail). */
+export interface SentRequest {
+  /** The URL it went to; null for attempts recorded before requests were kept. */
+  url: string | null;
+  /**
+   * The headers sent, in the order sent, each signature truncated to its first 12 characters
+   * and `…`; null for attempts recorded before requests were kept.
+   */
+  headers: Record<string, string> | null;
+  /** The exact body sent: the event's, or the ping's or test event's own. */
+  body: string | null;
+}
 
 /**
- * The operator's delivery operations (docs/cli.md#commands, and the dashboard's): redeliveries,
- * test pings and the delivery log. Each attempt, its delivery's new state and the endpoint's
- * health counters are recorded in one transaction. Scheduled attempts are the worker's
- * ({@link ScheduledAttempts}).
+ * One attempt with the request as sent and the start of the response (`response_excerpt`, at
+ * most 1 KiB), for the dashboard's `GET /attempts/{attempt_id}` (docs/dashboard.md#attempt-detail).
+ */
+export interface AttemptDetail extends AttemptRecord {
+  request: SentRequest;
+}
+
+/**
+ * The operator's and the dashboard's delivery operations (docs/cli.md#commands,
+ * docs/dashboard.md#routes): redeliveries, test messages (pings and example events) and the
+ * delivery log. Each attempt, its delivery's new state and the endpoint's health counters are
+ * recorded in one transaction. Scheduled attempts are the worker's ({@link ScheduledAttempts}).
+ *
+ * Ownership is the caller's: these methods take ids as given; the dashboard checks that the
+ * endpoint (an attempt's `endpoint_id`) belongs to the user's account before calling or showing.
  */
 @Injectable()
 export class DeliveryService {
@@ -22,8 +56,10 @@ export class DeliveryService {
   ) {}
 
   /**
-   * Sends a delivery again now, whatever its state (CLI `delivery redeliver`); same
-   * `webhook-id`. A success marks the delivery succeeded; a failure leaves its schedule as is.
+   * Sends a delivery again now, whatever its state (CLI `delivery redeliver`, the dashboard's
+   * `POST /deliveries/{delivery_id}/redeliver`); same `webhook-id` and body
+   * (docs/webhooks.md#success-retries-and-health). A success marks the delivery succeeded; a
+   * failure leaves its schedule as is.
    * @returns the attempt, with its event's type like {@link listAttempts}.
    * @throws NotFoundError for an unknown delivery, or when its endpoint no longer exists.
    */
@@ -33,7 +69,12 @@ export class DeliveryService {
     if (!work) throw new NotFoundError(`delivery ${deliveryId} does not exist`);
     const target = await this.endpoints.find(work.endpointId);
     if (!target) throw new NotFoundError(`the endpoint of delivery ${deliveryId} no longer exists`);
-    const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
+    const start = {
+      endpointId: work.endpointId,
+      deliveryId,
+      messageId: work.eventId,
+      eventType: work.eventType,
+    };
     const { id, result } = await this.runner.run(start, target, work.body);
     const record = this.finished(
       await this.attempts.finish({
@@ -47,34 +88,107 @@ export class DeliveryService {
   }
 
   /**
-   * Sends a signed test message `{"type": "ping", "timestamp", "data": {"endpoint_id"}}` to an
-   * endpoint (CLI `endpoint ping`). It counts in the endpoint's health like any attempt.
+   * Sends a signed test ping `{"type": "ping", "timestamp", "data": {"endpoint_id"}}` to an
+   * endpoint (CLI `endpoint ping`): {@link sendTest} without an event type.
    * @throws NotFoundError for an unknown endpoint.
    */
-  async ping(endpointId: number): Promise<AttemptRecord> {
+  ping(endpointId: number): Promise<AttemptRecord> {
+    return this.sendTest(endpointId);
+  }
+
+  /**
+   * Sends one signed test message to an endpoint now (the dashboard's
+   * `POST /endpoints/{endpoint_id}/test`, docs/webhooks.md#test-events): a ping when
+   * `eventType` is absent or `ping` (`webhook-id` `ping_<uuid>`), else
+   * `{"type": eventType, "timestamp", "data": <the type's example>}` with `webhook-id`
+   * `test_<uuid>`. It is sent even to a disabled endpoint or one not subscribed to the type,
+   * belongs to no delivery and is never retried, and counts in the endpoint's health like a
+   * ping. The delivery log shows it with `event_type` null for a ping (filter: `ping`), else
+   * the type.
+   * @returns the finished attempt: status code, duration, error, response excerpt.
+   * @throws InvalidInputError (field `event_type`) for an unknown type; NotFoundError for an
+   *   unknown endpoint.
+   */
+  async sendTest(endpointId: number, eventType?: string): Promise<AttemptRecord> {
+    const message = testMessage(endpointId, eventType);
     const target = await this.endpoints.find(endpointId);
     if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
-    const messageId = `ping_${randomUUID()}`;
-    const body = JSON.stringify({
-      type: 'ping',
-      timestamp: new Date().toISOString(),
-      data: { endpoint_id: endpointId },
-    });
-    const start = { endpointId, deliveryId: null, messageId };
-    const { id, result } = await this.runner.run(start, target, body);
+    const start = {
+      endpointId,
+      deliveryId: null,
+      messageId: message.id,
+      eventType: message.eventType,
+    };
+    const { id, result } = await this.runner.run(start, target, message.body);
     return this.finished(await this.attempts.finish({ ...start, id, result, next: null }));
   }
 
   /**
-   * The newest attempts of an endpoint, newest first (CLI `delivery list`).
-   * @param limit at most this many.
+   * The newest finished attempts of an endpoint, newest first (CLI `delivery list`,
+   * docs/cli.md#commands): the first page of {@link deliveryLog} without filters, with each
+   * attempt's `response_excerpt`.
+   * @param limit 1 to {@link MAX_CLI_LIST_LIMIT}.
    * @throws NotFoundError for an unknown endpoint.
    */
   async listAttempts(endpointId: number, limit: number): Promise<AttemptRecord[]> {
+    await this.requireEndpoint(endpointId);
+    const rows = await this.repository.findAttempts(endpointId, {
+      limit: Math.min(Math.max(Math.trunc(limit), 1), MAX_CLI_LIST_LIMIT),
+    });
+    return rows.map(({ position: _position, ...record }) => record);
+  }
+
+  /**
+   * A page of an endpoint's delivery log (the dashboard's `GET /endpoints/{endpoint_id}/attempts`,
+   * docs/dashboard.md#delivery-log): its finished attempts (scheduled, redeliveries, pings and
+   * test events), newest first by (`attempted_at`, `id`), filtered by `outcome`, `event_type`
+   * (`ping`: pings only) and `[from, to)`, at most `limit` (1–100, default 50) per page, paged
+   * by the opaque `next_cursor`. Attempts still in flight are not shown until they finish.
+   * @throws InvalidInputError naming the bad parameter (a malformed `cursor` included);
+   *   NotFoundError for an unknown endpoint.
+   */
+  async deliveryLog(endpointId: number, query: DeliveryLogQuery = {}): Promise<DeliveryLogPage> {
+    const filter = parseDeliveryLogQuery(query);
+    await this.requireEndpoint(endpointId);
+    const rows = await this.repository.findAttempts(endpointId, {
+      ...filter,
+      limit: filter.limit + 1,
+    });
+    const page = rows.slice(0, filter.limit);
+    const items = page.map(
+      ({ position: _position, response_excerpt: _excerpt, ...item }): DeliveryLogItem => item,
+    );
+    const last = page[page.length - 1];
+    return {
+      items,
+      next_cursor: rows.length > filter.limit && last ? encodeLogCursor(last.position) : null,
+    };
+  }
+
+  /**
+   * One finished attempt with the request exactly as sent and the start of the response (the
+   * dashboard's `GET /attempts/{attempt_id}`, docs/dashboard.md#attempt-detail): URL, headers
+   * (`webhook-signature` truncated: never a whole signature or a secret), body, status,
+   * `response_excerpt`. The caller checks that `endpoint_id` is the user's.
+   * @throws NotFoundError for an unknown attempt, or one still in flight.
+   */
+  async attemptDetail(attemptId: number): Promise<AttemptDetail> {
+    const row =
+      Number.isSafeInteger(attemptId) && attemptId >= 1
+        ? await this.repository.findAttemptRequest(attemptId)
+        : null;
+    if (!row) throw new NotFoundError(`attempt ${attemptId} does not exist`);
+    const { request_url, request_headers, request_body, ...record } = row;
+    return {
+      ...record,
+      request: { url: request_url, headers: request_headers, body: request_body },
+    };
+  }
+
+  private async requireEndpoint(endpointId: number): Promise<void> {
     if (!(await this.endpoints.find(endpointId))) {
       throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
     }
-    return this.repository.listAttempts(endpointId, limit);
   }
 
   private finished(record: AttemptRecord | null): AttemptRecord {

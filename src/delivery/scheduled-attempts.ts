@@ -61,7 +61,12 @@ export class ScheduledAttempts {
       await this.repository.markDropped(deliveryId);
       return 'dropped';
     }
-    const start = { endpointId: work.endpointId, deliveryId, messageId: work.eventId };
+    const start = {
+      endpointId: work.endpointId,
+      deliveryId,
+      messageId: work.eventId,
+      eventType: work.eventType,
+    };
     const {
       id: attemptId,
       closedBefore,

@@ -5,11 +5,21 @@ import { bigintToNumber } from '../database/transformers';
 
 /**
  * One HTTP attempt (docs/webhooks.md): a delivery's first try, a retry, a redelivery, or a test
- * ping (`deliveryId` null). `durationMs` runs to the response status or to the failure; a
- * timeout is recorded as failed with the full limit.
+ * message, ping or example event (`deliveryId` null). `durationMs` runs to the response status
+ * or to the failure; a timeout is recorded as failed with the full limit.
+ *
+ * The delivery log (docs/dashboard.md#delivery-log) reads an endpoint's attempts newest first
+ * through two indexes: `idx_webhook_delivery_attempt_log` (endpoint, success, time, id; also the
+ * index of the endpoint foreign key) and, to filter by type, the partial
+ * `idx_webhook_delivery_attempt_log_event_type` (endpoint, type, success, time, id).
  */
 @Entity({ name: 'webhook_delivery_attempt' })
-@Index('idx_webhook_delivery_attempt_endpoint_id_id', ['endpointId', 'id'])
+@Index('idx_webhook_delivery_attempt_log', ['endpointId', 'success', 'attemptedAt', 'id'])
+@Index(
+  'idx_webhook_delivery_attempt_log_event_type',
+  ['endpointId', 'eventType', 'success', 'attemptedAt', 'id'],
+  { where: 'finished_at IS NOT NULL' },
+)
 @Index('idx_webhook_delivery_attempt_unfinished', ['attemptedAt'], { where: 'finished_at IS NULL' })
 export class WebhookDeliveryAttempt {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
@@ -36,9 +46,16 @@ export class WebhookDeliveryAttempt {
   })
   delivery?: WebhookDelivery;
 
-  /** The `webhook-id` sent (the event id, or `ping_<uuid>` for a ping). */
+  /** The `webhook-id` sent: the event id, `ping_<uuid>` (ping) or `test_<uuid>` (test event). */
   @Column({ name: 'message_id', type: 'varchar', length: 64 })
   messageId!: string;
+
+  /**
+   * The `type` of the body sent, copied at insert so the log filters on it without a join: the
+   * event's type, a test event's, or `ping`. Never NULL when the service writes the attempt.
+   */
+  @Column({ name: 'event_type', type: 'varchar', length: 64, nullable: true })
+  eventType!: string | null;
 
   @Column({ name: 'attempted_at', type: 'timestamptz' })
   attemptedAt!: Date;
@@ -65,4 +82,20 @@ export class WebhookDeliveryAttempt {
   /** At most 1 KiB of the response body. */
   @Column({ name: 'response_excerpt', type: 'varchar', length: 1024, nullable: true })
   responseExcerpt!: string | null;
+
+  /** The URL the request went to (the endpoint's URL may change later). */
+  @Column({ name: 'request_url', type: 'varchar', length: 2048, nullable: true })
+  requestUrl!: string | null;
+
+  /**
+   * The headers sent, with every signature truncated (`v1,K5oZfzN95Z9U…`): never a whole
+   * signature or a secret. `json`, not `jsonb`, to keep the order they were sent in. NULL for
+   * attempts recorded before this column existed.
+   */
+  @Column({ name: 'request_headers', type: 'json', nullable: true })
+  requestHeaders!: Record<string, string> | null;
+
+  /** The body sent, for attempts with no event row (pings, test events); else NULL. */
+  @Column({ name: 'request_body', type: 'text', nullable: true })
+  requestBody!: string | null;
 }

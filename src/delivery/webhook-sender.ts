@@ -24,8 +24,54 @@ export interface SendResult {
   responseExcerpt: string | null;
 }
 
+/** A request of one attempt, signed and ready to send ({@link WebhookSender.sign}). */
+export interface SignedRequest {
+  url: string;
+  /** Exactly the headers sent, full signatures included: never store or show these as is. */
+  headers: Record<string, string>;
+  /** The exact bytes sent and signed. */
+  body: string;
+  /** Why the message could not be signed (it is then not sent); null normally. */
+  signingError: string | null;
+}
+
+/** The `User-Agent` of every webhook request (docs/webhooks.md#payloads). */
+export const WEBHOOK_USER_AGENT = 'campaign-api-webhooks/1';
+
+/** How many characters of each signature the delivery log keeps (docs/dashboard.md#routes). */
+export const LOGGED_SIGNATURE_CHARS = 12;
+
 const EXCERPT_BYTES = 1024;
 const MAX_ERROR_LENGTH = 500;
+
+/**
+ * The headers of a signed request as the delivery log keeps and shows them
+ * (docs/dashboard.md#routes, the attempt's detail): all of them, in the order sent, but each
+ * `webhook-signature` entry cut to its version, the first {@link LOGGED_SIGNATURE_CHARS}
+ * characters of the signature and `…` (`v1,K5oZfzN95Z9U…`). Enough to compare with what a
+ * receiver got; never a whole signature, which would let anyone who reads the log replay the
+ * message within the receiver's tolerance.
+ */
+export function loggedHeaders(headers: Record<string, string>): Record<string, string> {
+  const logged: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    logged[name] = name === 'webhook-signature' ? truncateSignatures(value) : value;
+  }
+  return logged;
+}
+
+function truncateSignatures(value: string): string {
+  if (value === '') return value;
+  return value
+    .split(' ')
+    .map((entry) => {
+      const comma = entry.indexOf(',');
+      const version = comma < 0 ? '' : entry.slice(0, comma + 1);
+      const signature = comma < 0 ? entry : entry.slice(comma + 1);
+      return `${version}${signature.slice(0, LOGGED_SIGNATURE_CHARS)}…`;
+    })
+    .join(' ');
+}
 
 /**
  * Sends signed webhook messages (docs/webhooks.md) over a pooled undici agent: Standard Webhooks
@@ -52,31 +98,72 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   /**
-   * POSTs `message` to `url`, signed with each of `secrets`.
+   * POSTs `message` to `url`, signed with each of `secrets` as of now: {@link sign} then
+   * {@link sendSigned}.
    * @param secrets `whsec_…` secrets; during a rotation both the new and the previous one.
    */
-  async send(url: string, secrets: string[], message: WebhookMessage): Promise<SendResult> {
-    const attemptedAt = new Date();
-    const timestamp = new Date(Math.floor(attemptedAt.getTime() / 1000) * 1000);
-    const started = performance.now();
-    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+  send(url: string, secrets: string[], message: WebhookMessage): Promise<SendResult> {
+    return this.sendSigned(this.sign(url, secrets, message, new Date()));
+  }
+
+  /**
+   * Builds the request of one attempt (docs/webhooks.md#signing): the Standard Webhooks headers
+   * with `webhook-timestamp` = `at` in whole seconds and one `v1,` signature per secret. The
+   * caller records it ({@link loggedHeaders}) before {@link sendSigned} sends exactly it.
+   * Never throws: a message that cannot be signed comes back with `signingError` set.
+   * @param secrets `whsec_…` secrets; during a rotation both the new and the previous one.
+   */
+  sign(url: string, secrets: string[], message: WebhookMessage, at: Date): SignedRequest {
+    const timestamp = new Date(Math.floor(at.getTime() / 1000) * 1000);
+    let signature = '';
+    let signingError: string | null = null;
     try {
-      assertLiteralHostAllowed(new URL(url), this.allowPrivate);
-      const signature = secrets
+      signature = secrets
         .map((secret) => new Webhook(secret).sign(message.id, timestamp, message.body))
         .join(' ');
-      const response = await request(url, {
+    } catch (error) {
+      signingError = `could not sign: ${(error as Error)?.message ?? String(error)}`.slice(
+        0,
+        MAX_ERROR_LENGTH,
+      );
+    }
+    return {
+      url,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': WEBHOOK_USER_AGENT,
+        'webhook-id': message.id,
+        'webhook-timestamp': String(timestamp.getTime() / 1000),
+        'webhook-signature': signature,
+      },
+      body: message.body,
+      signingError,
+    };
+  }
+
+  /** POSTs a request built by {@link sign}, as is. Never throws: every failure is a result. */
+  async sendSigned(signed: SignedRequest): Promise<SendResult> {
+    const attemptedAt = new Date();
+    const started = performance.now();
+    const elapsed = () => Math.round((performance.now() - started) * 1000) / 1000;
+    if (signed.signingError !== null) {
+      return {
+        attemptedAt,
+        durationMs: 0,
+        statusCode: null,
+        success: false,
+        error: signed.signingError,
+        responseExcerpt: null,
+      };
+    }
+    try {
+      assertLiteralHostAllowed(new URL(signed.url), this.allowPrivate);
+      const response = await request(signed.url, {
         method: 'POST',
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'campaign-api-webhooks/1',
-          'webhook-id': message.id,
-          'webhook-timestamp': String(timestamp.getTime() / 1000),
-          'webhook-signature': signature,
-        },
-        body: message.body,
+        headers: signed.headers,
+        body: signed.body,
       });
       const durationMs = elapsed();
       const success = response.statusCode >= 200 && response.statusCode < 300;

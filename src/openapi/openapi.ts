@@ -1,7 +1,14 @@
-import type { INestApplication } from '@nestjs/common';
+import type { INestApplication, Type } from '@nestjs/common';
+import { PATH_METADATA } from '@nestjs/common/constants';
 import { MetadataScanner, ModulesContainer } from '@nestjs/core';
 import { DECORATORS, DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import { IS_PUBLIC_KEY } from '../auth/public.decorator';
+import {
+  DASHBOARD_ACCESS_KEY,
+  DASHBOARD_API_PREFIX,
+  type DashboardAccessLevel,
+} from '../dashboard-api/dashboard-access';
+import { DASHBOARD_OPENAPI_JSON_PATH } from '../dashboard-api/dashboard-routes';
 
 /** Request schemas that ignore unknown properties; every other schema is closed. */
 const OPEN_SCHEMAS = new Set(['ApiKeyTokenRequest', 'LeadInput']);
@@ -56,12 +63,135 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .addServer(OPENAPI_SERVER.url, OPENAPI_SERVER.description)
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }, BEARER_SCHEME);
   for (const [name, description] of TAGS) config.addTag(name, description);
-  const document = SwaggerModule.createDocument(app, config.build());
-  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
-    if (!OPEN_SCHEMAS.has(name) && 'properties' in schema) schema.additionalProperties = false;
-  }
+  // The dashboard API has a document of its own (buildDashboardOpenApiDocument).
+  const document = SwaggerModule.createDocument(app, config.build(), {
+    include: modulesBySurface(app).api,
+  });
+  closeSchemas(document, OPEN_SCHEMAS);
   documentSecurity(document, publicOperationIds(app));
   return document;
+}
+
+/** Request schemas of the dashboard document that ignore unknown properties. */
+const DASHBOARD_OPEN_SCHEMAS = new Set(['SignInRequest']);
+
+/** Name of the dashboard's session cookie scheme (`components.securitySchemes`). */
+const SESSION_SCHEME = 'session';
+
+/** The dashboard document's tags, described. */
+const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
+  ['session', 'Sign in, who am I, sign out. Sign-in attempts are limited per IP and per email.'],
+  ['campaigns', "The account's campaigns; a campaign's webhook endpoints, and creating one."],
+  [
+    'endpoints',
+    'One webhook endpoint: read, change, delete; its signing secret (reveal, rotate), test events and delivery log.',
+  ],
+  ['delivery-log', 'One attempt of a delivery log in detail; redelivering a delivery.'],
+  ['event-types', 'The seven event types, each with an example payload.'],
+  ['api-keys', "The account's API keys: list, create (the key is shown once), revoke."],
+  ['audit-log', "The account's sign-ins and changes, newest first."],
+];
+
+/**
+ * The OpenAPI 3 document of the dashboard API under `/dashboard/api` (docs/dashboard.md),
+ * built from the controllers of the modules that serve it, and only them: the public document
+ * ({@link buildOpenApiDocument}) leaves them out. Every operation but the sign-in needs the
+ * session cookie; state-changing ones also the `X-CSRF-Token` header.
+ */
+export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Campaign API dashboard')
+    .setDescription(
+      'The JSON API of the customer dashboard, served under `/dashboard/api`. Sign in with ' +
+        '`POST /dashboard/api/session` (header `X-CSRF-Token: sign-in`); the session is the ' +
+        'HttpOnly cookie `campaign_api_session`. Every POST, PUT, PATCH and DELETE needs the ' +
+        "session's `csrf_token` as `X-CSRF-Token` and must come from the dashboard's own origin. " +
+        'Every error is `{"error", "message"}`.',
+    )
+    .setVersion('1.0.0')
+    .setLicense(OPENAPI_LICENSE.name, OPENAPI_LICENSE.url)
+    .addServer(
+      '/',
+      'The deployment serving this document; every path includes its /dashboard/api prefix.',
+    )
+    .addCookieAuth('campaign_api_session', { type: 'apiKey', in: 'cookie' }, SESSION_SCHEME);
+  for (const [name, description] of DASHBOARD_TAGS) config.addTag(name, description);
+  const document = SwaggerModule.createDocument(app, config.build(), {
+    include: modulesBySurface(app).dashboard,
+  });
+  closeSchemas(document, DASHBOARD_OPEN_SCHEMAS);
+  const access = dashboardAccessByOperationId(app);
+  for (const pathItem of Object.values(document.paths)) {
+    for (const method of ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] as const) {
+      const operation = pathItem[method];
+      if (!operation) continue;
+      operation.security =
+        access.get(operation.operationId ?? '') === 'sign-in' ? [] : [{ [SESSION_SCHEME]: [] }];
+    }
+  }
+  return document;
+}
+
+/** Serves the dashboard API's document at `GET /dashboard/api/docs-json` (no Swagger UI). */
+export function serveDashboardOpenApi(app: INestApplication, document: OpenAPIObject): void {
+  SwaggerModule.setup('dashboard/api/docs', app, document, {
+    jsonDocumentUrl: DASHBOARD_OPENAPI_JSON_PATH.slice(1),
+    useGlobalPrefix: false,
+    ui: false,
+    raw: ['json'],
+  });
+}
+
+/** Closes every schema with properties (`additionalProperties: false`) but the `open` ones. */
+function closeSchemas(document: OpenAPIObject, open: ReadonlySet<string>): void {
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    if (!open.has(name) && 'properties' in schema) schema.additionalProperties = false;
+  }
+}
+
+/**
+ * The application's modules that hold controllers, split by the surface they serve: `dashboard`
+ * for those whose controllers are under `/dashboard/api/`, `api` for the others.
+ * @throws Error for a module that mixes both (each document takes whole modules).
+ */
+function modulesBySurface(app: INestApplication): { api: Type[]; dashboard: Type[] } {
+  const api = new Set<Type>();
+  const dashboard = new Set<Type>();
+  for (const moduleRef of app.get(ModulesContainer).values()) {
+    const paths = [...moduleRef.controllers.values()].flatMap(({ metatype }) =>
+      metatype ? [[Reflect.getMetadata(PATH_METADATA, metatype) as string | string[]].flat()] : [],
+    );
+    if (paths.length === 0) continue;
+    const isDashboard = paths.map((list) =>
+      list.every((path) => `/${path.replace(/^\//, '')}/`.startsWith(DASHBOARD_API_PREFIX)),
+    );
+    if (isDashboard.every(Boolean)) dashboard.add(moduleRef.metatype);
+    else if (!isDashboard.some(Boolean)) api.add(moduleRef.metatype);
+    else throw new Error(`${moduleRef.metatype.name} mixes dashboard and public API controllers`);
+  }
+  return { api: [...api], dashboard: [...dashboard] };
+}
+
+/** The access (`@DashboardAccess`) of every dashboard operation, by operation id. */
+function dashboardAccessByOperationId(app: INestApplication): Map<string, DashboardAccessLevel> {
+  const access = new Map<string, DashboardAccessLevel>();
+  const scanner = new MetadataScanner();
+  for (const moduleRef of app.get(ModulesContainer).values()) {
+    for (const { metatype } of moduleRef.controllers.values()) {
+      if (!metatype) continue;
+      const prototype = metatype.prototype as Record<string, unknown>;
+      for (const name of scanner.getAllMethodNames(prototype)) {
+        const handler = prototype[name] as object;
+        const level = Reflect.getMetadata(DASHBOARD_ACCESS_KEY, handler) as
+          DashboardAccessLevel | undefined;
+        if (level === undefined) continue;
+        const operation = Reflect.getMetadata(DECORATORS.API_OPERATION, handler) as
+          { operationId?: string } | undefined;
+        access.set(operation?.operationId ?? `${metatype.name}_${name}`, level);
+      }
+    }
+  }
+  return access;
 }
 
 /**

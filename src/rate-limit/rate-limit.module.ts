@@ -6,6 +6,7 @@ import { DeploymentIdentity } from '../database/deployment-identity';
 import type { AuthPrincipal } from '../auth/auth-principal';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { RedisFailedAuthenticationLimiter } from './failed-authentication.limiter';
+import { SignInLimiter } from './sign-in.limiter';
 
 type TrackedRequest = FastifyRequest & { user?: AuthPrincipal };
 const request = (context: ExecutionContext) => context.switchToHttp().getRequest<TrackedRequest>();
@@ -30,8 +31,9 @@ class RateLimitStorageModule {}
 /**
  * Two throttlers over one-minute windows (docs/configuration.md): `token` counts token exchanges per
  * client IP (`RATE_LIMIT_TOKEN_PER_MIN`), `api` counts authenticated requests per API key
- * (`RATE_LIMIT_API_PER_MIN`). Health checks and unknown routes are not limited. Register
- * {@link RateLimitGuard} as a global guard after the bearer guard.
+ * (`RATE_LIMIT_API_PER_MIN`). Health checks, unknown routes and the dashboard (no API key) are
+ * not limited by them. Register {@link RateLimitGuard} as a global guard after the bearer
+ * guard. Also provides {@link SignInLimiter}, the dashboard's sign-in limits.
  */
 @Module({
   imports: [
@@ -62,7 +64,7 @@ class RateLimitStorageModule {}
     }),
     RateLimitStorageModule,
   ],
-  providers: [RedisFailedAuthenticationLimiter],
-  exports: [RedisFailedAuthenticationLimiter],
+  providers: [RedisFailedAuthenticationLimiter, SignInLimiter],
+  exports: [RedisFailedAuthenticationLimiter, SignInLimiter],
 })
 export class RateLimitModule {}

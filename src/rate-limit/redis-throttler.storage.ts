@@ -56,6 +56,15 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
     }
   }
 
+  /** Forgets the counter of `key` (no-op without Redis). */
+  async reset(key: string): Promise<void> {
+    try {
+      await this.redis.del(`${this.keyPrefix}:rate:${key}`);
+    } catch (error) {
+      this.logger.warn(`Rate limit not reset, Redis unavailable: ${(error as Error).message}`);
+    }
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.redis.disconnect();
   }

@@ -7,7 +7,12 @@ import { validateDescription, validateEvents, validateUrl } from './endpoint-inp
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
-import { toEndpointView, type WebhookEndpointView } from './webhook-endpoint.views';
+import {
+  toEndpointDetail,
+  toEndpointView,
+  type WebhookEndpointDetail,
+  type WebhookEndpointView,
+} from './webhook-endpoint.views';
 
 /** How long the previous signing secret stays valid after a rotation (docs/operations.md). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -94,17 +99,77 @@ export class WebhookEndpointAdmin {
   /**
    * Replaces the signing secret; the old one stays valid for 24 hours, during which every
    * delivery carries both signatures (docs/operations.md).
-   * @returns the new plaintext secret (shown once).
+   * @returns the new plaintext secret (shown once) and until when the previous one is valid.
    * @throws NotFoundError for an unknown endpoint.
    */
-  async rotateSecret(id: number): Promise<{ id: number; secret: string }> {
+  async rotateSecret(
+    id: number,
+  ): Promise<{ id: number; secret: string; previous_secret_expires_at: Date }> {
     const endpoint = await this.require(id);
     const secret = generateSigningSecret();
     endpoint.previousSecretEncrypted = endpoint.secretEncrypted;
-    endpoint.previousSecretExpiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
+    const expiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
+    endpoint.previousSecretExpiresAt = expiresAt;
     endpoint.secretEncrypted = this.secretBox.encrypt(secret);
     await this.repository.save(endpoint);
-    return { id, secret };
+    return { id, secret, previous_secret_expires_at: expiresAt };
+  }
+
+  /**
+   * The campaign's endpoints with their health, for a user of `accountId` (the dashboard).
+   * @throws CampaignNotFoundError unless the campaign is one of the account's.
+   */
+  async listOfAccount(accountId: number, campaignId: number): Promise<WebhookEndpointDetail[]> {
+    if (!(await this.campaigns.belongsTo(accountId, campaignId))) {
+      throw new CampaignNotFoundError(campaignId);
+    }
+    const now = new Date();
+    return (await this.repository.listOfCampaign(campaignId)).map((e) => toEndpointDetail(e, now));
+  }
+
+  /** How many endpoints each campaign has, for campaign listings (0 when none). */
+  async countByCampaign(campaignIds: number[]): Promise<Map<number, number>> {
+    const counts = await this.repository.countByCampaign(campaignIds);
+    return new Map(campaignIds.map((id) => [id, counts.get(id) ?? 0]));
+  }
+
+  /**
+   * Endpoint `id` with its health, if it is one of `accountId`'s.
+   * @throws NotFoundError otherwise (one answer for "not yours" and "does not exist").
+   */
+  async detailOfAccount(accountId: number, id: number): Promise<WebhookEndpointDetail> {
+    return toEndpointDetail(await this.requireOfAccount(accountId, id));
+  }
+
+  /**
+   * Endpoint `id` if it is one of `accountId`'s: the check the dashboard makes before any
+   * operation on an endpoint.
+   * @throws NotFoundError otherwise.
+   */
+  async requireOfAccount(accountId: number, id: number): Promise<WebhookEndpoint> {
+    const endpoint = id > MAX_INT4 ? null : await this.repository.findOfAccount(accountId, id);
+    if (!endpoint) throw endpointNotFound(id);
+    return endpoint;
+  }
+
+  /**
+   * The current signing secret in clear, for an admin who asked to see it again (the caller
+   * records that in the audit log).
+   * @throws NotFoundError for an unknown endpoint.
+   */
+  async revealSecret(id: number): Promise<{ id: number; secret: string }> {
+    const endpoint = await this.require(id);
+    return { id, secret: this.secretBox.decrypt(endpoint.secretEncrypted) };
+  }
+
+  /**
+   * The campaign and account of endpoint `id` (the CLI's audit entries name the account).
+   * @returns null when no endpoint has that id.
+   */
+  async ownerOf(id: number): Promise<{ campaignId: number; accountId: number } | null> {
+    const endpoint = id > MAX_INT4 ? null : await this.repository.findById(id);
+    const accountId = endpoint ? await this.campaigns.accountOf(endpoint.campaignId) : null;
+    return endpoint && accountId !== null ? { campaignId: endpoint.campaignId, accountId } : null;
   }
 
   private async require(id: number): Promise<WebhookEndpoint> {

@@ -31,6 +31,38 @@ export interface WebhookEndpointHealthView {
   avg_duration_ms: number | null;
 }
 
+/** The health figures of an endpoint, without its identity (they sit inside {@link WebhookEndpointDetail}). */
+export type EndpointHealthFigures = Omit<
+  WebhookEndpointHealthView,
+  'endpoint_id' | 'url' | 'is_enabled'
+>;
+
+/**
+ * An endpoint as the dashboard shows it (docs/dashboard.md#routes): the listing view, its
+ * delivery health, and until when the previous signing secret stays valid after a rotation.
+ * Never a secret.
+ */
+export interface WebhookEndpointDetail extends WebhookEndpointView {
+  health: EndpointHealthFigures;
+  /** ISO 8601 UTC; null when no previous secret is valid. */
+  previous_secret_expires_at: string | null;
+}
+
+/** The dashboard's view of an endpoint; `now` decides whether the previous secret is still valid. */
+export function toEndpointDetail(
+  endpoint: WebhookEndpoint,
+  now = new Date(),
+): WebhookEndpointDetail {
+  const { endpoint_id: _id, url: _url, is_enabled: _enabled, ...health } = toHealthView(endpoint);
+  const expires = endpoint.previousSecretExpiresAt;
+  return {
+    ...toEndpointView(endpoint),
+    health,
+    previous_secret_expires_at:
+      endpoint.previousSecretEncrypted && expires && expires > now ? expires.toISOString() : null,
+  };
+}
+
 /** The listing view of an endpoint (docs/api.md#webhook-reads). */
 export function toEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
   return {

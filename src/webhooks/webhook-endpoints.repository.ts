@@ -55,9 +55,31 @@ export class WebhookEndpointsRepository {
     return this.endpoints.findOneBy({ id });
   }
 
+  /**
+   * Endpoint `id` if its campaign belongs to `accountId`, else null (one answer for "not
+   * yours" and "does not exist").
+   */
+  findOfAccount(accountId: number, id: number): Promise<WebhookEndpoint | null> {
+    return this.endpoints
+      .createQueryBuilder('e')
+      .innerJoin('e.campaign', 'c')
+      .where('e.id = :id AND c.accountId = :accountId', { id, accountId })
+      .getOne();
+  }
+
   /** The campaign's endpoints ordered by id. */
   listOfCampaign(campaignId: number): Promise<WebhookEndpoint[]> {
     return this.endpoints.find({ where: { campaignId }, order: { id: 'ASC' } });
+  }
+
+  /** How many endpoints each of `campaignIds` has (campaigns without any are absent). */
+  async countByCampaign(campaignIds: number[]): Promise<Map<number, number>> {
+    const rows: Array<{ campaign_id: number; n: number }> = await this.endpoints.query(
+      `SELECT campaign_id, count(*)::int AS n FROM webhook_endpoint
+        WHERE campaign_id = ANY($1::int[]) GROUP BY campaign_id`,
+      [campaignIds],
+    );
+    return new Map(rows.map((row) => [row.campaign_id, row.n]));
   }
 
   /** Deletes endpoint `id` (its deliveries and attempts cascade). @returns whether it existed. */

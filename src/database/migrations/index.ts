@@ -3,6 +3,8 @@ import { InitialSchema1795386531968 } from './1795386531968-InitialSchema';
 import { WebhookDelivery1795387645779 } from './1795387645779-WebhookDelivery';
 import { IdempotencyKey1795389540035 } from './1795389540035-IdempotencyKey';
 import { ReliabilityRound21795400000000 } from './1795400000000-ReliabilityRound2';
+import { Dashboard1795500000000 } from './1795500000000-Dashboard';
+import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -13,4 +15,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   WebhookDelivery1795387645779,
   IdempotencyKey1795389540035,
   ReliabilityRound21795400000000,
+  Dashboard1795500000000,
+  DeliveryLog1795500000001,
 ];

@@ -1,0 +1,30 @@
+/**
+ * The actions the audit log records (docs/dashboard.md#audit-log), `<object>.<verb>`. Sign-ins
+ * come from the dashboard; the changes from the dashboard or the CLI.
+ */
+export const AUDIT_ACTIONS = [
+  'session.sign_in',
+  'session.sign_in_failed',
+  'session.sign_out',
+  'account.create',
+  'campaign.create',
+  'user.create',
+  'user.disable',
+  'user.reset_password',
+  'api_key.create',
+  'api_key.revoke',
+  'endpoint.create',
+  'endpoint.update',
+  'endpoint.delete',
+  'secret.rotate',
+  'secret.reveal',
+  'endpoint.test',
+  'delivery.redeliver',
+] as const;
+
+/** One of {@link AUDIT_ACTIONS}. */
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** What an entry is about: `endpoint` 7, `api_key` 3, … */
+export type AuditObjectType =
+  'account' | 'campaign' | 'user' | 'session' | 'api_key' | 'endpoint' | 'delivery';

@@ -1,0 +1,63 @@
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Account } from '../campaigns/account.entity';
+import { bigintToNumber } from '../database/transformers';
+
+/** Who made a change: a dashboard user, or an operator through the CLI. */
+export type AuditActorType = 'user' | 'cli';
+
+/**
+ * One entry of the audit log (docs/dashboard.md#audit-log): a sign-in (succeeded or failed) or
+ * a change made through the dashboard or the CLI. Never holds a secret, key or password.
+ * `account_id` is null only for a failed sign-in with an email no user has. Entries are only
+ * ever inserted.
+ */
+@Entity({ name: 'audit_log_entry' })
+@Index('idx_audit_log_entry_account_created', ['accountId', 'createdAt', 'id'])
+@Check('chk_audit_log_entry_actor_type', `"actor_type" IN ('user', 'cli')`)
+export class AuditLogEntry {
+  @PrimaryColumn({
+    type: 'bigint',
+    generated: 'identity',
+    generatedIdentity: 'ALWAYS',
+    transformer: bigintToNumber,
+  })
+  id!: number;
+
+  @Column({ name: 'account_id', type: 'integer', nullable: true })
+  accountId!: number | null;
+
+  @ManyToOne(() => Account, { onDelete: 'RESTRICT' })
+  @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_audit_log_entry_account' })
+  account?: Account;
+
+  @Column({ name: 'actor_type', type: 'text' })
+  actorType!: AuditActorType;
+
+  /** The dashboard user, when known (not for a failed sign-in). */
+  @Column({ name: 'actor_user_id', type: 'integer', nullable: true })
+  actorUserId!: number | null;
+
+  /** The user's email, or the email attempted by a failed sign-in. */
+  @Column({ name: 'actor_email', type: 'text', nullable: true })
+  actorEmail!: string | null;
+
+  /** The client IP; null for the CLI. */
+  @Column({ type: 'inet', nullable: true })
+  ip!: string | null;
+
+  /** `session.sign_in`, `endpoint.create`, `secret.reveal`, … ({@link AUDIT_ACTIONS}). */
+  @Column({ type: 'text' })
+  action!: string;
+
+  @Column({ name: 'object_type', type: 'text', nullable: true })
+  objectType!: string | null;
+
+  @Column({ name: 'object_id', type: 'text', nullable: true })
+  objectId!: string | null;
+
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  details!: Record<string, unknown>;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt!: Date;
+}

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { isIP } from 'node:net';
+import type { EntityManager } from 'typeorm';
+import { InvalidInputError } from '../common/domain-error';
+import { MAX_INT4 } from '../common/ids';
+import type { AuditAction, AuditObjectType } from './audit-actions';
+import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
+import type { AuditActorType } from './audit-log-entry.entity';
+import { AuditRepository } from './audit.repository';
+
+/** Who made a change: a dashboard user (the email attempted, for a failed sign-in), or the CLI. */
+export type AuditActor =
+  { type: 'user'; userId: number | null; email: string | null } | { type: 'cli' };
+
+/** The operator CLI as an actor. */
+export const CLI_ACTOR: AuditActor = { type: 'cli' };
+
+/** One entry to record ({@link AuditLog.record}). */
+export interface AuditEntryInput {
+  /** The account the entry belongs to; null only for a failed sign-in with an unknown email. */
+  accountId: number | null;
+  actor: AuditActor;
+  /** The client IP; null for the CLI. */
+  ip?: string | null;
+  action: AuditAction;
+  objectType?: AuditObjectType | null;
+  objectId?: number | string | null;
+  /** What changed: never a secret, key, password or hash. */
+  details?: Record<string, unknown>;
+}
+
+/** An entry as listed (docs/dashboard.md#audit-log). */
+export interface AuditEntryView {
+  id: number;
+  created_at: Date;
+  actor: { type: AuditActorType; user_id: number | null; email: string | null };
+  ip: string | null;
+  action: string;
+  object_type: string | null;
+  object_id: string | null;
+  details: Record<string, unknown>;
+}
+
+/** One page of the audit log; `next_cursor` is null on the last page. */
+export interface AuditPage {
+  entries: AuditEntryView[];
+  next_cursor: string | null;
+}
+
+/** Default and largest page sizes of {@link AuditLog.list}. */
+export const AUDIT_PAGE_DEFAULT = 50;
+export const AUDIT_PAGE_MAX = 100;
+
+/** Keys never written into `details`, whatever a caller passes (docs/dashboard.md#audit-log). */
+const SECRET_KEYS = /^(password|password_hash|secret|api_key|key|token|csrf_token|session)$/i;
+
+/**
+ * The audit log (docs/dashboard.md#audit-log): who (a dashboard user, or `cli`), when, from
+ * which IP, did what to which object. Written by the dashboard's edge and by the CLI after each
+ * change, read per account, newest first, by keyset. Never holds secrets: `details` keys that
+ * name one are refused.
+ */
+@Injectable()
+export class AuditLog {
+  constructor(private readonly repository: AuditRepository) {}
+
+  /**
+   * Records one entry, in the caller's transaction when `manager` is given.
+   * @returns the entry's id.
+   * @throws Error when `details` names a secret (a programming error, never user input).
+   */
+  async record(entry: AuditEntryInput, manager?: EntityManager): Promise<number> {
+    const details = entry.details ?? {};
+    for (const key of Object.keys(details)) {
+      if (SECRET_KEYS.test(key)) throw new Error(`audit details must not hold "${key}"`);
+    }
+    const ip = entry.ip && isIP(entry.ip) !== 0 ? entry.ip : null;
+    return this.repository.insert(
+      {
+        accountId: entry.accountId,
+        actorType: entry.actor.type,
+        actorUserId: entry.actor.type === 'user' ? entry.actor.userId : null,
+        actorEmail: entry.actor.type === 'user' ? entry.actor.email : null,
+        ip: entry.actor.type === 'cli' ? null : ip,
+        action: entry.action,
+        objectType: entry.objectType ?? null,
+        objectId:
+          entry.objectId === undefined || entry.objectId === null ? null : String(entry.objectId),
+        details,
+      },
+      manager,
+    );
+  }
+
+  /**
+   * One page of `accountId`'s entries, newest first (keyset on `created_at`, `id`: every page
+   * costs what the first does).
+   * @param cursor the `next_cursor` of the previous page, or undefined for the first.
+   * @param limit 1 to {@link AUDIT_PAGE_MAX}.
+   * @throws InvalidInputError (field `cursor` or `limit`).
+   */
+  async list(accountId: number, cursor?: string, limit = AUDIT_PAGE_DEFAULT): Promise<AuditPage> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) {
+      throw InvalidInputError.field('limit', `must be an integer from 1 to ${AUDIT_PAGE_MAX}`);
+    }
+    const after = cursor === undefined ? null : decodeAuditCursor(cursor);
+    if (accountId > MAX_INT4) return { entries: [], next_cursor: null };
+    const rows = await this.repository.listOfAccount(accountId, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      entries: page.map((row) => ({
+        id: row.id,
+        created_at: row.createdAt,
+        actor: { type: row.actorType, user_id: row.actorUserId, email: row.actorEmail },
+        ip: row.ip,
+        action: row.action,
+        object_type: row.objectType,
+        object_id: row.objectId,
+        details: row.details,
+      })),
+      next_cursor:
+        rows.length > limit && last
+          ? encodeAuditCursor({ createdAtMicros: last.createdAtMicros, id: last.id })
+          : null,
+    };
+  }
+}

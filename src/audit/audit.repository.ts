@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import type { EntityManager, Repository } from 'typeorm';
+import { AuditLogEntry, type AuditActorType } from './audit-log-entry.entity';
+import type { AuditCursor } from './audit-cursor';
+
+/** A row to insert into `audit_log_entry`. */
+export interface AuditRow {
+  accountId: number | null;
+  actorType: AuditActorType;
+  actorUserId: number | null;
+  actorEmail: string | null;
+  ip: string | null;
+  action: string;
+  objectType: string | null;
+  objectId: string | null;
+  details: Record<string, unknown>;
+}
+
+/** A stored entry with its position for keyset paging. */
+export interface StoredAuditRow extends AuditRow {
+  id: number;
+  createdAt: Date;
+  createdAtMicros: bigint;
+}
+
+/**
+ * Every query on `audit_log_entry` (docs/architecture.md#modules-and-tables): inserts, and the
+ * keyset read of one account's entries, newest first, on the index
+ * (`account_id`, `created_at` DESC, `id` DESC).
+ */
+@Injectable()
+export class AuditRepository {
+  constructor(
+    @InjectRepository(AuditLogEntry) private readonly entries: Repository<AuditLogEntry>,
+  ) {}
+
+  /** Inserts one entry, in the caller's transaction when `manager` is given. @returns its id. */
+  async insert(row: AuditRow, manager?: EntityManager): Promise<number> {
+    const runner = manager ?? this.entries.manager;
+    const [inserted]: Array<{ id: string }> = await runner.query(
+      `INSERT INTO audit_log_entry
+         (account_id, actor_type, actor_user_id, actor_email, ip, action, object_type, object_id, details)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+      [
+        row.accountId,
+        row.actorType,
+        row.actorUserId,
+        row.actorEmail,
+        row.ip,
+        row.action,
+        row.objectType,
+        row.objectId,
+        JSON.stringify(row.details),
+      ],
+    );
+    return Number(inserted.id);
+  }
+
+  /** Up to `limit` entries of `accountId`, newest first, after `cursor` when given. */
+  async listOfAccount(
+    accountId: number,
+    cursor: AuditCursor | null,
+    limit: number,
+  ): Promise<StoredAuditRow[]> {
+    const params: unknown[] = [accountId, limit];
+    let after = '';
+    if (cursor) {
+      params.push(cursor.createdAtMicros.toString(), cursor.id);
+      after = `AND (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4)`;
+    }
+    const rows: Array<Record<string, unknown>> = await this.entries.query(
+      `SELECT id, account_id, actor_type, actor_user_id, actor_email, host(ip) AS ip, action,
+              object_type, object_id, details, created_at,
+              (extract(epoch FROM created_at) * 1000000)::bigint AS created_at_micros
+         FROM audit_log_entry
+        WHERE account_id = $1 ${after}
+        ORDER BY created_at DESC, id DESC
+        LIMIT $2`,
+      params,
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      accountId: row.account_id as number | null,
+      actorType: row.actor_type as AuditActorType,
+      actorUserId: row.actor_user_id as number | null,
+      actorEmail: row.actor_email as string | null,
+      ip: row.ip as string | null,
+      action: row.action as string,
+      objectType: row.object_type as string | null,
+      objectId: row.object_id as string | null,
+      details: row.details as Record<string, unknown>,
+      createdAt: row.created_at as Date,
+      createdAtMicros: BigInt(row.created_at_micros as string),
+    }));
+  }
+}

@@ -1,0 +1,112 @@
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiKeysService, type ApiKeySummary } from '../auth/api-keys.service';
+import { InvalidInputError } from '../common/domain-error';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import {
+  CreateApiKeyRequestDto,
+  CreatedApiKeyDto,
+  DashboardApiKeyDto,
+  RevokedApiKeyDto,
+} from './dto/api-key.dto';
+
+/**
+ * `/dashboard/api/api-keys` (docs/dashboard.md#routes): the account's API keys through
+ * `ApiKeysService`, as the CLI manages them. A key is shown once, when created; only its
+ * SHA-256 is stored. Creations and revocations are recorded in the audit log, never the key.
+ */
+@ApiTags('api-keys')
+@DashboardController('api-keys')
+export class ApiKeysController {
+  constructor(
+    private readonly apiKeys: ApiKeysService,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  /** The account's keys, oldest first, revoked ones included: never a key or its hash. */
+  @Get()
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'List the account’s API keys', operationId: 'listApiKeys' })
+  @ApiOkResponse({ type: [DashboardApiKeyDto] })
+  @DashboardErrorResponses(401, 500, 503)
+  list(@CurrentActor() actor: DashboardActor): Promise<ApiKeySummary[]> {
+    return this.apiKeys.list(actor.accountId);
+  }
+
+  /**
+   * Creates a key for the account, optionally limited to some of its campaigns; answers it with
+   * the key, shown this once. Recorded as `api_key.create` (name, prefix, campaigns).
+   */
+  @Post()
+  @HttpCode(201)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Create an API key (shown once)', operationId: 'createApiKey' })
+  @ApiCsrfHeader()
+  @ApiBody({ type: CreateApiKeyRequestDto })
+  @ApiCreatedResponse({ type: CreatedApiKeyDto, description: 'Created; `api_key` is shown once' })
+  @DashboardErrorResponses(400, 401, 403, 415, 422, 500, 503)
+  async create(
+    @CurrentActor() actor: DashboardActor,
+    @Body() body: Record<string, unknown>,
+  ): Promise<ApiKeySummary & { api_key: string }> {
+    const input = checkedInput(CreateApiKeyRequestDto, body);
+    if (input.campaign_ids?.length === 0) {
+      throw InvalidInputError.field(
+        'campaign_ids',
+        'must name at least one campaign; leave it out (or null) for every campaign',
+      );
+    }
+    const { apiKey, key } = await this.apiKeys
+      .create(actor.accountId, input.name ?? undefined, input.campaign_ids ?? undefined)
+      .catch((error: unknown) => {
+        // The service names the CLI's option; the dashboard's field is campaign_ids.
+        if (error instanceof InvalidInputError && error.field === 'campaigns') {
+          throw InvalidInputError.field('campaign_ids', 'must all be campaigns of your account');
+        }
+        throw error;
+      });
+    await this.audit.record(
+      actor,
+      'api_key.create',
+      { type: 'api_key', id: apiKey.id },
+      { name: apiKey.name, key_prefix: apiKey.keyPrefix, campaign_ids: apiKey.campaignIds },
+    );
+    return {
+      id: apiKey.id,
+      key_prefix: apiKey.keyPrefix,
+      account_id: apiKey.accountId,
+      name: apiKey.name,
+      campaign_ids: apiKey.campaignIds,
+      created_at: apiKey.createdAt,
+      revoked_at: apiKey.revokedAt,
+      last_used_at: apiKey.lastUsedAt,
+      api_key: key,
+    };
+  }
+
+  /**
+   * Revokes a key of the account: its token exchange is refused at once and its tokens within
+   * 30 seconds in every process (at once in this one). Revoking it again keeps the first time.
+   * Recorded as `api_key.revoke`.
+   */
+  @Post(':id/revoke')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Revoke an API key', operationId: 'revokeApiKey' })
+  @ApiIdParam('id', 'API key id')
+  @ApiCsrfHeader()
+  @ApiOkResponse({ type: RevokedApiKeyDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
+  async revoke(
+    @CurrentActor() actor: DashboardActor,
+    @Param('id', DashboardIdPipe) id: number,
+  ): Promise<{ id: number; revoked_at: Date }> {
+    const revoked = await this.apiKeys.revokeOfAccount(actor.accountId, id);
+    await this.audit.record(actor, 'api_key.revoke', { type: 'api_key', id });
+    return revoked;
+  }
+}

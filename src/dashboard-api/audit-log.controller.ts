@@ -1,0 +1,53 @@
+import { Get, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  AUDIT_PAGE_DEFAULT,
+  AUDIT_PAGE_MAX,
+  AuditLog,
+  type AuditEntryView,
+} from '../audit/audit-log.service';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
+import { ApiQueries } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput } from './dashboard-input';
+import { AuditLogPageDto, AuditLogQueryDto } from './dto/audit-log.dto';
+
+/**
+ * `GET /dashboard/api/audit-log` (docs/dashboard.md#audit-log): the account's sign-ins and
+ * changes (dashboard and CLI), newest first, keyset-paged by `AuditLog.list`.
+ */
+@ApiTags('audit-log')
+@DashboardController('audit-log')
+export class AuditLogController {
+  constructor(private readonly audit: AuditLog) {}
+
+  @Get()
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'Read the audit log', operationId: 'listAuditLog' })
+  @ApiQueries([
+    {
+      name: 'limit',
+      required: false,
+      schema: { type: 'integer', minimum: 1, maximum: AUDIT_PAGE_MAX, default: AUDIT_PAGE_DEFAULT },
+    },
+    {
+      name: 'cursor',
+      required: false,
+      schema: { type: 'string' },
+      description: 'The `next_cursor` of the previous page, unchanged',
+    },
+  ])
+  @ApiOkResponse({ type: AuditLogPageDto })
+  @DashboardErrorResponses(401, 422, 500, 503)
+  async list(
+    @CurrentActor() actor: DashboardActor,
+    @Query() query: Record<string, unknown>,
+  ): Promise<{ items: AuditEntryView[]; next_cursor: string | null }> {
+    const { limit, cursor } = checkedInput(AuditLogQueryDto, query);
+    // Decimal digits become a number; anything else is NaN, which AuditLog.list refuses (422).
+    const size = limit === undefined ? undefined : /^[0-9]{1,4}$/.test(limit) ? Number(limit) : NaN;
+    const page = await this.audit.list(actor.accountId, cursor, size);
+    return { items: page.entries, next_cursor: page.next_cursor };
+  }
+}

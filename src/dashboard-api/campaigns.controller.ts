@@ -1,0 +1,111 @@
+import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CampaignsService } from '../campaigns/campaigns.service';
+import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
+import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { DashboardCampaignDto, type DashboardCampaign } from './dto/campaign.dto';
+import {
+  CreatedEndpointDto,
+  CreateEndpointRequestDto,
+  DashboardEndpointDto,
+} from './dto/endpoint.dto';
+
+/**
+ * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints
+ * (docs/dashboard.md#routes). Every campaign id is scoped to the session's account: another
+ * account's is `404`, like one that does not exist.
+ */
+@ApiTags('campaigns')
+@DashboardController('campaigns')
+export class CampaignsController {
+  constructor(
+    private readonly campaigns: CampaignsService,
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  /** The account's campaigns, oldest first, each with how many endpoints it has. */
+  @Get()
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'List the account’s campaigns', operationId: 'listCampaigns' })
+  @ApiOkResponse({ type: [DashboardCampaignDto] })
+  @DashboardErrorResponses(401, 500, 503)
+  async list(@CurrentActor() actor: DashboardActor): Promise<DashboardCampaign[]> {
+    const campaigns = await this.campaigns.listCampaigns(actor.accountId);
+    const counts = await this.endpoints.countByCampaign(campaigns.map((c) => c.id));
+    return campaigns.map((campaign) => ({
+      id: campaign.id,
+      name: campaign.name,
+      default_region: campaign.defaultRegion,
+      created_at: campaign.createdAt,
+      endpoint_count: counts.get(campaign.id) ?? 0,
+    }));
+  }
+
+  /** The campaign's endpoints ordered by id, each with its delivery health. */
+  @Get(':campaign_id/endpoints')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'List a campaign’s webhook endpoints with their health',
+    operationId: 'listEndpoints',
+  })
+  @ApiIdParam('campaign_id', 'Campaign id')
+  @ApiOkResponse({ type: [DashboardEndpointDto] })
+  @DashboardErrorResponses(400, 401, 404, 500, 503)
+  listEndpoints(
+    @CurrentActor() actor: DashboardActor,
+    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+  ): Promise<WebhookEndpointDetail[]> {
+    return this.endpoints.listOfAccount(actor.accountId, campaignId);
+  }
+
+  /**
+   * Creates an endpoint with the CLI's rules (`WebhookEndpointAdmin`); answers it with its
+   * signing secret, shown this once. Recorded as `endpoint.create` (never the secret).
+   */
+  @Post(':campaign_id/endpoints')
+  @HttpCode(201)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Create a webhook endpoint', operationId: 'createEndpoint' })
+  @ApiIdParam('campaign_id', 'Campaign id')
+  @ApiCsrfHeader()
+  @ApiBody({ type: CreateEndpointRequestDto })
+  @ApiCreatedResponse({
+    type: CreatedEndpointDto,
+    description: 'Created; the secret is shown once',
+  })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async createEndpoint(
+    @CurrentActor() actor: DashboardActor,
+    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @Body() body: Record<string, unknown>,
+  ): Promise<{ endpoint: WebhookEndpointDetail; secret: string }> {
+    // The campaign first: another account's is 404 whatever the body.
+    await this.campaigns.requireOfAccount(actor.accountId, campaignId);
+    const input = checkedInput(CreateEndpointRequestDto, body);
+    const { endpoint, secret } = await this.endpoints.create(campaignId, {
+      url: input.url,
+      events: input.events,
+      description: input.description ?? null,
+      enabled: input.enabled,
+    });
+    await this.audit.record(
+      actor,
+      'endpoint.create',
+      { type: 'endpoint', id: endpoint.id },
+      {
+        campaign_id: endpoint.campaign_id,
+        url: endpoint.url,
+        events: endpoint.subscribed_events,
+        description: endpoint.description,
+        enabled: endpoint.is_enabled,
+      },
+    );
+    return { endpoint: await this.endpoints.detailOfAccount(actor.accountId, endpoint.id), secret };
+  }
+}

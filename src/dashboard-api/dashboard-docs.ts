@@ -1,0 +1,26 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiHeader, ApiParam, ApiQuery, type ApiQueryOptions } from '@nestjs/swagger';
+
+/** The `X-CSRF-Token` header of every state-changing dashboard operation (OpenAPI). */
+export const ApiCsrfHeader = (): MethodDecorator =>
+  applyDecorators(
+    ApiHeader({
+      name: 'X-CSRF-Token',
+      required: true,
+      description: 'The session’s `csrf_token` (docs: cross-site request forgery)',
+    }),
+  );
+
+/** A positive integer path id (OpenAPI); see {@link DashboardIdPipe}. */
+export const ApiIdParam = (name: string, description: string): MethodDecorator & ClassDecorator =>
+  applyDecorators(
+    ApiParam({
+      name,
+      description: `${description} (positive integer)`,
+      schema: { type: 'integer', minimum: 1 },
+    }),
+  );
+
+/** Query parameters (OpenAPI), documented in the order given. */
+export const ApiQueries = (queries: ApiQueryOptions[]): MethodDecorator =>
+  applyDecorators(...queries.map((query) => ApiQuery(query)));

@@ -1,0 +1,24 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
+import { ErrorResponseDto } from '../common/error-response.dto';
+
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer',
+  401: 'No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all',
+  403: 'Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change',
+  404: 'Not found, or not of your account (one answer for both)',
+  415: 'Content-Type is not application/json',
+  422: 'A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem',
+  429: 'Too many sign-in attempts for this email or from this address; `Retry-After` gives the seconds to wait',
+  500: 'Unexpected fault; the log has the request id',
+  503: 'PostgreSQL or Redis unreachable; retry shortly',
+};
+
+/** Documents the `{error, message}` answers of a dashboard API operation, by status. */
+export function DashboardErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({ status, description: DESCRIPTIONS[status], type: ErrorResponseDto }),
+    ),
+  );
+}

@@ -1,0 +1,63 @@
+import { ApiError } from '../common/api-error';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { CreateEndpointRequestDto, UpdateEndpointRequestDto } from './dto/endpoint.dto';
+import { DeliveryLogQueryDto } from './dto/delivery-log.dto';
+
+describe('dashboard path ids (docs/dashboard.md#access-rules)', () => {
+  const pipe = new DashboardIdPipe();
+  const read = (value: string) => pipe.transform(value, { type: 'param', data: 'endpoint_id' });
+
+  it('reads canonical positive integers of up to 16 digits', () => {
+    expect(read('1')).toBe(1);
+    expect(read('2147483648')).toBe(2_147_483_648);
+    expect(read('9'.repeat(16))).toBe(Number('9'.repeat(16)));
+  });
+
+  it.each(['', '0', '-1', '+1', '01', '1.0', '1e3', ' 1', 'abc', '9'.repeat(17)])(
+    'answers 400 naming the parameter for %j',
+    (value) => {
+      expect(() => read(value)).toThrow(
+        new ApiError(400, 'bad_request', 'endpoint_id must be a positive integer'),
+      );
+    },
+  );
+});
+
+describe('dashboard bodies and queries (docs/dashboard.md#requests-and-answers)', () => {
+  const problems = (run: () => unknown): string => {
+    try {
+      run();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(422);
+      expect((error as ApiError).code).toBe('validation_failed');
+      return (error as ApiError).message;
+    }
+    throw new Error('accepted');
+  };
+
+  it('passes well-typed input through unchanged, leaving values to the domain', () => {
+    const body = { url: 'ftp://not-checked-here', events: ['nope'], description: null };
+    expect({ ...checkedInput(CreateEndpointRequestDto, body) }).toEqual(body);
+    expect({ ...checkedInput(UpdateEndpointRequestDto, { enabled: false }) }).toEqual({
+      enabled: false,
+    });
+    expect({ ...checkedInput(DeliveryLogQueryDto, undefined) }).toEqual({});
+  });
+
+  it('names every problem: unknown fields, wrong types, no conversion', () => {
+    expect(
+      problems(() =>
+        checkedInput(CreateEndpointRequestDto, { url: 1, events: 'x', enabled: 'true', x: 1 }),
+      ),
+    ).toBe(
+      'x is not a known field; url must be a string; events must be an array; enabled must be a boolean value',
+    );
+    expect(problems(() => checkedInput(UpdateEndpointRequestDto, { url: null }))).toBe(
+      'url must be a string',
+    );
+    expect(problems(() => checkedInput(DeliveryLogQueryDto, { outcome: ['a', 'b'] }))).toBe(
+      'outcome must be a string',
+    );
+  });
+});

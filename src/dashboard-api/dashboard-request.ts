@@ -1,0 +1,45 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../common/api-error';
+import type { ResolvedSession } from '../users/sessions.service';
+import {
+  DASHBOARD_API_PREFIX,
+  type DashboardAccessLevel,
+  type DashboardRouteConfig,
+} from './dashboard-access';
+
+/** The session of a dashboard request, set by {@link DashboardSessionGuard}. */
+export interface DashboardSessionContext extends ResolvedSession {
+  /** The session token from the cookie (to end it at sign-out, to check the CSRF token). */
+  token: string;
+}
+
+/** A Fastify request as the dashboard guards and controllers see it. */
+export type DashboardRequest = FastifyRequest & { dashboardSession?: DashboardSessionContext };
+
+/**
+ * The access a request's route declares: null when the route is not under `/dashboard/api/`
+ * (the dashboard guards leave it alone), undefined when a dashboard route declares none (the
+ * guards then refuse it: fail closed).
+ */
+export function dashboardAccessOf(
+  request: FastifyRequest,
+): DashboardAccessLevel | null | undefined {
+  const url = request.routeOptions?.url;
+  if (url === undefined || !url.startsWith(DASHBOARD_API_PREFIX)) return null;
+  return (request.routeOptions.config as DashboardRouteConfig | undefined)?.dashboard?.access;
+}
+
+/** The dashboard session of the request (docs/dashboard.md#sessions); on routes that need one. */
+export const CurrentSession = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): DashboardSessionContext => {
+    const session = context.switchToHttp().getRequest<DashboardRequest>().dashboardSession;
+    if (!session) throw dashboardUnauthorized();
+    return session;
+  },
+);
+
+/** 401 for a dashboard request without a valid session (no `WWW-Authenticate`: no bearer here). */
+export function dashboardUnauthorized(headers: Record<string, string> = {}): ApiError {
+  return new ApiError(401, 'unauthorized', 'Sign in to the dashboard first', headers);
+}

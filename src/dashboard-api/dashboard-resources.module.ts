@@ -1,0 +1,41 @@
+import { Module } from '@nestjs/common';
+import { AuditModule } from '../audit/audit.module';
+import { ApiKeysModule } from '../auth/api-keys.module';
+import { CampaignsModule } from '../campaigns/campaigns.module';
+import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
+import { DeliveryOwnershipModule } from '../delivery/delivery-ownership';
+import { ApiKeysController } from './api-keys.controller';
+import { AuditLogController } from './audit-log.controller';
+import { CampaignsController } from './campaigns.controller';
+import { DashboardAudit } from './dashboard-actor';
+import { AttemptsController, DeliveriesController } from './delivery-log.controller';
+import { EndpointsController } from './endpoints.controller';
+import { EventTypesController } from './event-types.controller';
+
+/**
+ * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
+ * controllers over the domain services the CLI uses (campaigns, webhook endpoints, the delivery
+ * log, API keys, the audit log). The session, CSRF and role rules are the global guards of
+ * `DashboardAuthModule`; each route scopes its ids to the session's account itself.
+ */
+@Module({
+  imports: [
+    CampaignsModule,
+    ApiKeysModule,
+    AuditModule,
+    // DeliveryService, and WebhookEndpointAdmin through the re-exported WebhookEndpointsModule.
+    DeliveryAttemptsModule,
+    DeliveryOwnershipModule,
+  ],
+  controllers: [
+    CampaignsController,
+    EndpointsController,
+    AttemptsController,
+    DeliveriesController,
+    EventTypesController,
+    ApiKeysController,
+    AuditLogController,
+  ],
+  providers: [DashboardAudit],
+})
+export class DashboardResourcesModule {}

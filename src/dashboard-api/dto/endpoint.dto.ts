@@ -1,0 +1,195 @@
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { PING } from '../../delivery/test-messages';
+import { EVENT_TYPES } from '../../webhooks/event-types';
+import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-input';
+import type {
+  EndpointHealthFigures,
+  WebhookEndpointDetail,
+} from '../../webhooks/webhook-endpoint.views';
+
+// The dashboard's endpoint schemas. Request DTOs check types only: the values (URL rules, event
+// types, lengths) are the domain's (`src/webhooks/endpoint-input.ts`), as for the CLI.
+
+/** The delivery health of an endpoint (docs/api.md#webhook-reads, without its identity). */
+@ApiSchema({ name: 'DashboardEndpointHealth' })
+export class EndpointHealthDto implements EndpointHealthFigures {
+  @ApiProperty({ type: 'integer', description: 'Every attempt recorded, pings and tests included' })
+  total_deliveries!: number;
+
+  @ApiProperty({ type: 'integer', description: 'Attempts answered 2xx within the timeout' })
+  successful_deliveries!: number;
+
+  @ApiProperty({ type: 'integer' })
+  failed_deliveries!: number;
+
+  @ApiProperty({ type: 'number', nullable: true, minimum: 0, maximum: 1, example: 0.9 })
+  success_rate!: number | null;
+
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  last_delivery_at!: string | null;
+
+  @ApiProperty({ type: 'boolean', nullable: true })
+  last_delivery_is_successful!: boolean | null;
+
+  @ApiProperty({ type: 'number', nullable: true, example: 84.125 })
+  avg_duration_ms!: number | null;
+}
+
+/** An endpoint as the dashboard shows it: never its secret. */
+@ApiSchema({ name: 'DashboardEndpoint' })
+export class DashboardEndpointDto implements WebhookEndpointDetail {
+  @ApiProperty({ type: 'integer', example: 7 })
+  id!: number;
+
+  @ApiProperty({ type: 'integer', example: 42 })
+  campaign_id!: number;
+
+  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
+  url!: string;
+
+  @ApiProperty({ type: 'string', nullable: true, example: 'CRM sync' })
+  description!: string | null;
+
+  @ApiProperty({ enum: EVENT_TYPES, isArray: true, example: ['lead.created'] })
+  subscribed_events!: string[];
+
+  @ApiProperty({ example: true })
+  is_enabled!: boolean;
+
+  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:44:45.123Z' })
+  created_at!: string;
+
+  @ApiProperty({ type: 'boolean', nullable: true, description: 'Outcome of the latest attempt' })
+  last_delivery_is_successful!: boolean | null;
+
+  @ApiProperty({ type: EndpointHealthDto })
+  health!: EndpointHealthDto;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Until when the previous signing secret stays valid after a rotation; null when none is',
+  })
+  previous_secret_expires_at!: string | null;
+}
+
+/** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
+@ApiSchema({ name: 'CreateEndpointRequest' })
+export class CreateEndpointRequestDto {
+  @ApiProperty({
+    description: 'Absolute http or https URL without credentials (normalised when stored)',
+    maxLength: MAX_URL_LENGTH,
+    example: 'https://crm.example.com/hooks/campaign-api',
+  })
+  @IsString()
+  url!: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    description: 'A label; blank or null means none',
+    example: 'CRM sync',
+  })
+  @IsOptional()
+  @IsString()
+  description?: string | null;
+
+  @ApiProperty({
+    enum: EVENT_TYPES,
+    isArray: true,
+    minItems: 1,
+    description: 'The event types to deliver (duplicates are dropped)',
+    example: ['lead.created'],
+  })
+  @IsArray()
+  @IsString({ each: true })
+  events!: string[];
+
+  @ApiPropertyOptional({ default: true, description: 'Whether deliveries are made' })
+  @ValidateIf((body: CreateEndpointRequestDto) => body.enabled !== undefined)
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
+@ApiSchema({ name: 'UpdateEndpointRequest' })
+export class UpdateEndpointRequestDto {
+  @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, example: 'https://crm.example.com/hooks/v2' })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.url !== undefined)
+  @IsString()
+  url?: string;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_DESCRIPTION_LENGTH,
+    description: 'null or blank clears it',
+  })
+  @IsOptional()
+  @IsString()
+  description?: string | null;
+
+  @ApiPropertyOptional({ enum: EVENT_TYPES, isArray: true, minItems: 1 })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.events !== undefined)
+  @IsArray()
+  @IsString({ each: true })
+  events?: string[];
+
+  @ApiPropertyOptional({ description: 'false stops deliveries, true resumes them' })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.enabled !== undefined)
+  @IsBoolean()
+  enabled?: boolean;
+}
+
+/** Answer of the creation: the endpoint and its signing secret, shown this once. */
+@ApiSchema({ name: 'CreatedEndpoint' })
+export class CreatedEndpointDto {
+  @ApiProperty({ type: DashboardEndpointDto })
+  endpoint!: DashboardEndpointDto;
+
+  @ApiProperty({
+    description: 'The signing secret (`whsec_…`): shown now, then only by a recorded reveal',
+    example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  })
+  secret!: string;
+}
+
+/** Answer of `POST /dashboard/api/endpoints/{endpoint_id}/secret/reveal`. */
+@ApiSchema({ name: 'RevealedSecret' })
+export class RevealedSecretDto {
+  @ApiProperty({ description: 'The current signing secret', example: 'whsec_MfKQ9r8GKYqrTwjUPD8I' })
+  secret!: string;
+}
+
+/** Answer of `POST /dashboard/api/endpoints/{endpoint_id}/secret/rotate`. */
+@ApiSchema({ name: 'RotatedSecret' })
+export class RotatedSecretDto {
+  @ApiProperty({
+    description: 'The new signing secret, shown this once',
+    example: 'whsec_c2VjcmV0',
+  })
+  secret!: string;
+
+  @ApiProperty({
+    format: 'date-time',
+    description: 'Until when the previous secret stays valid (24 hours from now)',
+  })
+  previous_secret_expires_at!: string;
+}
+
+/** Body of `POST /dashboard/api/endpoints/{endpoint_id}/test`. */
+@ApiSchema({ name: 'TestEventRequest' })
+export class TestEventRequestDto {
+  @ApiPropertyOptional({
+    enum: [PING, ...EVENT_TYPES],
+    default: PING,
+    description: '`ping` (the default), or an event type whose example payload is sent',
+  })
+  @IsOptional()
+  @IsString()
+  event_type?: string;
+}

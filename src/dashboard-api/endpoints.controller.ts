@@ -1,0 +1,278 @@
+import { Body, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  type ApiQueryOptions,
+} from '@nestjs/swagger';
+import type { AttemptRecord } from '../delivery/delivery.repository';
+import { DeliveryService } from '../delivery/delivery.service';
+import {
+  DEFAULT_LOG_LIMIT,
+  LOG_OUTCOMES,
+  MAX_LOG_LIMIT,
+  type DeliveryLogPage,
+} from '../delivery/delivery-log';
+import { PING } from '../delivery/test-messages';
+import {
+  WebhookEndpointAdmin,
+  type EndpointChanges,
+} from '../webhooks/webhook-endpoint-admin.service';
+import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
+import { ApiError } from '../common/api-error';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import {
+  DeliveryAttemptResultDto,
+  DeliveryLogPageDto,
+  DeliveryLogQueryDto,
+  LOG_EVENT_TYPES,
+} from './dto/delivery-log.dto';
+import {
+  DashboardEndpointDto,
+  RevealedSecretDto,
+  RotatedSecretDto,
+  TestEventRequestDto,
+  UpdateEndpointRequestDto,
+} from './dto/endpoint.dto';
+
+/** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
+const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [
+  { name: 'outcome', required: false, enum: LOG_OUTCOMES },
+  {
+    name: 'event_type',
+    required: false,
+    enum: LOG_EVENT_TYPES,
+    description: 'The `type` of the body sent; `ping` for pings only',
+  },
+  {
+    name: 'from',
+    required: false,
+    schema: { type: 'string', format: 'date-time' },
+    description: 'Attempts at or after this time (ISO 8601 with a zone)',
+  },
+  {
+    name: 'to',
+    required: false,
+    schema: { type: 'string', format: 'date-time' },
+    description: 'Attempts before this time (exclusive; later than `from`)',
+  },
+  {
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LOG_LIMIT, default: DEFAULT_LOG_LIMIT },
+  },
+  {
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string' },
+    description: 'The `next_cursor` of the previous page, unchanged',
+  },
+];
+
+/**
+ * `/dashboard/api/endpoints/{endpoint_id}…`: one webhook endpoint, its signing secret, test
+ * events and delivery log (docs/dashboard.md#routes). Every route first asks
+ * `WebhookEndpointAdmin.requireOfAccount` for the endpoint of the session's account (another
+ * account's is `404`, like one that does not exist), then calls the service the CLI uses.
+ * Every change is recorded in the audit log with the user and IP, never a secret.
+ */
+@ApiTags('endpoints')
+@ApiIdParam('endpoint_id', 'Endpoint id')
+@DashboardController('endpoints')
+export class EndpointsController {
+  constructor(
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly deliveries: DeliveryService,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  /** The endpoint with its health and until when its previous secret stays valid. */
+  @Get(':endpoint_id')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'Read a webhook endpoint', operationId: 'getEndpoint' })
+  @ApiOkResponse({ type: DashboardEndpointDto })
+  @DashboardErrorResponses(400, 401, 404, 500, 503)
+  get(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<WebhookEndpointDetail> {
+    return this.endpoints.detailOfAccount(actor.accountId, id);
+  }
+
+  /** Changes any of `url`, `description`, `events`, `enabled`; recorded as `endpoint.update`. */
+  @Patch(':endpoint_id')
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
+  @ApiCsrfHeader()
+  @ApiBody({ type: UpdateEndpointRequestDto })
+  @ApiOkResponse({ type: DashboardEndpointDto, description: 'The endpoint as changed' })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async update(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Body() body: Record<string, unknown>,
+  ): Promise<WebhookEndpointDetail> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const input = checkedInput(UpdateEndpointRequestDto, body);
+    const changes: EndpointChanges = {
+      url: input.url,
+      events: input.events,
+      description: input.description,
+      enabled: input.enabled,
+    };
+    if (Object.values(changes).every((value) => value === undefined)) {
+      throw ApiError.validationFailed([
+        'nothing to change: give url, description, events or enabled',
+      ]);
+    }
+    const endpoint = await this.endpoints.update(id, changes);
+    const changed: Record<string, unknown> = {};
+    if (changes.url !== undefined) changed.url = endpoint.url;
+    if (changes.events !== undefined) changed.events = endpoint.subscribed_events;
+    if (changes.description !== undefined) changed.description = endpoint.description;
+    if (changes.enabled !== undefined) changed.enabled = endpoint.is_enabled;
+    await this.audit.record(
+      actor,
+      'endpoint.update',
+      { type: 'endpoint', id },
+      { changes: changed },
+    );
+    return this.endpoints.detailOfAccount(actor.accountId, id);
+  }
+
+  /** Deletes the endpoint with its deliveries and log; recorded as `endpoint.delete`. */
+  @Delete(':endpoint_id')
+  @HttpCode(204)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Delete a webhook endpoint', operationId: 'deleteEndpoint' })
+  @ApiCsrfHeader()
+  @ApiNoContentResponse({ description: 'Deleted, with its deliveries and delivery log' })
+  @DashboardErrorResponses(400, 401, 403, 404, 500, 503)
+  async delete(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<void> {
+    const endpoint = await this.endpoints.requireOfAccount(actor.accountId, id);
+    await this.endpoints.delete(id);
+    await this.audit.record(
+      actor,
+      'endpoint.delete',
+      { type: 'endpoint', id },
+      { campaign_id: endpoint.campaignId, url: endpoint.url },
+    );
+  }
+
+  /**
+   * The current signing secret. Recorded as `secret.reveal` before it is answered: when the
+   * entry cannot be written, the secret is not shown.
+   */
+  @Post(':endpoint_id/secret/reveal')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Reveal the signing secret (recorded in the audit log)',
+    operationId: 'revealEndpointSecret',
+  })
+  @ApiCsrfHeader()
+  @ApiOkResponse({ type: RevealedSecretDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
+  async revealSecret(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<{ secret: string }> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const { secret } = await this.endpoints.revealSecret(id);
+    await this.audit.record(actor, 'secret.reveal', { type: 'endpoint', id });
+    return { secret };
+  }
+
+  /**
+   * A new signing secret (shown once); the previous one stays valid 24 hours, during which
+   * every delivery carries both signatures. Recorded as `secret.rotate`.
+   */
+  @Post(':endpoint_id/secret/rotate')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Rotate the signing secret', operationId: 'rotateEndpointSecret' })
+  @ApiCsrfHeader()
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
+  async rotateSecret(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<{ secret: string; previous_secret_expires_at: Date }> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const rotated = await this.endpoints.rotateSecret(id);
+    await this.audit.record(
+      actor,
+      'secret.rotate',
+      { type: 'endpoint', id },
+      { previous_secret_expires_at: rotated.previous_secret_expires_at.toISOString() },
+    );
+    return {
+      secret: rotated.secret,
+      previous_secret_expires_at: rotated.previous_secret_expires_at,
+    };
+  }
+
+  /**
+   * Sends a ping, or an example event of `event_type`, to the endpoint now (even disabled or
+   * not subscribed), once: the attempt with its status, duration and the start of the response.
+   * It counts in the endpoint's health and shows in its log. Recorded as `endpoint.test`.
+   */
+  @Post(':endpoint_id/test')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Send a test event', operationId: 'sendTestEvent' })
+  @ApiCsrfHeader()
+  @ApiBody({ type: TestEventRequestDto })
+  @ApiOkResponse({
+    type: DeliveryAttemptResultDto,
+    description: 'The attempt, whatever the receiver answered (`success` tells)',
+  })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async sendTest(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Body() body: Record<string, unknown>,
+  ): Promise<AttemptRecord> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const input = checkedInput(TestEventRequestDto, body);
+    const attempt = await this.deliveries.sendTest(id, input.event_type);
+    await this.audit.record(
+      actor,
+      'endpoint.test',
+      { type: 'endpoint', id },
+      {
+        event_type: input.event_type ?? PING,
+        attempt_id: attempt.id,
+        webhook_id: attempt.webhook_id,
+        success: attempt.success,
+        status_code: attempt.status_code,
+      },
+    );
+    return attempt;
+  }
+
+  /** The delivery log: finished attempts, newest first, filtered and keyset-paged. */
+  @Get(':endpoint_id/attempts')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'Read an endpoint’s delivery log', operationId: 'listAttempts' })
+  @ApiQueries(DELIVERY_LOG_QUERY)
+  @ApiOkResponse({ type: DeliveryLogPageDto })
+  @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
+  async attempts(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Query() query: Record<string, unknown>,
+  ): Promise<DeliveryLogPage> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    return this.deliveries.deliveryLog(id, checkedInput(DeliveryLogQueryDto, query));
+  }
+}

@@ -1,0 +1,113 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { isIP } from 'node:net';
+import { Clock } from '../common/clock';
+import {
+  csrfTokenFor,
+  generateSessionToken,
+  hashSessionToken,
+  isSessionTokenShaped,
+  SESSION_MAX_LIFETIME_MS,
+  SESSION_TOUCH_INTERVAL_MS,
+  sessionTimeState,
+  shouldTouch,
+} from './session-tokens';
+import { SessionsRepository, type SessionEndReason } from './sessions.repository';
+import type { SessionUser } from './users.service';
+
+/** A valid session, as {@link SessionsService.resolve} finds it. */
+export interface ResolvedSession {
+  sessionId: number;
+  /** The CSRF token state-changing requests must carry (docs/dashboard.md#cross-site-request-forgery). */
+  csrfToken: string;
+  user: SessionUser;
+}
+
+/** A session just started: the token goes into the cookie, and is never available again. */
+export interface StartedSession {
+  sessionId: number;
+  token: string;
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/**
+ * Dashboard sessions (docs/dashboard.md#sessions): a random 256-bit token per sign-in, stored
+ * only as its SHA-256; valid until 30 minutes without a request or 12 hours after sign-in,
+ * whichever comes first, or until ended (sign-out, a new sign-in from the same browser, the
+ * user disabled or their password reset). `last_seen_at` is written at most once a minute.
+ * Times come from the injectable {@link Clock}.
+ */
+@Injectable()
+export class SessionsService {
+  private readonly logger = new Logger(SessionsService.name);
+
+  constructor(
+    private readonly sessions: SessionsRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Starts a session of `userId`, signed in from `ip`. */
+  async start(userId: number, ip: string | null): Promise<StartedSession> {
+    const token = generateSessionToken();
+    const now = this.clock.now();
+    const expiresAt = new Date(now.getTime() + SESSION_MAX_LIFETIME_MS);
+    const sessionId = await this.sessions.insert({
+      tokenHash: hashSessionToken(token),
+      userId,
+      at: now,
+      expiresAt,
+      ip: ip !== null && isIP(ip) !== 0 ? ip : null,
+    });
+    return { sessionId, token, csrfToken: csrfTokenFor(token), expiresAt };
+  }
+
+  /**
+   * The session of `token` if it is valid now; records the request (`last_seen_at`, at most
+   * once a minute). A session found expired or idle is ended on the way.
+   * @returns null for a malformed, unknown, ended, expired or idle token, a disabled user, or
+   *   a session older than its user's last password change.
+   */
+  async resolve(token: string | undefined): Promise<ResolvedSession | null> {
+    if (token === undefined || !isSessionTokenShaped(token)) return null;
+    const session = await this.sessions.findWithUser(hashSessionToken(token));
+    if (!session || session.endedAt !== null) return null;
+    const now = this.clock.now();
+    const state = sessionTimeState(session, now);
+    if (state !== 'active') {
+      await this.sessions.end(session.id, now, state);
+      return null;
+    }
+    if (session.disabledAt !== null || session.createdAt < session.passwordChangedAt) return null;
+    if (shouldTouch(session.lastSeenAt, now)) {
+      const notAfter = new Date(now.getTime() - SESSION_TOUCH_INTERVAL_MS);
+      // Off the response path: a lost touch only makes the session look idle a minute early.
+      this.sessions
+        .touch(session.id, now, notAfter)
+        .catch((error: Error) =>
+          this.logger.warn(`Could not record use of session ${session.id}: ${error.message}`),
+        );
+    }
+    return {
+      sessionId: session.id,
+      csrfToken: csrfTokenFor(token),
+      user: {
+        id: session.userId,
+        accountId: session.accountId,
+        email: session.email,
+        role: session.role,
+      },
+    };
+  }
+
+  /**
+   * Ends the session of `token` if it is open (sign-out, or replaced by a new sign-in).
+   * @returns whether an open session ended.
+   */
+  async end(token: string | undefined, reason: SessionEndReason = 'sign_out'): Promise<boolean> {
+    if (token === undefined || !isSessionTokenShaped(token)) return false;
+    const session = await this.sessions.findWithUser(hashSessionToken(token));
+    if (!session || session.endedAt !== null) return false;
+    await this.sessions.end(session.id, this.clock.now(), reason);
+    return true;
+  }
+}

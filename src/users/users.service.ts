@@ -1,0 +1,200 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { Clock } from '../common/clock';
+import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-error';
+import { MAX_INT4 } from '../common/ids';
+import { CampaignsService } from '../campaigns/campaigns.service';
+import type { DashboardUser } from './dashboard-user.entity';
+import { DASHBOARD_ROLES, isDashboardRole, type DashboardRole } from './dashboard-roles';
+import {
+  dummyPasswordHash,
+  generatePassword,
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  validatePassword,
+  verifyPassword,
+} from './passwords';
+import { SessionsRepository } from './sessions.repository';
+import { normaliseEmail } from './user-email';
+import { UsersRepository } from './users.repository';
+
+/** A dashboard user as operators see it (docs/cli.md#commands): never the password or its hash. */
+export interface DashboardUserView {
+  id: number;
+  account_id: number;
+  email: string;
+  role: DashboardRole;
+  created_at: Date;
+  disabled_at: Date | null;
+  password_changed_at: Date;
+}
+
+/** Who is signed in: what a session carries of its user. */
+export interface SessionUser {
+  id: number;
+  accountId: number;
+  email: string;
+  role: DashboardRole;
+}
+
+/** Why a sign-in was refused (kept in the audit log; the client always gets the same 401). */
+export type SignInFailure = 'unknown_email' | 'wrong_password' | 'disabled';
+
+/** The result of {@link UsersService.verifyCredentials}. */
+export type CredentialCheck =
+  { ok: true; user: SessionUser } | { ok: false; reason: SignInFailure; user: SessionUser | null };
+
+function view(user: DashboardUser): DashboardUserView {
+  return {
+    id: user.id,
+    account_id: user.accountId,
+    email: user.email,
+    role: user.role,
+    created_at: user.createdAt,
+    disabled_at: user.disabledAt,
+    password_changed_at: user.passwordChangedAt,
+  };
+}
+
+function sessionUser(user: DashboardUser): SessionUser {
+  return { id: user.id, accountId: user.accountId, email: user.email, role: user.role };
+}
+
+/**
+ * Dashboard users (docs/dashboard.md#users-and-roles): created, listed, disabled and given new
+ * passwords by operators with the CLI; their credentials checked at sign-in. Passwords are at
+ * least 12 characters and stored only as argon2id hashes; a generated one is returned once.
+ * Disabling a user or resetting their password ends all their sessions in the same
+ * transaction (docs/dashboard.md#sessions).
+ */
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly sessions: SessionsRepository,
+    private readonly campaigns: CampaignsService,
+    private readonly dataSource: DataSource,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates a user of `accountId`.
+   * @param password the password, or undefined to generate one (24 random characters).
+   * @returns the user, and the generated password when one was generated (never again available).
+   * @throws InvalidInputError (field `email`, `role` or `password`); NotFoundError when the
+   *   account does not exist; ConflictError when a user has that email (whatever its case).
+   */
+  async create(
+    accountId: number,
+    email: string,
+    role: string,
+    password?: string,
+  ): Promise<{ user: DashboardUserView; password?: string }> {
+    const normalised = normaliseEmail(email);
+    if (!isDashboardRole(role)) {
+      throw InvalidInputError.field('role', `must be one of ${DASHBOARD_ROLES.join(', ')}`);
+    }
+    const generated = password === undefined ? generatePassword() : undefined;
+    const passwordHash = await hashPassword(generated ?? validatePassword(password!));
+    if (accountId > MAX_INT4) throw new NotFoundError(`account ${accountId} does not exist`);
+    try {
+      const user = await this.users.insert({
+        accountId,
+        email: normalised,
+        role,
+        passwordHash,
+        at: this.clock.now(),
+      });
+      return generated === undefined
+        ? { user: view(user) }
+        : { user: view(user), password: generated };
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === '23503') throw new NotFoundError(`account ${accountId} does not exist`);
+      if (code === '23505') {
+        throw new ConflictError(`a dashboard user with email ${normalised} exists already`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * The users of `accountId`, oldest first, disabled ones included.
+   * @throws NotFoundError when the account does not exist.
+   */
+  async list(accountId: number): Promise<DashboardUserView[]> {
+    await this.campaigns.requireAccount(accountId);
+    return (await this.users.listOfAccount(accountId)).map(view);
+  }
+
+  /**
+   * Disables user `id` and ends all their sessions; disabling twice keeps the first time.
+   * @throws NotFoundError when no user has that id.
+   */
+  async disable(id: number): Promise<{ id: number; account_id: number; disabled_at: Date }> {
+    const now = this.clock.now();
+    const disabled =
+      id > MAX_INT4
+        ? null
+        : await this.dataSource.transaction(async (manager) => {
+            const row = await this.users.disable(manager, id, now);
+            if (row) await this.sessions.endAllFor(manager, id, now, 'disabled');
+            return row;
+          });
+    if (!disabled) throw userNotFound(id);
+    return disabled;
+  }
+
+  /**
+   * Gives user `id` a new password and ends all their sessions. A disabled user stays disabled.
+   * @param password the new password, or undefined to generate one.
+   * @returns the change time, and the generated password when one was generated.
+   * @throws InvalidInputError (field `password`); NotFoundError when no user has that id.
+   */
+  async resetPassword(
+    id: number,
+    password?: string,
+  ): Promise<{ id: number; account_id: number; password_changed_at: Date; password?: string }> {
+    const generated = password === undefined ? generatePassword() : undefined;
+    const passwordHash = await hashPassword(generated ?? validatePassword(password!));
+    const now = this.clock.now();
+    const changed =
+      id > MAX_INT4
+        ? null
+        : await this.dataSource.transaction(async (manager) => {
+            const row = await this.users.setPassword(manager, id, passwordHash, now);
+            if (row) await this.sessions.endAllFor(manager, id, now, 'password_reset');
+            return row;
+          });
+    if (!changed) throw userNotFound(id);
+    return generated === undefined ? changed : { ...changed, password: generated };
+  }
+
+  /**
+   * Checks a sign-in's email and password (docs/dashboard.md#sessions). Always verifies one
+   * argon2id hash, a dummy one when no user has the email, so an unknown email, a wrong
+   * password and a disabled user take about the same time. Never throws for bad input.
+   * @returns the user when the password is right and the user is not disabled; else why not
+   *   (and the user, when the email is theirs), for the audit log only.
+   */
+  async verifyCredentials(email: string, password: string): Promise<CredentialCheck> {
+    const user =
+      typeof email === 'string' && email.length <= 1000
+        ? await this.users.findByEmail(email.trim())
+        : null;
+    const candidate = typeof password === 'string' && password.length <= MAX_PASSWORD_LENGTH;
+    const matches = await verifyPassword(
+      user?.passwordHash ?? (await dummyPasswordHash()),
+      candidate ? password : '',
+    );
+    if (!user) return { ok: false, reason: 'unknown_email', user: null };
+    if (!matches || !candidate)
+      return { ok: false, reason: 'wrong_password', user: sessionUser(user) };
+    if (user.disabledAt !== null) return { ok: false, reason: 'disabled', user: sessionUser(user) };
+    return { ok: true, user: sessionUser(user) };
+  }
+}
+
+function userNotFound(id: number): NotFoundError {
+  return new NotFoundError(`dashboard user ${id} does not exist`);
+}

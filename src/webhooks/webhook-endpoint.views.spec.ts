@@ -1,0 +1,70 @@
+import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import { toEndpointDetail } from './webhook-endpoint.views';
+
+const now = new Date('2026-11-23T12:00:00.000Z');
+
+function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: 7,
+    campaignId: 3,
+    url: 'https://crm.example.com/hooks',
+    description: 'CRM',
+    subscribedEvents: ['lead.created'],
+    isEnabled: true,
+    secretEncrypted: 'v1:secret',
+    previousSecretEncrypted: null,
+    previousSecretExpiresAt: null,
+    createdAt: new Date('2026-11-20T08:00:00.000Z'),
+    updatedAt: new Date('2026-11-20T08:00:00.000Z'),
+    totalDeliveries: 2,
+    successfulDeliveries: 1,
+    failedDeliveries: 1,
+    totalDurationMs: 30.5,
+    lastDeliveryAt: new Date('2026-11-23T11:00:00.000Z'),
+    lastDeliveryIsSuccessful: false,
+    ...overrides,
+  } as WebhookEndpoint;
+}
+
+describe('the dashboard view of an endpoint', () => {
+  it('carries the listing fields and the health figures, never a secret', () => {
+    const detail = toEndpointDetail(endpoint(), now);
+    expect(detail).toEqual({
+      id: 7,
+      campaign_id: 3,
+      url: 'https://crm.example.com/hooks',
+      description: 'CRM',
+      subscribed_events: ['lead.created'],
+      is_enabled: true,
+      created_at: '2026-11-20T08:00:00.000Z',
+      last_delivery_is_successful: false,
+      health: {
+        total_deliveries: 2,
+        successful_deliveries: 1,
+        failed_deliveries: 1,
+        success_rate: 0.5,
+        last_delivery_at: '2026-11-23T11:00:00.000Z',
+        last_delivery_is_successful: false,
+        avg_duration_ms: 15.25,
+      },
+      previous_secret_expires_at: null,
+    });
+    expect(JSON.stringify(detail)).not.toContain('secret"');
+  });
+
+  it('shows until when the previous secret is valid, and nothing once it has expired', () => {
+    const rotated = { previousSecretEncrypted: 'v1:old' };
+    expect(
+      toEndpointDetail(
+        endpoint({ ...rotated, previousSecretExpiresAt: new Date('2026-11-24T10:00:00.000Z') }),
+        now,
+      ).previous_secret_expires_at,
+    ).toBe('2026-11-24T10:00:00.000Z');
+    expect(
+      toEndpointDetail(
+        endpoint({ ...rotated, previousSecretExpiresAt: new Date('2026-11-23T11:59:59.000Z') }),
+        now,
+      ).previous_secret_expires_at,
+    ).toBeNull();
+  });
+});

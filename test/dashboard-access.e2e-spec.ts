@@ -1,0 +1,453 @@
+/**
+ * The dashboard API's access rules, route by route (docs/dashboard.md#access-rules). The routes
+ * are discovered from the Fastify route table (every route registered under /dashboard/api/,
+ * with the access its `@DashboardAccess` declares), so a route added without being listed in
+ * ROUTES below fails the first test, and every route listed gets the generic checks:
+ *
+ * - without a valid session: 401 (the sign-in: 403 without `X-CSRF-Token: sign-in`);
+ * - a state-changing route with a valid session but without the session's X-CSRF-Token, with a
+ *   wrong one, from a foreign Origin or with a cross-site Sec-Fetch-Site: 403;
+ * - an `admin` route with a viewer's session (and a valid CSRF token): 403;
+ * - an `any` route with a viewer's session: a 2xx answer (given `params` of the viewer's account);
+ * - where the row has `foreign`: 404 for a resource of another account, the same answer as for
+ *   an id that does not exist;
+ *
+ * and every refused request changes nothing in the database.
+ *
+ * To add a route: add a row to ROUTES with the access it must have and, when the route needs
+ * them to get past its own validation, `params` and `body` built from the caller's account
+ * (`Fixture`; `mine(…)` names a resource of it, made once per fixture by `world`). Cross-account
+ * checks go in the row's `foreign` (`theirs(…)`: the same resource of another account).
+ */
+import {
+  dashboardRoutes,
+  DASHBOARD_OPENAPI_JSON_PATH,
+} from '../src/dashboard-api/dashboard-routes';
+import type { DashboardAccessLevel } from '../src/dashboard-api/dashboard-access';
+import { DeliveryService } from '../src/delivery/delivery.service';
+import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
+import { startTestApp, type TestApp } from './support/test-app';
+
+/** What a route's checks can build its requests from: an account with an admin and a viewer. */
+interface Fixture {
+  t: TestApp;
+  accountId: number;
+  admin: GivenUser;
+  viewer: GivenUser;
+  /** Another account, for cross-account checks. */
+  otherAccountId: number;
+}
+
+interface RouteCase {
+  /** The access the route must declare. */
+  access: DashboardAccessLevel;
+  /** Path parameters (`:name` → value); a parameter not given is `1`. */
+  params?: (fixture: Fixture) => Promise<Record<string, string | number>>;
+  /** The JSON body of a POST, PUT or PATCH; `{}` when not given. */
+  body?: (fixture: Fixture) => Promise<unknown>;
+  /**
+   * Path parameters naming a resource of `otherAccountId` (or none at all): the route must
+   * answer 404 `not_found` to the admin of `accountId`, and change nothing.
+   */
+  foreign?: (fixture: Fixture) => Promise<Record<string, string | number>>;
+}
+
+/** One of each resource of an account: what path ids are built from. */
+interface World {
+  campaignId: number;
+  endpointId: number;
+  /** A finished attempt of `endpointId` (a ping that failed: nothing listens there). */
+  attemptId: number;
+  /** A pending delivery to `endpointId`. */
+  deliveryId: number;
+  apiKeyId: number;
+}
+
+const worlds = new WeakMap<Fixture, Map<number, Promise<World>>>();
+
+/** The resources of `accountId`, made once per fixture through the services the CLI uses. */
+function world(f: Fixture, accountId: number): Promise<World> {
+  let byAccount = worlds.get(f);
+  if (!byAccount) worlds.set(f, (byAccount = new Map()));
+  let made = byAccount.get(accountId);
+  if (!made) {
+    made = (async () => {
+      const campaignId = await f.t.given.campaign(accountId);
+      // Port 9 (discard) refuses at once: the ping fails fast and is recorded.
+      const { id: endpointId } = await f.t.given.endpoint(campaignId, 'http://127.0.0.1:9/hooks', [
+        'lead.created',
+      ]);
+      const attempt = await f.t.app.get(DeliveryService).ping(endpointId);
+      // RUN_WORKER is false: the delivery stays pending.
+      const recorded = await f.t.app
+        .get(WebhookEventPublisher)
+        .publish(campaignId, [{ type: 'lead.created', data: { id: 1, campaign_id: campaignId } }]);
+      const { id: apiKeyId } = await f.t.given.apiKey(accountId);
+      return {
+        campaignId,
+        endpointId,
+        attemptId: attempt.id,
+        deliveryId: recorded.deliveries[0].id,
+        apiKeyId,
+      };
+    })();
+    byAccount.set(accountId, made);
+  }
+  return made;
+}
+
+/** Path parameters naming `pick`'s resource of the caller's account (`mine`) or another's. */
+const mine =
+  (pick: (w: World) => Record<string, number>) =>
+  async (f: Fixture): Promise<Record<string, number>> =>
+    pick(await world(f, f.accountId));
+const theirs =
+  (pick: (w: World) => Record<string, number>) =>
+  async (f: Fixture): Promise<Record<string, number>> =>
+    pick(await world(f, f.otherAccountId));
+
+const campaign = (w: World) => ({ campaign_id: w.campaignId });
+const endpoint = (w: World) => ({ endpoint_id: w.endpointId });
+const attempt = (w: World) => ({ attempt_id: w.attemptId });
+const delivery = (w: World) => ({ delivery_id: w.deliveryId });
+const apiKey = (w: World) => ({ id: w.apiKeyId });
+
+/** Every route under /dashboard/api/, by `METHOD /path` as Fastify knows it. */
+const ROUTES: Record<string, RouteCase> = {
+  'POST /dashboard/api/session': {
+    access: 'sign-in',
+    body: async ({ admin }) => ({ email: admin.email, password: admin.password }),
+  },
+  'GET /dashboard/api/session': { access: 'any' },
+  'DELETE /dashboard/api/session': { access: 'any' },
+  'GET /dashboard/api/campaigns': { access: 'any' },
+  'GET /dashboard/api/campaigns/:campaign_id/endpoints': {
+    access: 'any',
+    params: mine(campaign),
+    foreign: theirs(campaign),
+  },
+  'POST /dashboard/api/campaigns/:campaign_id/endpoints': {
+    access: 'admin',
+    params: mine(campaign),
+    body: async () => ({ url: 'https://hooks.example.com/new', events: ['lead.created'] }),
+    foreign: theirs(campaign),
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id': {
+    access: 'any',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'PATCH /dashboard/api/endpoints/:endpoint_id': {
+    access: 'admin',
+    params: mine(endpoint),
+    body: async () => ({ description: 'changed', enabled: false }),
+    foreign: theirs(endpoint),
+  },
+  'DELETE /dashboard/api/endpoints/:endpoint_id': {
+    access: 'admin',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/secret/reveal': {
+    access: 'admin',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/secret/rotate': {
+    access: 'admin',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/test': {
+    access: 'admin',
+    params: mine(endpoint),
+    body: async () => ({ event_type: 'lead.created' }),
+    foreign: theirs(endpoint),
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id/attempts': {
+    access: 'any',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'GET /dashboard/api/attempts/:attempt_id': {
+    access: 'any',
+    params: mine(attempt),
+    foreign: theirs(attempt),
+  },
+  'POST /dashboard/api/deliveries/:delivery_id/redeliver': {
+    access: 'admin',
+    params: mine(delivery),
+    foreign: theirs(delivery),
+  },
+  'GET /dashboard/api/event-types': { access: 'any' },
+  'GET /dashboard/api/api-keys': { access: 'any' },
+  'POST /dashboard/api/api-keys': {
+    access: 'admin',
+    body: async () => ({ name: 'from the dashboard' }),
+  },
+  'POST /dashboard/api/api-keys/:id/revoke': {
+    access: 'admin',
+    params: mine(apiKey),
+    foreign: theirs(apiKey),
+  },
+  'GET /dashboard/api/audit-log': { access: 'any' },
+};
+
+/** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
+const MISSING_ID = 2_147_483_000;
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+describe('Dashboard API access rules, route by route (docs/dashboard.md#access-rules)', () => {
+  let t: TestApp;
+  let tables: string[];
+  beforeAll(async () => {
+    t = await startTestApp({ RUN_WORKER: 'false', RATE_LIMIT_SIGN_IN_PER_IP: '1000000' });
+    tables = (
+      (await t.db.query(
+        `SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'typeorm_migrations'
+          ORDER BY tablename`,
+      )) as Array<{ tablename: string }>
+    ).map((row) => row.tablename);
+  });
+  afterAll(() => t.close());
+
+  /** A digest of every row of every table: equal before and after means nothing changed. */
+  async function snapshot(): Promise<Record<string, string>> {
+    const parts = tables.map(
+      (table) =>
+        `SELECT '${table}' AS name, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM "${table}" t`,
+    );
+    const rows: Array<{ name: string; digest: string }> = await t.db.query(
+      parts.join(' UNION ALL '),
+    );
+    return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
+  }
+
+  /** The routes registered under /dashboard/api/, but HEAD (Fastify's twin of each GET) and the document. */
+  function discovered() {
+    return dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
+      (route) => route.method !== 'HEAD' && route.url !== DASHBOARD_OPENAPI_JSON_PATH,
+    );
+  }
+
+  async function fixture(): Promise<Fixture> {
+    const admin = await givenUser(t, 'admin');
+    const viewer = await givenUser(t, 'viewer', admin.accountId);
+    return {
+      t,
+      accountId: admin.accountId,
+      admin,
+      viewer,
+      otherAccountId: await t.given.account(),
+    };
+  }
+
+  function path(url: string, params: Record<string, string | number>): string {
+    return url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => String(params[name] ?? 1));
+  }
+
+  /** A request of `method` to `url`, with a JSON body when the method has one. */
+  function send(method: string, url: string, headers: Record<string, string>, body: unknown) {
+    const req = t.http()[method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete'](url);
+    req.set(headers);
+    return ['POST', 'PUT', 'PATCH'].includes(method) ? req.send(body as object) : req;
+  }
+
+  it('lists every dashboard route in ROUTES, with the access it declares', () => {
+    const routes = discovered();
+    expect(routes.length).toBeGreaterThan(0);
+    const declared = Object.fromEntries(
+      routes.map((route) => [`${route.method} ${route.url}`, route.access]),
+    );
+    const expected = Object.fromEntries(
+      Object.entries(ROUTES).map(([route, { access }]) => [route, access]),
+    );
+    expect(declared).toEqual(expected);
+  });
+
+  const cases = Object.entries(ROUTES).map(([route, spec]) => {
+    const [method, url] = route.split(' ');
+    return { route, method, url, spec };
+  });
+
+  describe.each(cases)('$route', ({ method, url, spec }) => {
+    const stateChanging = STATE_CHANGING.has(method);
+
+    async function request(f: Fixture) {
+      return {
+        target: path(url, spec.params ? await spec.params(f) : {}),
+        body: spec.body ? await spec.body(f) : {},
+      };
+    }
+
+    if (spec.access === 'sign-in') {
+      it('refuses a request without X-CSRF-Token: sign-in, or from another origin (403), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const refused: Array<Record<string, string>> = [
+          {},
+          { 'X-CSRF-Token': 'wrong' },
+          { 'X-CSRF-Token': 'sign-in', Origin: 'https://evil.example' },
+          { 'X-CSRF-Token': 'sign-in', 'Sec-Fetch-Site': 'cross-site' },
+        ];
+        for (const headers of refused) {
+          const before = await snapshot();
+          const res = await send(method, target, headers, body);
+          expect({ headers, status: res.status, error: res.body.error }).toEqual({
+            headers,
+            status: 403,
+            error: 'forbidden',
+          });
+          expect(await snapshot()).toEqual(before);
+        }
+      });
+      return;
+    }
+
+    it('refuses a request without a valid session (401), changing nothing', async () => {
+      const f = await fixture();
+      const { target, body } = await request(f);
+      const signedOut = await signIn(t, f.admin);
+      await t
+        .http()
+        .delete('/dashboard/api/session')
+        .set({ Cookie: signedOut.cookie, 'X-CSRF-Token': signedOut.csrf })
+        .expect(204);
+      for (const cookie of [
+        undefined,
+        `${COOKIE}=not-a-session`,
+        `${COOKIE}=${'A'.repeat(43)}`,
+        signedOut.cookie,
+      ]) {
+        const headers: Record<string, string> = cookie ? { Cookie: cookie } : {};
+        // A valid-looking CSRF header changes nothing: the session is checked first.
+        if (stateChanging) headers['X-CSRF-Token'] = signedOut.csrf;
+        const before = await snapshot();
+        const res = await send(method, target, headers, body);
+        expect({ cookie, status: res.status, error: res.body.error }).toEqual({
+          cookie,
+          status: 401,
+          error: 'unauthorized',
+        });
+        expect(await snapshot()).toEqual(before);
+      }
+    });
+
+    if (stateChanging) {
+      it('refuses a change without the session’s X-CSRF-Token, or from another origin (403), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const mine = await signIn(t, f.admin);
+        const theirs = await signIn(t, f.viewer);
+        const refused: Array<Record<string, string>> = [
+          {},
+          { 'X-CSRF-Token': '' },
+          { 'X-CSRF-Token': 'sign-in' },
+          { 'X-CSRF-Token': theirs.csrf },
+          { 'X-CSRF-Token': mine.token },
+          { 'X-CSRF-Token': mine.csrf, Origin: 'https://evil.example' },
+          { 'X-CSRF-Token': mine.csrf, Origin: 'null' },
+          { 'X-CSRF-Token': mine.csrf, 'Sec-Fetch-Site': 'cross-site' },
+          { 'X-CSRF-Token': mine.csrf, 'Sec-Fetch-Site': 'same-site' },
+        ];
+        for (const headers of refused) {
+          const before = await snapshot();
+          const res = await send(method, target, { Cookie: mine.cookie, ...headers }, body);
+          expect({ headers, status: res.status, error: res.body.error }).toEqual({
+            headers,
+            status: 403,
+            error: 'forbidden',
+          });
+          expect(await snapshot()).toEqual(before);
+        }
+      });
+    }
+
+    if (spec.access === 'admin') {
+      it('refuses a viewer (403), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const viewer = await signIn(t, f.viewer);
+        const before = await snapshot();
+        const res = await send(
+          method,
+          target,
+          { Cookie: viewer.cookie, 'X-CSRF-Token': viewer.csrf },
+          body,
+        );
+        expect({ status: res.status, error: res.body.error }).toEqual({
+          status: 403,
+          error: 'forbidden',
+        });
+        expect(await snapshot()).toEqual(before);
+      });
+    } else {
+      it('lets a viewer through the access rules', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const viewer = await signIn(t, f.viewer);
+        const res = await send(
+          method,
+          target,
+          { Cookie: viewer.cookie, 'X-CSRF-Token': viewer.csrf },
+          body,
+        );
+        expect([401, 403]).not.toContain(res.status);
+        // Given ids of the viewer's own account, every route open to viewers answers them.
+        expect({ success: res.status >= 200 && res.status < 300, body: res.body }).toEqual({
+          success: true,
+          body: res.body,
+        });
+      });
+    }
+
+    if (spec.foreign) {
+      const foreign = spec.foreign;
+      it('answers 404 for a resource of another account, as for a missing one, changing nothing', async () => {
+        const f = await fixture();
+        const { body } = await request(f);
+        // Made before the snapshot: only the requests themselves must change nothing.
+        const theirs = await foreign(f);
+        const missing = Object.fromEntries(Object.keys(theirs).map((name) => [name, MISSING_ID]));
+        const admin = await signIn(t, f.admin);
+        const before = await snapshot();
+        const headers = { Cookie: admin.cookie, 'X-CSRF-Token': admin.csrf };
+        const res = await send(method, path(url, theirs), headers, body);
+        expect({ status: res.status, error: res.body.error }).toEqual({
+          status: 404,
+          error: 'not_found',
+        });
+        // The same answer as for an id nothing has, but for the id the message names.
+        const none = await send(method, path(url, missing), headers, body);
+        const shape = (message: string) => message.replace(/\d+/g, 'N');
+        expect({
+          status: none.status,
+          body: { ...none.body, message: shape(none.body.message) },
+        }).toEqual({
+          status: 404,
+          body: { error: 'not_found', message: shape(res.body.message) },
+        });
+        expect(await snapshot()).toEqual(before);
+      });
+    }
+  });
+
+  it('answers a DELETE labelled JSON but without a body by the access rules, not 400', async () => {
+    const f = await fixture();
+    const { endpointId } = await world(f, f.accountId);
+    const viewer = await signIn(t, f.viewer);
+    const before = await snapshot();
+    const res = await t.http().delete(`/dashboard/api/endpoints/${endpointId}`).set({
+      Cookie: viewer.cookie,
+      'X-CSRF-Token': viewer.csrf,
+      'Content-Type': 'application/json',
+    });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 403,
+      body: { error: 'forbidden', message: 'This needs the admin role; viewers may only read' },
+    });
+    expect(await snapshot()).toEqual(before);
+  });
+});
