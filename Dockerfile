@@ -11,15 +11,22 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# The dashboard's browser app is an npm workspace (web/): its manifest joins the install.
+COPY web/package.json ./web/
 RUN npm ci --loglevel=warn --no-audit --no-fund
 COPY nest-cli.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx nest build
+# The browser app, built into dist/dashboard/ (served at /dashboard/).
+COPY web ./web
+RUN npm run --workspace web build
 
 FROM node:24-bookworm-slim AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
+# Without web/ here, the workspace's packages (React, Vite, …) are not installed: the image
+# serves the app's built files only.
 RUN npm ci --omit=dev --loglevel=warn --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node

@@ -1,37 +1,80 @@
 #!/usr/bin/env node
-// Builds dist/ with `nest build` when it is missing or older than any file under src/,
-// so `npm start` and `npm run cli` work on a fresh clone and stay fast afterwards.
-// `--force` (what `npm run build` uses) always builds, and stamps the build all the same.
+// Builds what is missing or older than its sources, so `npm start` and `npm run cli` work on a
+// fresh clone and stay fast afterwards:
+// - the service: `nest build` into dist/ when a file under src/ (or package.json) is newer;
+// - the dashboard's browser app (web/, when present): `vite build` into dist/dashboard/ when a
+//   file under web/src or web/public, or web/'s index.html, configs or package.json, or the
+//   lockfile is newer.
+// Each build is stamped with a marker; the check only compares modification times (a few
+// hundred stat calls), so a CLI run that needs no build pays a few milliseconds.
+// `--force` (what `npm run build` uses) always builds both, and stamps them all the same.
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
+const web = join(root, 'web');
+const force = process.argv.includes('--force');
 // Written after every build: tsc's incremental mode leaves unchanged outputs (main.js) with
 // their old times, so their mtime cannot tell whether the build is current.
-const marker = join(root, 'dist', '.built-at');
+const serviceMarker = join(root, 'dist', '.built-at');
+const webMarker = join(root, 'dist', '.dashboard-built-at');
 
-function newestMtime(dir) {
+/** Newest mtime (ms) of the files and folders given, folders walked; 0 for missing paths. */
+function newestMtime(...paths) {
   let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    const mtime = entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs;
+  for (const path of paths) {
+    let stats;
+    try {
+      stats = statSync(path);
+    } catch {
+      continue;
+    }
+    let mtime = stats.mtimeMs;
+    if (stats.isDirectory()) {
+      for (const entry of readdirSync(path))
+        mtime = Math.max(mtime, newestMtime(join(path, entry)));
+    }
     if (mtime > newest) newest = mtime;
   }
   return newest;
 }
 
-const sources = Math.max(
-  newestMtime(join(root, 'src')),
-  statSync(join(root, 'package.json')).mtimeMs,
-);
+/** Whether `marker` is missing, `output` is missing, or a source is newer than the marker. */
+function stale(marker, output, sources) {
+  if (force || !existsSync(marker) || !existsSync(output)) return true;
+  return statSync(marker).mtimeMs < newestMtime(...sources);
+}
+
+function stamp(marker) {
+  writeFileSync(marker, `${new Date().toISOString()}\n`);
+}
+
 if (
-  process.argv.includes('--force') ||
-  !existsSync(marker) ||
-  !existsSync(join(root, 'dist', 'main.js')) ||
-  statSync(marker).mtimeMs < sources
+  stale(serviceMarker, join(root, 'dist', 'main.js'), [
+    join(root, 'src'),
+    join(root, 'package.json'),
+  ])
 ) {
   process.stderr.write('Building dist/ (nest build)…\n');
   execSync('npx --no-install nest build', { cwd: root, stdio: ['ignore', 2, 2] });
-  writeFileSync(marker, `${new Date().toISOString()}\n`);
+  stamp(serviceMarker);
+}
+
+const webSources = [
+  join(web, 'src'),
+  join(web, 'public'),
+  join(web, 'index.html'),
+  join(web, 'vite.config.ts'),
+  join(web, 'tsconfig.json'),
+  join(web, 'package.json'),
+  join(root, 'package-lock.json'),
+];
+if (
+  existsSync(web) &&
+  stale(webMarker, join(root, 'dist', 'dashboard', 'index.html'), webSources)
+) {
+  process.stderr.write('Building dist/dashboard/ (vite build of web/)…\n');
+  execSync('npm run --silent --workspace web build', { cwd: root, stdio: ['ignore', 2, 2] });
+  stamp(webMarker);
 }

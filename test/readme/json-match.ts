@@ -21,6 +21,7 @@ const VOLATILE_KEYS = new Set([
   'api_key',
   'key_prefix',
   'secret',
+  'password',
 ]);
 
 /**

@@ -1,0 +1,13 @@
+import { useDocumentTitle } from '@mantine/hooks';
+import { CampaignPage } from '../../features/campaigns/components/campaign-page';
+import { pageTitle } from '../page-title';
+import { useIdParam } from './id-param';
+import { NotFoundRoute } from './not-found';
+
+/** `/dashboard/campaigns/:campaignId`. */
+export function CampaignRoute() {
+  useDocumentTitle(pageTitle('Campaign'));
+  const campaignId = useIdParam('campaignId');
+  if (campaignId === null) return <NotFoundRoute />;
+  return <CampaignPage key={campaignId} campaignId={campaignId} />;
+}

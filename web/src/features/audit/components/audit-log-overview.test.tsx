@@ -1,0 +1,49 @@
+import { screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { fakeDashboard } from '../../../testing/fake-dashboard';
+import { renderWithProviders } from '../../../testing/render';
+import { actorLabel, AuditLogOverview, objectLabel } from './audit-log-overview';
+
+function entry(id: number, action: string) {
+  return {
+    id,
+    created_at: '2026-11-22T10:00:00Z',
+    actor: { type: 'user' as const, user_id: 1, email: 'ada@example.com' },
+    ip: '203.0.113.7',
+    action,
+    object_type: 'endpoint',
+    object_id: String(id),
+    details: {},
+  };
+}
+
+describe('the audit log', () => {
+  it('labels who and what', () => {
+    expect(actorLabel({ type: 'cli', user_id: null, email: null })).toBe('cli');
+    expect(actorLabel({ type: 'user', user_id: 3, email: 'a@b.c' })).toBe('a@b.c');
+    expect(objectLabel({ object_type: 'endpoint', object_id: '12' })).toBe('endpoint 12');
+    expect(objectLabel({ object_type: null, object_id: null })).toBe('—');
+  });
+
+  it('lists entries newest first and pages with next_cursor', async () => {
+    const { requests } = fakeDashboard({
+      'GET /audit-log': (_request: Request, url: URL) =>
+        url.searchParams.get('cursor') === 'c2'
+          ? { items: [entry(1, 'endpoint.create')], next_cursor: null }
+          : { items: [entry(3, 'secret.rotate'), entry(2, 'endpoint.update')], next_cursor: 'c2' },
+    });
+    renderWithProviders(<AuditLogOverview />);
+    expect(await screen.findByText('secret.rotate')).toBeInTheDocument();
+    expect(screen.getAllByText('203.0.113.7')).toHaveLength(2);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Load more' }));
+    expect(await screen.findByText('endpoint.create')).toBeInTheDocument();
+    expect(screen.getAllByTestId('audit-row').map((row) => row.textContent)).toEqual([
+      expect.stringContaining('secret.rotate'),
+      expect.stringContaining('endpoint.update'),
+      expect.stringContaining('endpoint.create'),
+    ]);
+    expect(screen.queryByRole('button', { name: 'Load more' })).toBeNull();
+    expect(new URL(requests().at(-1)!.url).searchParams.get('cursor')).toBe('c2');
+  });
+});

@@ -1,0 +1,24 @@
+import type { components, paths } from '../../../api/schema';
+
+/** Shapes of the dashboard API's campaign, endpoint and delivery-log routes, from its OpenAPI document. */
+type Schemas = components['schemas'];
+
+export type Campaign = Schemas['DashboardCampaign'];
+export type EndpointHealth = Schemas['DashboardEndpointHealth'];
+export type Endpoint = Schemas['DashboardEndpoint'];
+/** What the create form sends (the edit form sends the same fields). */
+export type EndpointInput = Schemas['CreateEndpointRequest'];
+/** `POST /campaigns/{id}/endpoints`: the endpoint and its signing secret, shown once. */
+export type CreatedEndpoint = Schemas['CreatedEndpoint'];
+export type EventType = Schemas['EventType'];
+export type Attempt = Schemas['DeliveryAttempt'];
+/** A test event's or a redelivery's attempt, with the start of the response. */
+export type AttemptResult = Schemas['DeliveryAttemptResult'];
+export type AttemptDetail = Schemas['DeliveryAttemptDetail'];
+export type AttemptPage = Schemas['DeliveryLogPage'];
+export type RotatedSecret = Schemas['RotatedSecret'];
+export type TestEventInput = Schemas['TestEventRequest'];
+/** The delivery log's query parameters. */
+export type LogQuery = NonNullable<
+  paths['/dashboard/api/endpoints/{endpoint_id}/attempts']['get']['parameters']['query']
+>;

@@ -1,0 +1,51 @@
+import { Anchor, Breadcrumbs, Text } from '@mantine/core';
+import { Link, useNavigate } from 'react-router';
+import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { useCanChange } from '../../../lib/roles';
+import { useEndpoint, useUpdateEndpoint } from '../api/queries';
+import { EndpointForm } from './endpoint-form';
+
+/** Changes an endpoint's URL, description, events and whether it is enabled. */
+export function EditEndpointPage({ endpointId }: { endpointId: number }) {
+  const canChange = useCanChange();
+  const endpoint = useEndpoint(endpointId);
+  const update = useUpdateEndpoint(endpointId);
+  const navigate = useNavigate();
+  const back = `/endpoints/${endpointId}`;
+
+  return (
+    <>
+      <Breadcrumbs mb="xs" aria-label="Breadcrumb">
+        <Anchor component={Link} to="/campaigns" size="sm">
+          Campaigns
+        </Anchor>
+        <Anchor component={Link} to={back} size="sm">
+          Endpoint {endpointId}
+        </Anchor>
+        <Text size="sm">Edit</Text>
+      </Breadcrumbs>
+      <PageHeader title="Edit endpoint" />
+      {!canChange ? (
+        <Text c="dimmed">Only an admin of your account can change endpoints.</Text>
+      ) : endpoint.isPending ? (
+        <PageLoader label="Loading the endpoint…" />
+      ) : endpoint.isError ? (
+        <PageError error={endpoint.error} onRetry={() => void endpoint.refetch()} />
+      ) : (
+        <EndpointForm
+          initial={{
+            url: endpoint.data.url,
+            description: endpoint.data.description ?? '',
+            events: endpoint.data.subscribed_events,
+            enabled: endpoint.data.is_enabled,
+          }}
+          submitLabel="Save changes"
+          pending={update.isPending}
+          error={update.error}
+          onSubmit={(input) => update.mutate(input, { onSuccess: () => void navigate(back) })}
+          onCancel={() => void navigate(back)}
+        />
+      )}
+    </>
+  );
+}

@@ -1,0 +1,211 @@
+import {
+  Button,
+  Checkbox,
+  Code,
+  Fieldset,
+  Group,
+  Stack,
+  Switch,
+  Text,
+  TextInput,
+  Textarea,
+  UnstyledButton,
+} from '@mantine/core';
+import { useDisclosure } from '@mantine/hooks';
+import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
+import { useId, useState, type FormEvent } from 'react';
+import { ErrorText } from '../../../components/ui/error-text';
+import { PageError, PageLoader } from '../../../components/ui/page-states';
+import { useEventTypes } from '../api/queries';
+import type { EndpointInput, EventType } from '../api/types';
+
+/** The form's values. */
+export interface EndpointFormValues {
+  url: string;
+  description: string;
+  events: string[];
+  enabled: boolean;
+}
+
+export const EMPTY_ENDPOINT: EndpointFormValues = {
+  url: '',
+  description: '',
+  events: [],
+  enabled: true,
+};
+
+/** What the form sends: a trimmed URL, no empty description. */
+export function toEndpointInput(values: EndpointFormValues): EndpointInput {
+  const description = values.description.trim();
+  return {
+    url: values.url.trim(),
+    description: description === '' ? null : description,
+    events: values.events as EndpointInput['events'],
+    enabled: values.enabled,
+  };
+}
+
+function EventTypeChoice({
+  eventType,
+  checked,
+  onChange,
+}: {
+  eventType: EventType;
+  checked: boolean;
+  onChange: (checked: boolean) => void;
+}) {
+  const [opened, { toggle }] = useDisclosure(false);
+  const exampleId = useId();
+  return (
+    <Stack gap={4}>
+      <Group gap="sm" wrap="nowrap" justify="space-between">
+        <Checkbox
+          label={eventType.type}
+          checked={checked}
+          onChange={(event) => onChange(event.currentTarget.checked)}
+          styles={{ label: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
+        />
+        <UnstyledButton
+          onClick={toggle}
+          aria-label={`${opened ? 'Hide' : 'Show'} example of ${eventType.type}`}
+          aria-expanded={opened}
+          aria-controls={exampleId}
+          fz="xs"
+          c="blue"
+        >
+          <Group gap={2} wrap="nowrap">
+            {opened ? (
+              <IconChevronDown size={14} aria-hidden />
+            ) : (
+              <IconChevronRight size={14} aria-hidden />
+            )}
+            <span>{opened ? 'Hide' : 'Show'} example</span>
+          </Group>
+        </UnstyledButton>
+      </Group>
+      {opened && (
+        <Code block fz="xs" id={exampleId} style={{ maxHeight: 260, overflow: 'auto' }}>
+          {JSON.stringify(eventType.example, null, 2)}
+        </Code>
+      )}
+    </Stack>
+  );
+}
+
+/**
+ * The endpoint form (create and edit): **URL**, **Description**, one checkbox per event type
+ * (its exact string, with its example payload one click away) and the enabled switch. Server
+ * errors are shown in the service's words.
+ */
+export function EndpointForm({
+  initial,
+  submitLabel,
+  pending,
+  error,
+  onSubmit,
+  onCancel,
+}: {
+  initial: EndpointFormValues;
+  submitLabel: string;
+  pending: boolean;
+  error: unknown;
+  onSubmit: (input: EndpointInput) => void;
+  onCancel?: () => void;
+}) {
+  const eventTypes = useEventTypes();
+  const [values, setValues] = useState(initial);
+  const [noEvents, setNoEvents] = useState(false);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (values.events.length === 0) {
+      setNoEvents(true);
+      return;
+    }
+    setNoEvents(false);
+    onSubmit(toEndpointInput(values));
+  }
+
+  function toggleEvent(type: string, checked: boolean) {
+    setValues((v) => ({
+      ...v,
+      events: checked
+        ? [...v.events.filter((e) => e !== type), type]
+        : v.events.filter((e) => e !== type),
+    }));
+  }
+
+  return (
+    <form onSubmit={submit} noValidate>
+      <Stack gap="md" maw={720}>
+        {error ? <ErrorText error={error} title="The endpoint was not saved" /> : null}
+        <TextInput
+          label="URL"
+          description="Where the events are POSTed, signed (https:// in production)."
+          placeholder="https://example.com/webhooks"
+          type="url"
+          required
+          withAsterisk={false}
+          spellCheck={false}
+          value={values.url}
+          onChange={(event) => {
+            const url = event.currentTarget.value;
+            setValues((v) => ({ ...v, url }));
+          }}
+        />
+        <Textarea
+          label="Description"
+          description="Optional: what this endpoint is for."
+          rows={3}
+          value={values.description}
+          onChange={(event) => {
+            const description = event.currentTarget.value;
+            setValues((v) => ({ ...v, description }));
+          }}
+        />
+        <Fieldset legend="Events to send" radius="md">
+          {eventTypes.isPending ? (
+            <PageLoader label="Loading the event types…" />
+          ) : eventTypes.isError ? (
+            <PageError error={eventTypes.error} onRetry={() => void eventTypes.refetch()} />
+          ) : (
+            <Stack gap="sm">
+              {eventTypes.data.map((eventType) => (
+                <EventTypeChoice
+                  key={eventType.type}
+                  eventType={eventType}
+                  checked={values.events.includes(eventType.type)}
+                  onChange={(checked) => toggleEvent(eventType.type, checked)}
+                />
+              ))}
+              {noEvents && (
+                <Text c="red" size="sm" role="alert">
+                  Choose at least one event type.
+                </Text>
+              )}
+            </Stack>
+          )}
+        </Fieldset>
+        <Switch
+          label="Enabled"
+          description="A disabled endpoint receives nothing until it is enabled again."
+          checked={values.enabled}
+          onChange={(event) => {
+            const enabled = event.currentTarget.checked;
+            setValues((v) => ({ ...v, enabled }));
+          }}
+        />
+        <Group gap="sm">
+          <Button type="submit" loading={pending}>
+            {submitLabel}
+          </Button>
+          {onCancel && (
+            <Button variant="default" onClick={onCancel}>
+              Cancel
+            </Button>
+          )}
+        </Group>
+      </Stack>
+    </form>
+  );
+}

@@ -1,0 +1,130 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it } from 'vitest';
+import { routes } from '../../../app/router';
+import { setCsrfToken } from '../../../lib/api-client';
+import { fakeSession, json } from '../../../testing/fake-api';
+import {
+  EVENT_TYPES,
+  fakeAttempt,
+  fakeDashboard,
+  fakeEndpoint,
+} from '../../../testing/fake-dashboard';
+import { renderRoutes } from '../../../testing/render';
+
+const CHANGE_BUTTONS = [
+  'Send test event',
+  'Rotate secret',
+  'Reveal secret',
+  'Delete endpoint',
+] as const;
+
+function endpointApi(extra: Parameters<typeof fakeDashboard>[0] = {}) {
+  return {
+    'GET /campaigns': [
+      { id: 2, name: 'Spring', default_region: 'US', created_at: '', endpoint_count: 1 },
+    ],
+    'GET /endpoints/5': fakeEndpoint(),
+    'GET /event-types': EVENT_TYPES,
+    'GET /endpoints/5/attempts': { items: [fakeAttempt(1)], next_cursor: null },
+    'GET /attempts/1': {
+      ...fakeAttempt(1),
+      response_excerpt: '{"ok":true}',
+      request: {
+        url: 'https://crm.example.com/hooks',
+        headers: { 'webhook-id': 'evt-1', 'webhook-signature': 'v1,K5oZfzN95Z9U…' },
+        body: '{"type":"lead.created"}',
+      },
+    },
+    ...extra,
+  };
+}
+
+describe('the endpoint page', () => {
+  afterEach(() => setCsrfToken(null));
+
+  it('gives an admin every change control, with the health figures', async () => {
+    fakeDashboard(endpointApi());
+    renderRoutes(routes, '/endpoints/5');
+    expect(await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 })).toBeVisible();
+    for (const name of CHANGE_BUTTONS) {
+      expect(screen.getByRole('button', { name })).toBeInTheDocument();
+    }
+    expect(screen.getByRole('link', { name: 'Edit endpoint' })).toBeInTheDocument();
+    expect(screen.getByText('75 %')).toBeInTheDocument();
+    expect(screen.getByText('43 ms')).toBeInTheDocument();
+  });
+
+  it('renders no change control at all for a viewer, not even in an opened attempt', async () => {
+    fakeDashboard(endpointApi(), 'viewer');
+    renderRoutes(routes, '/endpoints/5');
+    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    await screen.findByText('evt-1');
+    for (const name of [...CHANGE_BUTTONS, 'Redeliver']) {
+      expect(screen.queryByRole('button', { name })).toBeNull();
+    }
+    expect(screen.queryByRole('link', { name: 'Edit endpoint' })).toBeNull();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Open attempt 1' }));
+    expect(await screen.findByText(/"type": "lead.created"/)).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Redeliver' })).toBeNull();
+  });
+
+  it('sends a test event of the chosen type and shows status, duration and the response', async () => {
+    const { requests } = fakeDashboard(
+      endpointApi({
+        'POST /endpoints/5/test': {
+          ...fakeAttempt(9, { webhook_id: 'test_1', duration_ms: 87 }),
+          response_excerpt: 'thanks!',
+        },
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    const user = userEvent.setup();
+    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    await screen.findByRole('option', { name: 'example of lead.created' });
+    await user.selectOptions(screen.getByLabelText('Event to send'), 'lead.created');
+    await user.click(screen.getByRole('button', { name: 'Send test event' }));
+    const result = await screen.findByTestId('test-result');
+    expect(result).toHaveTextContent('Status 200');
+    expect(result).toHaveTextContent('87 ms');
+    expect(result).toHaveTextContent('thanks!');
+    const sent = requests().find((r) => r.method === 'POST')!;
+    expect(await sent.json()).toEqual({ event_type: 'lead.created' });
+    // The session's anti-CSRF token rides along.
+    expect(sent.headers.get('x-csrf-token')).toBe(fakeSession().csrf_token);
+  });
+
+  it('rotates only after a confirmation, then shows the new secret once and the old one’s expiry', async () => {
+    const { requests } = fakeDashboard(
+      endpointApi({
+        'POST /endpoints/5/secret/rotate': {
+          secret: 'whsec_new',
+          previous_secret_expires_at: '2026-11-24T10:00:00Z',
+        },
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Rotate secret' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(requests().some((r) => r.method === 'POST')).toBe(false);
+    await user.click(within(dialog).getByRole('button', { name: 'Rotate now' }));
+    expect(await screen.findByText('whsec_new')).toBeInTheDocument();
+    expect(screen.getByText(/shown only once/)).toBeInTheDocument();
+    expect(screen.getAllByText(/previous secret stays valid until/).length).toBeGreaterThan(0);
+    await user.click(screen.getByRole('button', { name: 'Done' }));
+    await waitFor(() => expect(screen.queryByText('whsec_new')).toBeNull());
+  });
+
+  it('shows a failed change in the service’s words', async () => {
+    fakeDashboard(
+      endpointApi({
+        'POST /endpoints/5/secret/reveal': () =>
+          json(403, { error: 'forbidden', message: 'Only an admin may reveal a secret' }),
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Reveal secret' }));
+    expect(await screen.findByText('Only an admin may reveal a secret')).toBeInTheDocument();
+  });
+});

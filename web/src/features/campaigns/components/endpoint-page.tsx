@@ -1,0 +1,273 @@
+import {
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Card,
+  Code,
+  Group,
+  NativeSelect,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
+import { IconEdit, IconEye, IconRefresh, IconSend, IconTrash } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Link, useNavigate } from 'react-router';
+import { ConfirmButton } from '../../../components/ui/confirm-button';
+import { ErrorText } from '../../../components/ui/error-text';
+import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { SecretValue } from '../../../components/ui/secret-value';
+import { Timestamp } from '../../../components/ui/timestamp';
+import { useCanChange } from '../../../lib/roles';
+import {
+  campaignKeys,
+  useCampaigns,
+  useDeleteEndpoint,
+  useEndpoint,
+  useEventTypes,
+  useRevealSecret,
+  useRotateSecret,
+  useSendTest,
+} from '../api/queries';
+import type { Endpoint } from '../api/types';
+import { formatDuration } from '../lib/format';
+import { OutcomeBadge } from './attempt-detail';
+import { DeliveryLog } from './delivery-log';
+import { EndpointStateBadges, HealthFigures } from './health';
+
+function SendTest({ endpointId }: { endpointId: number }) {
+  const eventTypes = useEventTypes();
+  const send = useSendTest(endpointId);
+  const [type, setType] = useState('');
+  const result = send.data;
+  return (
+    <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="test-title">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="test-title">
+          Test event
+        </Title>
+        <Text size="sm" c="dimmed">
+          Sends now, signed like a delivery; it counts in the health figures.
+        </Text>
+        <Group align="flex-end" gap="sm" wrap="wrap">
+          <NativeSelect
+            label="Event to send"
+            value={type}
+            onChange={(event) => setType(event.currentTarget.value)}
+            data={[
+              { value: '', label: 'ping' },
+              ...(eventTypes.data ?? []).map((t) => ({
+                value: t.type,
+                label: `example of ${t.type}`,
+              })),
+            ]}
+          />
+          <Button
+            leftSection={<IconSend size={16} aria-hidden />}
+            loading={send.isPending}
+            onClick={() => send.mutate(type || null)}
+          >
+            Send test event
+          </Button>
+        </Group>
+        {send.isError && <ErrorText error={send.error} title="The test event was not sent" />}
+        {result && (
+          <Stack gap="xs" data-testid="test-result" role="status">
+            <Group gap="xs">
+              <OutcomeBadge attempt={result} />
+              <Text size="sm">
+                Status {result.status_code ?? '—'} · {formatDuration(result.duration_ms)}
+              </Text>
+            </Group>
+            {result.error && (
+              <Text size="sm" c="red">
+                {result.error}
+              </Text>
+            )}
+            <Text size="xs" c="dimmed">
+              Start of the response body
+            </Text>
+            <Code block fz="xs" style={{ maxHeight: 200, overflow: 'auto' }}>
+              {result.response_excerpt || '(empty)'}
+            </Code>
+          </Stack>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+function SecretSection({ endpoint }: { endpoint: Endpoint }) {
+  const reveal = useRevealSecret(endpoint.id);
+  const rotate = useRotateSecret(endpoint.id);
+  const [shown, setShown] = useState<'revealed' | 'rotated' | null>(null);
+  const rotatedUntil =
+    rotate.data?.previous_secret_expires_at ?? endpoint.previous_secret_expires_at;
+
+  return (
+    <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="secret-title">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="secret-title">
+          Signing secret
+        </Title>
+        {endpoint.previous_secret_expires_at && (
+          <Text size="sm" data-testid="previous-secret">
+            The previous secret stays valid until{' '}
+            <Timestamp value={endpoint.previous_secret_expires_at} />.
+          </Text>
+        )}
+        <Group gap="sm">
+          <Button
+            variant="light"
+            leftSection={<IconEye size={16} aria-hidden />}
+            loading={reveal.isPending}
+            onClick={() => reveal.mutate(undefined, { onSuccess: () => setShown('revealed') })}
+          >
+            Reveal secret
+          </Button>
+          <ConfirmButton
+            label="Rotate secret"
+            title="Rotate the signing secret?"
+            message="A new secret signs every delivery from now on. The current one stays valid for 24 hours, so update your receiver before then."
+            confirmLabel="Rotate now"
+            color="orange"
+            leftSection={<IconRefresh size={16} aria-hidden />}
+            pending={rotate.isPending}
+            error={rotate.error}
+            onConfirm={() => rotate.mutateAsync().then(() => setShown('rotated'))}
+          />
+        </Group>
+        {reveal.isError && <ErrorText error={reveal.error} />}
+        {shown === 'revealed' && reveal.data && (
+          <SecretValue
+            value={reveal.data.secret}
+            title="Current signing secret"
+            onDone={() => setShown(null)}
+          >
+            <Text size="xs" c="dimmed">
+              Revealing it was recorded in the audit log.
+            </Text>
+          </SecretValue>
+        )}
+        {shown === 'rotated' && rotate.data && (
+          <SecretValue
+            value={rotate.data.secret}
+            title="New signing secret"
+            once
+            onDone={() => setShown(null)}
+          >
+            {rotatedUntil && (
+              <Text size="sm">
+                The previous secret stays valid until <Timestamp value={rotatedUntil} />.
+              </Text>
+            )}
+          </SecretValue>
+        )}
+      </Stack>
+    </Card>
+  );
+}
+
+/** One endpoint: details, health, test events, secret, deletion and its delivery log. */
+export function EndpointPage({ endpointId }: { endpointId: number }) {
+  const canChange = useCanChange();
+  const endpoint = useEndpoint(endpointId);
+  const campaigns = useCampaigns();
+  const remove = useDeleteEndpoint(endpointId);
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+
+  if (endpoint.isPending) return <PageLoader label="Loading the endpoint…" />;
+  if (endpoint.isError) {
+    return <PageError error={endpoint.error} onRetry={() => void endpoint.refetch()} />;
+  }
+  const data = endpoint.data;
+  const campaignName =
+    campaigns.data?.find((c) => c.id === data.campaign_id)?.name ?? `Campaign ${data.campaign_id}`;
+  return (
+    <Stack gap="lg">
+      <div>
+        <Breadcrumbs mb="xs" aria-label="Breadcrumb">
+          <Anchor component={Link} to="/campaigns" size="sm">
+            Campaigns
+          </Anchor>
+          <Anchor component={Link} to={`/campaigns/${data.campaign_id}`} size="sm">
+            {campaignName}
+          </Anchor>
+          <Text size="sm">Endpoint {data.id}</Text>
+        </Breadcrumbs>
+        <PageHeader
+          title={`Endpoint ${data.id}`}
+          description={data.description ?? undefined}
+          actions={
+            canChange ? (
+              <>
+                <Button
+                  component={Link}
+                  to={`/endpoints/${data.id}/edit`}
+                  variant="default"
+                  leftSection={<IconEdit size={16} aria-hidden />}
+                >
+                  Edit endpoint
+                </Button>
+                <ConfirmButton
+                  label="Delete endpoint"
+                  title="Delete this endpoint?"
+                  message="It stops receiving events at once, and its deliveries and delivery log are deleted with it. This cannot be undone."
+                  confirmLabel="Delete it"
+                  leftSection={<IconTrash size={16} aria-hidden />}
+                  pending={remove.isPending}
+                  error={remove.error}
+                  onConfirm={async () => {
+                    await remove.mutateAsync();
+                    await navigate(`/campaigns/${data.campaign_id}`);
+                    // Stale now, never refetched while this page is still mounted (a 404).
+                    await queryClient.invalidateQueries({
+                      queryKey: campaignKeys.endpoint(data.id),
+                      refetchType: 'none',
+                    });
+                  }}
+                />
+              </>
+            ) : null
+          }
+        />
+      </div>
+      <Card withBorder radius="md" padding="lg">
+        <Stack gap="sm">
+          <Text fw={600} style={{ wordBreak: 'break-all' }} data-testid="endpoint-url">
+            {data.url}
+          </Text>
+          <Group gap="xs">
+            <EndpointStateBadges endpoint={data} />
+          </Group>
+          <Group gap={6}>
+            {data.subscribed_events.map((type) => (
+              <Badge key={type} variant="outline" color="gray" tt="none">
+                {type}
+              </Badge>
+            ))}
+          </Group>
+          <Text size="xs" c="dimmed">
+            Created <Timestamp value={data.created_at} />
+          </Text>
+          <HealthFigures health={data.health} />
+        </Stack>
+      </Card>
+      {canChange && <SendTest endpointId={data.id} />}
+      {canChange ? (
+        <SecretSection endpoint={data} />
+      ) : (
+        data.previous_secret_expires_at && (
+          <Text size="sm">
+            The previous signing secret stays valid until{' '}
+            <Timestamp value={data.previous_secret_expires_at} />.
+          </Text>
+        )
+      )}
+      <DeliveryLog endpointId={data.id} />
+    </Stack>
+  );
+}

@@ -1,0 +1,94 @@
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { routes } from '../../../app/router';
+import { json } from '../../../testing/fake-api';
+import { EVENT_TYPES, fakeDashboard, fakeEndpoint } from '../../../testing/fake-dashboard';
+import { renderRoutes } from '../../../testing/render';
+import { toEndpointInput } from './endpoint-form';
+
+const CAMPAIGNS = [
+  { id: 2, name: 'Spring', default_region: 'US', created_at: '', endpoint_count: 0 },
+];
+
+describe('the endpoint form', () => {
+  it('sends a trimmed URL and no empty description', () => {
+    expect(
+      toEndpointInput({
+        url: ' https://x.test/h ',
+        description: '  ',
+        events: ['ping'],
+        enabled: false,
+      }),
+    ).toEqual({ url: 'https://x.test/h', description: null, events: ['ping'], enabled: false });
+  });
+
+  it('creates an endpoint and shows its secret once, with the server’s refusal in words first', async () => {
+    let attempts = 0;
+    const { requests } = fakeDashboard({
+      'GET /campaigns': CAMPAIGNS,
+      'GET /event-types': EVENT_TYPES,
+      'POST /campaigns/2/endpoints': () =>
+        ++attempts === 1
+          ? json(422, { error: 'validation_failed', message: 'url must use http or https' })
+          : { endpoint: fakeEndpoint({ id: 9 }), secret: 'whsec_once' },
+    });
+    renderRoutes(routes, '/campaigns/2/endpoints/new');
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('URL'), 'ftp://x.test');
+    await user.type(screen.getByLabelText('Description'), 'CRM');
+    // One checkbox per type, named with its exact string, and its example a click away.
+    await user.click(await screen.findByRole('checkbox', { name: 'lead.created' }));
+    expect(screen.getByRole('checkbox', { name: 'leads.bulk_created' })).not.toBeChecked();
+    await user.click(screen.getByRole('button', { name: 'Show example of lead.created' }));
+    expect(screen.getByText(/"phone": "\+14155550100"/)).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(await screen.findByText('url must use http or https')).toBeInTheDocument();
+
+    await user.clear(screen.getByLabelText('URL'));
+    await user.type(screen.getByLabelText('URL'), 'https://x.test/hooks');
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(await screen.findByText('whsec_once')).toBeInTheDocument();
+    expect(screen.getByText(/shown only once/)).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Copy' })).toBeInTheDocument();
+    const sent = requests()
+      .filter((r) => r.method === 'POST')
+      .at(-1)!;
+    expect(await sent.json()).toEqual({
+      url: 'https://x.test/hooks',
+      description: 'CRM',
+      events: ['lead.created'],
+      enabled: true,
+    });
+
+    // Leaving the page forgets it: the endpoint's page never shows it.
+    await user.click(screen.getByRole('link', { name: 'Go to the endpoint' }));
+    await waitFor(() => expect(screen.queryByText('whsec_once')).toBeNull());
+  });
+
+  it('asks for an event type before sending anything', async () => {
+    const { requests } = fakeDashboard({
+      'GET /campaigns': CAMPAIGNS,
+      'GET /event-types': EVENT_TYPES,
+    });
+    renderRoutes(routes, '/campaigns/2/endpoints/new');
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('URL'), 'https://x.test/hooks');
+    await screen.findByRole('checkbox', { name: 'lead.created' });
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(await screen.findByText('Choose at least one event type.')).toBeInTheDocument();
+    expect(requests().some((r) => r.method === 'POST')).toBe(false);
+  });
+
+  it('renders no form for a viewer, and no Add endpoint on the campaign', async () => {
+    fakeDashboard(
+      { 'GET /campaigns': CAMPAIGNS, 'GET /campaigns/2/endpoints': [fakeEndpoint()] },
+      'viewer',
+    );
+    renderRoutes(routes, '/campaigns/2');
+    expect(await screen.findByText('https://crm.example.com/hooks')).toBeInTheDocument();
+    expect(screen.getByText('75 %')).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Add endpoint' })).toBeNull();
+  });
+});

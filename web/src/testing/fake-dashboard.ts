@@ -1,0 +1,68 @@
+import { fakeSession, json, stubFetch } from './fake-api';
+
+/** A route of the fake dashboard API: `METHOD /path` (path under /dashboard/api) → answer. */
+export type FakeRoutes = Record<
+  string,
+  ((request: Request, url: URL) => Response | Promise<Response> | unknown) | object
+>;
+
+/**
+ * A fake dashboard API: signed in as a user of `role`, answering `routes` (`'GET /campaigns'`;
+ * a function is called with the request; any answer that is not a Response is sent as 200 JSON) and 404 for anything else.
+ */
+export function fakeDashboard(routes: FakeRoutes, role: 'admin' | 'viewer' = 'admin') {
+  return stubFetch(async (request) => {
+    const url = new URL(request.url);
+    const path = url.pathname.replace(/^\/dashboard\/api/, '');
+    if (path === '/session' && request.method === 'GET') return json(200, fakeSession({ role }));
+    const handler = routes[`${request.method} ${path}`];
+    if (!handler) return json(404, { error: 'not_found', message: `No fake for ${path}` });
+    const answer = typeof handler === 'function' ? await handler(request, url) : handler;
+    return answer instanceof Response ? answer : json(200, answer);
+  });
+}
+
+export const EVENT_TYPES = [
+  { type: 'lead.created', example: { id: 1, phone: '+14155550100' } },
+  { type: 'leads.bulk_created', example: { count: 2 } },
+];
+
+export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
+  return {
+    id: 5,
+    campaign_id: 2,
+    url: 'https://crm.example.com/hooks',
+    description: 'CRM sync',
+    subscribed_events: ['lead.created'],
+    is_enabled: true,
+    created_at: '2026-11-20T10:00:00Z',
+    last_delivery_is_successful: true,
+    health: {
+      total_deliveries: 4,
+      successful_deliveries: 3,
+      failed_deliveries: 1,
+      success_rate: 0.75,
+      last_delivery_at: '2026-11-22T10:00:00Z',
+      last_delivery_is_successful: true,
+      avg_duration_ms: 42.5,
+    },
+    previous_secret_expires_at: null,
+    ...overrides,
+  };
+}
+
+export function fakeAttempt(id: number, overrides: Record<string, unknown> = {}) {
+  return {
+    id,
+    delivery_id: 100 + id,
+    endpoint_id: 5,
+    webhook_id: `evt-${id}`,
+    event_type: 'lead.created',
+    attempted_at: '2026-11-22T10:00:00Z',
+    duration_ms: 12,
+    status_code: 200,
+    success: true,
+    error: null,
+    ...overrides,
+  };
+}
