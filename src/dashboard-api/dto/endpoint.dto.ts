@@ -1,7 +1,11 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { PING } from '../../delivery/test-messages';
 import { EVENT_TYPES } from '../../webhooks/event-types';
+import {
+  WebhookEndpointDto,
+  WebhookEndpointHealthDto,
+} from '../../webhooks/dto/webhook-endpoint.dto';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-input';
 import type {
   EndpointHealthFigures,
@@ -13,56 +17,13 @@ import type {
 
 /** The delivery health of an endpoint (docs/api.md#webhook-reads, without its identity). */
 @ApiSchema({ name: 'DashboardEndpointHealth' })
-export class EndpointHealthDto implements EndpointHealthFigures {
-  @ApiProperty({ type: 'integer', description: 'Every attempt recorded, pings and tests included' })
-  total_deliveries!: number;
+export class EndpointHealthDto
+  extends OmitType(WebhookEndpointHealthDto, ['endpoint_id', 'url', 'is_enabled'] as const)
+  implements EndpointHealthFigures {}
 
-  @ApiProperty({ type: 'integer', description: 'Attempts answered 2xx within the timeout' })
-  successful_deliveries!: number;
-
-  @ApiProperty({ type: 'integer' })
-  failed_deliveries!: number;
-
-  @ApiProperty({ type: 'number', nullable: true, minimum: 0, maximum: 1, example: 0.9 })
-  success_rate!: number | null;
-
-  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
-  last_delivery_at!: string | null;
-
-  @ApiProperty({ type: 'boolean', nullable: true })
-  last_delivery_is_successful!: boolean | null;
-
-  @ApiProperty({ type: 'number', nullable: true, example: 84.125 })
-  avg_duration_ms!: number | null;
-}
-
-/** An endpoint as the dashboard shows it: never its secret. */
+/** An endpoint as the dashboard shows it: the public listing's fields, its health, never its secret. */
 @ApiSchema({ name: 'DashboardEndpoint' })
-export class DashboardEndpointDto implements WebhookEndpointDetail {
-  @ApiProperty({ type: 'integer', example: 7 })
-  id!: number;
-
-  @ApiProperty({ type: 'integer', example: 42 })
-  campaign_id!: number;
-
-  @ApiProperty({ example: 'https://crm.example.com/hooks/campaign-api' })
-  url!: string;
-
-  @ApiProperty({ type: 'string', nullable: true, example: 'CRM sync' })
-  description!: string | null;
-
-  @ApiProperty({ enum: EVENT_TYPES, isArray: true, example: ['lead.created'] })
-  subscribed_events!: string[];
-
-  @ApiProperty({ example: true })
-  is_enabled!: boolean;
-
-  @ApiProperty({ format: 'date-time', example: '2026-11-22T08:44:45.123Z' })
-  created_at!: string;
-
-  @ApiProperty({ type: 'boolean', nullable: true, description: 'Outcome of the latest attempt' })
-  last_delivery_is_successful!: boolean | null;
-
+export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookEndpointDetail {
   @ApiProperty({ type: EndpointHealthDto })
   health!: EndpointHealthDto;
 

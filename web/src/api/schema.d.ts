@@ -463,7 +463,7 @@ export interface components {
       id: number;
       /** @example true */
       is_enabled: boolean;
-      /** @description Outcome of the latest attempt */
+      /** @description Outcome of the most recent delivery attempt */
       last_delivery_is_successful: boolean | null;
       /**
        * Format: date-time
@@ -488,17 +488,37 @@ export interface components {
       url: string;
     };
     DashboardEndpointHealth: {
-      /** @example 84.125 */
+      /**
+       * Format: float
+       * @example 84.2
+       */
       avg_duration_ms: number | null;
+      /**
+       * @description Timeouts, non-2xx answers and connection failures
+       * @example 1
+       */
       failed_deliveries: number;
-      /** Format: date-time */
+      /**
+       * Format: date-time
+       * @example 2026-11-22T08:44:45.123Z
+       */
       last_delivery_at: string | null;
+      /** @example true */
       last_delivery_is_successful: boolean | null;
-      /** @example 0.9 */
+      /**
+       * Format: float
+       * @example 0.9
+       */
       success_rate: number | null;
-      /** @description Attempts answered 2xx within the timeout */
+      /**
+       * @description Attempts answered 2xx within 10 seconds
+       * @example 9
+       */
       successful_deliveries: number;
-      /** @description Every attempt recorded, pings and tests included */
+      /**
+       * @description All delivery attempts ever recorded
+       * @example 10
+       */
       total_deliveries: number;
     };
     DeliveryAttempt: {
