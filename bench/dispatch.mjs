@@ -22,7 +22,7 @@ const { values } = parseArgs({
 });
 const LEADS = Number(values.leads);
 const UPLOADS = Number(values.uploads);
-const DB = 'campaign_api_bench';
+const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench';
 const env = {
   ...process.env,
   NODE_ENV: 'development',

@@ -61,8 +61,17 @@ import { Agent, request } from 'undici';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
-const { values: args } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+const { values: args } = parseArgs({
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
 const QUICK = args.quick;
+/** The steps to run; `--only ingest,reads` runs just those and prints their raw figures. */
+const STEPS = ['memory', 'ingest', 'latency', 'dispatch', 'reads', 'token', 'scale'];
+const ONLY = args.only ? new Set(args.only.split(',')) : null;
+for (const step of ONLY ?? []) {
+  if (!STEPS.includes(step)) throw new Error(`--only: unknown step ${step}; use ${STEPS}`);
+}
+const runs = (step) => ONLY === null || ONLY.has(step);
 
 /** Sizes of every step; --quick shrinks them all. */
 const SIZES = QUICK
@@ -101,7 +110,8 @@ const TOKEN_GOAL_PER_S = 3_000;
 const LATENCY_GOALS_MS = { p50: 20, p99: 100 };
 const SCALE_FLAT_MAX = 1.5; // what "flat ≈ 1" is taken to mean for the met? column
 
-const DB = 'campaign_api_bench';
+// BENCH_DATABASE: another name, so that two runs on one machine do not drop each other's database.
+const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench';
 const PG_ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const DATABASE_URL = `postgres://postgres@127.0.0.1:5432/${DB}`;
 const QUEUE_PREFIX = `bench-${Date.now()}`;
@@ -855,13 +865,13 @@ async function run(state) {
   const ctx = await setup(state);
   const machine = await machineInfo(ctx.db);
 
-  const memory = await measureMemory(ctx);
-  const ingest = await measureIngest(ctx);
-  const latencies = await measureLatency(ctx);
-  const dispatch = await measureDispatch(ctx);
-  const reads = await measureReads(ctx);
-  const tokenLoad = await measureToken(ctx);
-  const scale = await measureScale(ctx);
+  const memory = runs('memory') ? await measureMemory(ctx) : null;
+  const ingest = runs('ingest') ? await measureIngest(ctx) : null;
+  const latencies = runs('latency') ? await measureLatency(ctx) : null;
+  const dispatch = runs('dispatch') ? await measureDispatch(ctx) : null;
+  const reads = runs('reads') ? await measureReads(ctx) : null;
+  const tokenLoad = runs('token') ? await measureToken(ctx) : null;
+  const scale = runs('scale') ? await measureScale(ctx) : null;
 
   const apiExit = await stopChild(state.api, 'SIGTERM', 35_000);
   if (apiExit.code !== 0)
@@ -1169,6 +1179,12 @@ async function main() {
         `the API logged ${apiLog.total} lines besides "listening" ` +
           `(${JSON.stringify(apiLog.byLevel)}); first unexpected: ${unexpected.slice(0, 3).join(' | ')}`,
       );
+    }
+    if (ONLY !== null) {
+      // A partial run: raw figures only; the table and the result files need every step.
+      console.log(JSON.stringify(result, null, 2));
+      if (notes.length) console.log(`notes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
+      return 0;
     }
     const rows = buildRows(result);
     const files = writeResults(rows, result);
