@@ -271,10 +271,13 @@ function keepApiLine(line, stream) {
   if (apiLog.lines.length < 200) apiLog.lines.push(`${level}: ${String(msg).slice(0, 300)}`);
 }
 
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 /** Starts `node dist/main.js` on PORT=0 and returns it with its base URL. */
 async function startApi() {
   const api = track(
-    spawn(process.execPath, [join(root, 'dist/main.js')], {
+    // BENCH_NODE_ARGS: extra node flags for the API, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+    spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
       env: { ...env, PORT: '0', HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

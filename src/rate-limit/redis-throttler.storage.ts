@@ -2,25 +2,41 @@ import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
 import IORedis, { type Redis } from 'ioredis';
-
-/** One round trip: count a hit in a fixed window of `ttl` ms and return the count and the window's time left. */
-const INCREMENT_SCRIPT = `
-local hits = redis.call('INCR', KEYS[1])
-if hits == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
-return { hits, ttl }`;
+import { WindowLeases, type Reservation } from './window-leases';
 
 /**
- * @nestjs/throttler storage in Redis, so limits hold across every API process (docs/configuration.md).
- * Fixed windows: a key's counter lives for the throttler's `ttl`. (The community Redis storage
- * declares no support for Nest 12, hence this small one.) When Redis cannot be reached the
- * request is let through and a warning logged: rate limiting fails open rather than taking
- * the API down with it.
+ * One round trip: reserve up to ARGV[1] hits of a window of ARGV[3] ms under a limit of
+ * ARGV[2], never past the limit. Returns the counter before the reservation, the hits granted
+ * and the window's time left (ms).
+ */
+const RESERVE_SCRIPT = `
+local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+local granted = math.max(0, math.min(tonumber(ARGV[1]), tonumber(ARGV[2]) - before))
+if granted > 0 then redis.call('INCRBY', KEYS[1], granted) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('SET', KEYS[1], before + granted, 'PX', ARGV[3])
+  ttl = tonumber(ARGV[3])
+end
+return { before, granted, ttl }`;
+
+type ReservingRedis = Redis & {
+  reserveHits(key: string, want: number, limit: number, ttlMs: number): Promise<number[]>;
+};
+
+/**
+ * @nestjs/throttler storage in Redis, so limits hold across every API process
+ * (docs/api.md#rate-limits). Fixed windows of the throttler's `ttl`, counted in blocks
+ * ({@link WindowLeases}): one round trip per block of hits rather than per hit, and all
+ * processes together never admit more than the limit in a window. When Redis cannot be
+ * reached the request is let through and a warning logged (at most one every 10 s): rate
+ * limiting fails open rather than taking the API down with it.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
-  private readonly redis: Redis;
+  private readonly redis: ReservingRedis;
+  private readonly leases: WindowLeases;
+  private lastWarningAt = 0;
 
   constructor(
     redisUrl: string,
@@ -30,42 +46,73 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       lazyConnect: false,
-    });
+    }) as ReservingRedis;
     this.redis.on('error', () => undefined);
+    // EVALSHA with the script loaded once, not the script's text on every call.
+    this.redis.defineCommand('reserveHits', { numberOfKeys: 1, lua: RESERVE_SCRIPT });
+    this.leases = new WindowLeases((key, want, limit, ttlMs) =>
+      this.reserve(key, want, limit, ttlMs),
+    );
   }
 
+  /**
+   * Counts one hit of `key` under `limit` hits per `ttl` ms.
+   * @returns the throttler's record: the hit's position in the window, whether it is over the
+   *   limit, and the seconds left in the window (at least 1).
+   */
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     try {
-      const [hits, ttlMs] = (await this.redis.eval(
-        INCREMENT_SCRIPT,
-        1,
-        `${this.keyPrefix}:rate:${key}`,
-        ttl,
-      )) as [number, number];
-      const secondsLeft = Math.max(1, Math.ceil(ttlMs / 1000));
-      const isBlocked = hits > limit;
+      const hit = await this.leases.hit(key, limit, ttl);
+      const secondsLeft = Math.max(1, Math.ceil(hit.msLeft / 1000));
       return {
-        totalHits: hits,
+        totalHits: hit.totalHits,
         timeToExpire: secondsLeft,
-        isBlocked,
-        timeToBlockExpire: isBlocked ? secondsLeft : 0,
+        isBlocked: hit.isBlocked,
+        timeToBlockExpire: hit.isBlocked ? secondsLeft : 0,
       };
     } catch (error) {
-      this.logger.warn(`Rate limit not applied, Redis unavailable: ${(error as Error).message}`);
+      this.warn(`Rate limit not applied, Redis unavailable: ${(error as Error).message}`);
       return { totalHits: 0, timeToExpire: 0, isBlocked: false, timeToBlockExpire: 0 };
     }
   }
 
-  /** Forgets the counter of `key` (no-op without Redis). */
+  /** Forgets the counter of `key`, here and in Redis (no-op without Redis). */
   async reset(key: string): Promise<void> {
+    this.leases.forget(key);
     try {
-      await this.redis.del(`${this.keyPrefix}:rate:${key}`);
+      await this.redis.del(this.redisKey(key));
     } catch (error) {
-      this.logger.warn(`Rate limit not reset, Redis unavailable: ${(error as Error).message}`);
+      this.warn(`Rate limit not reset, Redis unavailable: ${(error as Error).message}`);
     }
   }
 
   async onModuleDestroy(): Promise<void> {
     this.redis.disconnect();
+  }
+
+  private async reserve(
+    key: string,
+    want: number,
+    limit: number,
+    ttlMs: number,
+  ): Promise<Reservation> {
+    const [before, granted, windowMs] = await this.redis.reserveHits(
+      this.redisKey(key),
+      want,
+      limit,
+      ttlMs,
+    );
+    return { before, granted, windowMs };
+  }
+
+  private redisKey(key: string): string {
+    return `${this.keyPrefix}:rate:${key}`;
+  }
+
+  private warn(message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarningAt < 10_000) return;
+    this.lastWarningAt = now;
+    this.logger.warn(message);
   }
 }
