@@ -10,8 +10,8 @@ import {
   frameworkErrorHandler,
   clientErrorHandler,
 } from './common/http-conventions';
-import helmet from '@fastify/helmet';
 import { installHttpDrain } from './common/http-drain';
+import { installSecurityHeaders } from './common/security-headers';
 import { installBearerAuthentication } from './auth/bearer-authentication.hook';
 import { BearerAuthenticator } from './auth/bearer-authenticator';
 import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
@@ -37,6 +37,18 @@ export const GLOBAL_PREFIX_EXCLUDED = [
   'dashboard',
   'dashboard/{*path}',
 ];
+
+/** helmet's options for the API: its defaults, with a CSP that lets Swagger UI load its assets. */
+export const API_SECURITY_HEADERS = {
+  contentSecurityPolicy: {
+    directives: {
+      defaultSrc: ["'self'"],
+      styleSrc: ["'self'", "'unsafe-inline'"],
+      imgSrc: ["'self'", 'data:'],
+      scriptSrc: ["'self'", "'unsafe-inline'"],
+    },
+  },
+} as const;
 
 /** Serves every route under {@link GLOBAL_PREFIX} but {@link GLOBAL_PREFIX_EXCLUDED}. */
 export function applyGlobalPrefix(app: NestFastifyApplication): void {
@@ -89,6 +101,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     },
   });
   installHttpConventions(adapter.getInstance());
+  // Security headers on every response, 401s included (docs/operations.md#security-headers-and-cors).
+  installSecurityHeaders(adapter.getInstance(), API_SECURITY_HEADERS);
   installHttpDrain(adapter.getInstance());
   // Before any route exists: an undeclared dashboard route stops the start (docs/dashboard.md#access-rules).
   installDashboardRouteCheck(adapter.getInstance());
@@ -108,17 +122,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     app.get(RedisFailedAuthenticationLimiter),
   );
   applyGlobalPrefix(app);
-  // Security headers on every response (docs/operations.md); the CSP lets Swagger UI load its assets.
-  await app.register(helmet, {
-    contentSecurityPolicy: {
-      directives: {
-        defaultSrc: ["'self'"],
-        styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", 'data:'],
-        scriptSrc: ["'self'", "'unsafe-inline'"],
-      },
-    },
-  });
   if (config.corsOrigins.length > 0) {
     // Never for the dashboard API: it allows no cross-origin request
     // (docs/dashboard.md#cross-site-request-forgery).

@@ -88,6 +88,7 @@ describe('Security headers and CORS (docs/operations.md)', () => {
       await t.http().get('/health/live'),
       await t.http().get('/api/v1/nope'),
       await t.http().post(TOKEN).send({}),
+      await t.http().get('/api/v1/webhooks/1/events'), // 401, answered before any route code
     ]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['x-frame-options']).toBeDefined();

@@ -1,4 +1,3 @@
-import helmet from '@fastify/helmet';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -6,6 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { installSecurityHeaders } from '../common/security-headers';
 import { CSP_NONCE_PLACEHOLDER, dashboardWebPlugin } from './serve-dashboard';
 
 const INDEX = `<!doctype html><html><head><meta property="csp-nonce" nonce="${CSP_NONCE_PLACEHOLDER}"><script type="module" src="/dashboard/assets/index-abc123.js" nonce="${CSP_NONCE_PLACEHOLDER}"></script></head><body><div id="root"></div></body></html>`;
@@ -13,7 +13,7 @@ const INDEX = `<!doctype html><html><head><meta property="csp-nonce" nonce="${CS
 /** A Fastify app like the service's: helmet with the API's policy, a 404 envelope, the plugin. */
 async function appServing(root: string): Promise<FastifyInstance> {
   const app = Fastify();
-  await app.register(helmet, {
+  installSecurityHeaders(app, {
     contentSecurityPolicy: {
       directives: { defaultSrc: ["'self'"], scriptSrc: ["'self'", "'unsafe-inline'"] },
     },
