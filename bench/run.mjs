@@ -120,7 +120,10 @@ const env = {
   NODE_ENV: 'development',
   DATABASE_URL,
   QUEUE_PREFIX,
-  LOG_LEVEL: 'warn',
+  // As a busy production deployment would log: info, with the "request completed" line of 1 %
+  // of ordinary requests (failed and slow ones are always logged).
+  LOG_LEVEL: 'info',
+  LOG_REQUEST_SAMPLE_RATE: '0.01',
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   RATE_LIMIT_TOKEN_PER_MIN: '1000000',
   RATE_LIMIT_API_PER_MIN: '1000000',
@@ -253,7 +256,7 @@ function ask(child, message, timeoutMs = 10_000) {
 
 const apiLog = { lines: [], total: 0, byLevel: {} }; // what the API printed besides "listening"
 const EXPECTED_API_LOG =
-  /^warn: (JWT_SECRET|SECRETS_ENCRYPTION_KEY) is not set: using a fixed development/;
+  /^(info: |warn: (JWT_SECRET|SECRETS_ENCRYPTION_KEY) is not set: using a fixed development)/;
 function keepApiLine(line, stream) {
   if (!line.trim()) return;
   apiLog.total++;

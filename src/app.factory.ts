@@ -1,6 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger } from 'nestjs-pino';
+import { Logger, PinoLogger } from 'nestjs-pino';
+import { installRequestLogging } from './common/request-logging';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
 import {
@@ -100,6 +101,12 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
       requireHostHeader: false,
     },
   });
+  const pino: { current?: PinoLogger } = {};
+  // First, so that every later hook, guard and handler runs in the request's logging context.
+  installRequestLogging(adapter.getInstance(), () => pino.current!, {
+    sampleRate: config.logRequestSampleRate,
+    slowMs: config.logSlowRequestMs,
+  });
   installHttpConventions(adapter.getInstance());
   // Security headers on every response, 401s included (docs/operations.md#security-headers-and-cors).
   installSecurityHeaders(adapter.getInstance(), API_SECURITY_HEADERS);
@@ -112,6 +119,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     abortOnError: false,
   });
   const logger = app.get(Logger);
+  pino.current = await app.resolve(PinoLogger);
   app.useLogger(logger);
   // Nest's own start-up lines so far, buffered until the logger was set: written now, so they
   // come before the lines below rather than when `init` or `listen` flushes them.

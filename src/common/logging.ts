@@ -1,7 +1,4 @@
-import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
-import type { IncomingMessage } from 'node:http';
-import { randomUUID } from 'node:crypto';
 import { API_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
 
 /** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
@@ -67,33 +64,17 @@ export const REDACTED_PATHS = [
 ];
 
 /**
- * The routes the request logger (pino-http, with the request's logging context) is mounted on,
- * as one wildcard, so that each request is logged exactly once (docs/operations.md#logs).
- *
- * Passed explicitly because nestjs-pino's default (`{/*splat}` plus the paths excluded from the
- * global prefix) is not a wildcard to Nest: Nest then also mounts the middleware on the
- * prefix-excluded controller routes it covers, once for the exclusion (`ALL /health/live`) and
- * once for the controller route (`GET /health/live`), and a request to a health check ran the
- * logger twice. A wildcard (`/{*splat}`) is mounted once on all of its paths: the prefix
- * itself (`/api/v1`), everything under it, and the routes excluded from it.
- */
-export const LOGGED_ROUTES = [{ path: '/{*splat}', method: RequestMethod.ALL }];
-
-/**
- * nestjs-pino options: JSON lines on stdout, one `request_id` on every line of a request (the
- * id Fastify assigned, also sent back as `X-Request-Id`), and secrets redacted (header and
- * body paths by {@link REDACTED_PATHS}, query strings by {@link redactUrl}), mounted on
- * {@link LOGGED_ROUTES}.
+ * nestjs-pino options: JSON lines on stdout, secrets redacted (header and body paths by
+ * {@link REDACTED_PATHS}, query strings by {@link redactUrl}). No route gets nestjs-pino's
+ * request middleware: requests are logged, and given their `request_id` context, by
+ * `installRequestLogging` at the Fastify level (docs/operations.md#logs), which writes
+ * through this logger and its `req`/`res` serializers.
  */
 export function loggerParams(level: string): Params {
   return {
-    forRoutes: LOGGED_ROUTES,
+    forRoutes: [],
     pinoHttp: {
       level,
-      genReqId: (req: IncomingMessage) =>
-        (req as IncomingMessage & { id?: string }).id ?? randomUUID(),
-      customAttributeKeys: { reqId: 'request_id' },
-      quietReqLogger: true,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: {
         req: (req: { id?: string; method?: string; url?: string }) => ({
@@ -103,7 +84,6 @@ export function loggerParams(level: string): Params {
         }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'info'),
     },
   };
 }

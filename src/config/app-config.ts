@@ -45,6 +45,13 @@ export class AppConfig {
   queuePrefix!: string | null;
   /** pino level (`LOG_LEVEL`, default `info`; `silent` turns logs off). */
   logLevel!: string;
+  /**
+   * Share of ordinary requests whose `request completed` line is written, 0 to 1
+   * (`LOG_REQUEST_SAMPLE_RATE`, default 1: every request); failed and slow ones always are.
+   */
+  logRequestSampleRate!: number;
+  /** A request taking this many ms or more is always logged (`LOG_SLOW_REQUEST_MS`, default 1000). */
+  logSlowRequestMs!: number;
   /** Token exchanges per client IP per minute (`RATE_LIMIT_TOKEN_PER_MIN`, default 20). */
   rateLimitTokenPerMin!: number;
   /** Other requests per API key per minute (`RATE_LIMIT_API_PER_MIN`, default 1200). */
@@ -215,6 +222,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const sampleRaw = get('LOG_REQUEST_SAMPLE_RATE') ?? '1';
+  const logRequestSampleRate = Number(sampleRaw);
+  if (!/^(0|1|0?\.\d+|1\.0*)$/.test(sampleRaw) || logRequestSampleRate > 1) {
+    throw new ConfigError(
+      'LOG_REQUEST_SAMPLE_RATE',
+      `must be a number from 0 to 1, got "${sampleRaw}"`,
+    );
+  }
+
   const dashboardInsecureCookies = bool('DASHBOARD_INSECURE_COOKIES', false);
   if (dashboardInsecureCookies && production) {
     warnings.push(
@@ -246,6 +262,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
     queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,
+    logRequestSampleRate,
+    logSlowRequestMs: int('LOG_SLOW_REQUEST_MS', 1000, 0, 3_600_000),
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
     rateLimitAuthFailuresPerMin: int('RATE_LIMIT_AUTH_FAILURES_PER_MIN', 60, 1, 10_000_000),
