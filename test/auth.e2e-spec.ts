@@ -186,6 +186,24 @@ describe('Authentication (docs/api.md#authentication)', () => {
       expect(res.body.message).toMatch(/expired/);
     });
 
+    it('stops a token it has already accepted the moment the token expires', async () => {
+      const now = Math.floor(Date.now() / 1000);
+      const shortLived = signJwt(
+        { alg: 'HS256', typ: 'JWT' },
+        { ...decodeClaims(token), iat: now, exp: now + 2 },
+        t.config.jwtSecret,
+      );
+      // Accepted twice: the second time from the verified-token memory, not a full check.
+      await probe(campaignId, `Bearer ${shortLived}`).expect(202);
+      await probe(campaignId, `Bearer ${shortLived}`).expect(202);
+      await new Promise((resolve) => setTimeout(resolve, (now + 2) * 1000 - Date.now() + 50));
+      const res = await probe(campaignId, `Bearer ${shortLived}`).expect(401);
+      expect(res.body).toEqual({
+        error: 'unauthorized',
+        message: 'The bearer token has expired; exchange the API key again',
+      });
+    });
+
     it('answers 401 for a token with the wrong audience', async () => {
       const wrong = signJwt(
         { alg: 'HS256', typ: 'JWT' },
