@@ -136,6 +136,37 @@ describe('Webhook reads (docs/api.md#webhook-reads)', () => {
       await get(`/webhooks/${me.campaignId}/endpoints/2147483647/health`).expect(404);
       await get(`/webhooks/${me.campaignId}/endpoints/99999999999/health`).expect(404);
     });
+
+    it('answers reads made together each for its own endpoint (they share one query)', async () => {
+      const otherCampaign = await t.given.campaign(me.accountId);
+      const mine = await t.given.endpoint(me.campaignId, 'https://example.com/mine', [
+        'lead.created',
+      ]);
+      const theirs = await t.given.endpoint(otherCampaign, 'https://example.com/theirs', [
+        'lead.created',
+      ]);
+      await t.db.query(
+        'UPDATE webhook_endpoint SET total_deliveries = 7, successful_deliveries = 7 WHERE id = $1',
+        [mine.id],
+      );
+      const paths = [mine.id, theirs.id, 2147483647].flatMap((id) =>
+        Array.from({ length: 10 }, () => `/webhooks/${me.campaignId}/endpoints/${id}/health`),
+      );
+      const answers = await Promise.all(paths.map((path) => get(path)));
+      answers.slice(0, 10).forEach((res) => {
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({
+          endpoint_id: mine.id,
+          url: 'https://example.com/mine',
+          total_deliveries: 7,
+          success_rate: 1,
+        });
+      });
+      answers.slice(10).forEach((res) => {
+        expect(res.status).toBe(404);
+        expect(res.body).toEqual({ error: 'not_found', message: expect.any(String) });
+      });
+    });
   });
 
   describe('order of checks: 401 → path ids (400) → 403 → 404', () => {

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
+import type { Pool } from 'pg';
 import { EntityManager, Repository } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { MicroBatcher } from '../common/micro-batcher';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** The columns a delivery attempt needs, secrets still encrypted. */
@@ -26,6 +29,20 @@ export interface HealthIncrement {
   lastOk: boolean;
 }
 
+/** The columns of an endpoint's delivery health. */
+interface HealthRow {
+  id: number;
+  campaign_id: number;
+  url: string;
+  is_enabled: boolean;
+  total_deliveries: number;
+  successful_deliveries: number;
+  failed_deliveries: number;
+  total_duration_ms: number;
+  last_delivery_at: Date | null;
+  last_delivery_is_successful: boolean | null;
+}
+
 /**
  * Every query on `webhook_endpoint` (docs/architecture.md#modules-and-tables). Ids are assumed
  * to fit PostgreSQL's integer: callers filter larger ones first. Methods taking an
@@ -33,6 +50,15 @@ export interface HealthIncrement {
  */
 @Injectable()
 export class WebhookEndpointsRepository {
+  /**
+   * Health reads made in one turn of the event loop share one query (docs/api.md#webhook-reads):
+   * under load, one round trip serves every request that arrived together, each still seeing
+   * counters read after it arrived.
+   */
+  private readonly healthReads = new MicroBatcher<number, HealthRow | undefined>((ids) =>
+    this.readHealth(ids),
+  );
+
   constructor(
     @InjectRepository(WebhookEndpoint) private readonly endpoints: Repository<WebhookEndpoint>,
   ) {}
@@ -93,23 +119,8 @@ export class WebhookEndpointsRepository {
    * read as a plain query (the hottest read of the API).
    */
   async findHealth(campaignId: number, endpointId: number): Promise<WebhookEndpoint | null> {
-    const [row]: Array<{
-      id: number;
-      url: string;
-      is_enabled: boolean;
-      total_deliveries: number;
-      successful_deliveries: number;
-      failed_deliveries: number;
-      total_duration_ms: number;
-      last_delivery_at: Date | null;
-      last_delivery_is_successful: boolean | null;
-    }> = await this.endpoints.query(
-      `SELECT id, url, is_enabled, total_deliveries, successful_deliveries, failed_deliveries,
-              total_duration_ms, last_delivery_at, last_delivery_is_successful
-         FROM webhook_endpoint WHERE id = $1 AND campaign_id = $2`,
-      [endpointId, campaignId],
-    );
-    if (!row) return null;
+    const row = await this.healthReads.push(endpointId);
+    if (row === undefined || row.campaign_id !== campaignId) return null;
     return this.endpoints.create({
       id: row.id,
       url: row.url,
@@ -121,6 +132,25 @@ export class WebhookEndpointsRepository {
       lastDeliveryAt: row.last_delivery_at,
       lastDeliveryIsSuccessful: row.last_delivery_is_successful,
     });
+  }
+
+  /**
+   * The health columns of the endpoints among `ids`, in their order (undefined where none):
+   * one prepared statement on the pool, without TypeORM's query runner, for the public API's
+   * hottest read.
+   */
+  private async readHealth(ids: number[]): Promise<Array<HealthRow | undefined>> {
+    const pool = (this.endpoints.manager.connection.driver as PostgresDriver).master as Pool;
+    const { rows } = await pool.query<HealthRow>({
+      name: 'webhook_endpoint_health',
+      text: `SELECT id, campaign_id, url, is_enabled, total_deliveries, successful_deliveries,
+                    failed_deliveries, total_duration_ms, last_delivery_at,
+                    last_delivery_is_successful
+               FROM webhook_endpoint WHERE id = ANY($1::int[])`,
+      values: [ids],
+    });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.map((id) => byId.get(id));
   }
 
   /** The delivery columns of the endpoints among `ids` that exist, in no particular order. */
