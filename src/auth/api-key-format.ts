@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 import { API_KEY_PREFIX } from '../common/secret-prefixes';
 
@@ -16,5 +16,5 @@ export function generateApiKey(): { key: string; hash: string; displayPrefix: st
 
 /** Lower-case hex SHA-256 of an API key, the only form in which keys are stored. */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return hash('sha256', key, 'hex'); // one-shot: no Hash object per call
 }
