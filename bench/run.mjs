@@ -62,11 +62,15 @@ import { Agent, request } from 'undici';
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..');
 const { values: args } = parseArgs({
-  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    guard: { type: 'boolean', default: false },
+  },
 });
 const QUICK = args.quick;
 /** The steps to run; `--only ingest,reads` runs just those and prints their raw figures. */
-const STEPS = ['memory', 'ingest', 'latency', 'dispatch', 'reads', 'token', 'scale'];
+const STEPS = ['memory', 'ingest', 'latency', 'dispatch', 'reads', 'token', 'scale', 'scaleout'];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {
   if (!STEPS.includes(step)) throw new Error(`--only: unknown step ${step}; use ${STEPS}`);
@@ -83,9 +87,10 @@ const SIZES = QUICK
       latencyUploads: 10,
       dispatchLeads: 500,
       dispatchTimeoutMs: 30_000,
-      loadWarmupSeconds: 0.5,
-      readSeconds: 1,
-      tokenSeconds: 1,
+      // Long enough for the JIT to settle, so --guard's ratios are not a cold start's.
+      loadWarmupSeconds: 1,
+      readSeconds: 2,
+      tokenSeconds: 2,
       scaleSeconds: 1,
       attempts: 10_000,
     }
@@ -106,7 +111,14 @@ const SIZES = QUICK
 const READ_CONNECTIONS = 50;
 const SCALE_CONNECTIONS = 10;
 const CEILING_CONCURRENCY = 50;
-const TOKEN_GOAL_PER_S = 3_000;
+/**
+ * The goals (higher is better for each): ratios of ours to the ceiling measured in the same
+ * run, and token exchanges per second. `--guard` (CI) exits 1 when a ratio falls below half of
+ * its goal: loose enough for a noisy shared machine, tight enough to catch a 10× regression.
+ */
+const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3 };
+const TOKEN_GOAL_PER_S = 6_000;
+const HEALTH_P99_GOAL_MS = 10;
 const LATENCY_GOALS_MS = { p50: 20, p99: 100 };
 const SCALE_FLAT_MAX = 1.5; // what "flat ≈ 1" is taken to mean for the met? column
 
@@ -127,6 +139,8 @@ const env = {
   WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
   RATE_LIMIT_TOKEN_PER_MIN: '1000000',
   RATE_LIMIT_API_PER_MIN: '1000000',
+  // The scale-out step starts a second API process (with its worker) on the same port.
+  HTTP_REUSE_PORT: 'true',
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -276,12 +290,15 @@ function keepApiLine(line, stream) {
 
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-/** Starts `node dist/main.js` on PORT=0 and returns it with its base URL. */
-async function startApi() {
+/**
+ * Starts `node dist/main.js` on PORT=0 (or `port`: a second process sharing the first one's
+ * port, HTTP_REUSE_PORT) and returns it with its base URL.
+ */
+async function startApi(port = 0) {
   const api = track(
     // BENCH_NODE_ARGS: extra node flags for the API, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
     spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
-      env: { ...env, PORT: '0', HOST: '127.0.0.1' },
+      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
@@ -512,11 +529,13 @@ async function load(label, { url, method = 'GET', headers = {}, body, connection
 /** A warm-up run (discarded), then the measured run. */
 async function warmLoad(label, options, seconds, pid = null) {
   await load(`${label} (warm-up)`, { ...options, seconds: SIZES.loadWarmupSeconds });
-  const cpuBefore = pid === null ? 0 : cpuMs(pid);
+  const pids = pid === null ? [] : [pid].flat();
+  const cpu = () => pids.reduce((sum, p) => sum + cpuMs(p), 0);
+  const cpuBefore = cpu();
   const result = await load(label, { ...options, seconds });
-  // CPU time the server process spent per answered request: unlike req/s, it barely moves
+  // CPU time the server process(es) spent per answered request: unlike req/s, it barely moves
   // when other work shares the machine, so it compares two versions of the code fairly.
-  if (pid !== null) result.cpu_us_per_request = ((cpuMs(pid) - cpuBefore) * 1000) / result.ok;
+  if (pids.length > 0) result.cpu_us_per_request = ((cpu() - cpuBefore) * 1000) / result.ok;
   return result;
 }
 
@@ -717,11 +736,10 @@ async function measureLatency(ctx) {
   return latencies;
 }
 
-/** One N-lead upload to "hooks" (202 → N-th delivery), then raw undici POSTs of one delivery. */
-async function measureDispatch(ctx) {
+/** One N-lead upload to "hooks": 202 → N-th delivery at the receiver. */
+async function dispatchUpload(ctx) {
   const total = SIZES.dispatchLeads;
   const dispatch = { leads: total };
-
   const before = ctx.received;
   const idsBefore = (await ctx.waitFor(0, 0, 1_000)).distinctIds;
   const res = await ctx.upload(ctx.campaigns.hooks, makeLeads(total), 'dispatch upload');
@@ -740,6 +758,13 @@ async function measureDispatch(ctx) {
       note(`dispatch: ${delivered} deliveries but ${dispatch.distinct_webhook_ids} webhook-ids`);
     }
   }
+  return dispatch;
+}
+
+/** One N-lead upload to "hooks" (202 → N-th delivery), then raw undici POSTs of one delivery. */
+async function measureDispatch(ctx) {
+  const total = SIZES.dispatchLeads;
+  const dispatch = await dispatchUpload(ctx);
   log(`dispatch: ${Math.round(dispatch.per_s ?? 0)} deliveries/s`);
 
   // Ceiling: the same number of POSTs of a real delivery (body and webhook headers) to the same
@@ -769,6 +794,40 @@ async function measureDispatch(ctx) {
   dispatch.body_bytes = Buffer.byteLength(sample.body);
   log(`dispatch ceiling: ${Math.round(dispatch.ceiling_per_s)} POSTs/s`);
   return dispatch;
+}
+
+/**
+ * Two processes instead of one: a second `node dist/main.js` (API + worker) on the first one's
+ * port (HTTP_REUSE_PORT), then the health reads at READ_CONNECTIONS (the kernel spreads the
+ * connections over both) and one N-lead dispatch (both workers take jobs). Stops it after.
+ */
+async function measureScaleOut(ctx) {
+  const { hooks } = ctx.campaigns;
+  const port = Number(new URL(base).port);
+  const second = await startApi(port);
+  ctx.state.secondApi = second.api;
+  try {
+    const healthPath = `/api/v1/webhooks/${hooks.id}/endpoints/${ctx.endpoints.hook.id}/health`;
+    const reads = await warmLoad(
+      'scale-out: reads (two processes)',
+      {
+        url: `${base}${healthPath}`,
+        headers: { authorization: `Bearer ${ctx.token}` },
+        connections: READ_CONNECTIONS,
+      },
+      SIZES.readSeconds,
+      [ctx.state.api.pid, second.api.pid],
+    );
+    const dispatch = await dispatchUpload(ctx);
+    log(
+      `scale-out (two processes): health ${Math.round(reads.requests_per_s)} req/s, ` +
+        `dispatch ${Math.round(dispatch.per_s ?? 0)} deliveries/s`,
+    );
+    return { processes: 2, reads, dispatch };
+  } finally {
+    await stopChild(second.api, 'SIGTERM', 35_000);
+    ctx.state.secondApi = null;
+  }
 }
 
 /** Health of the "hooks" endpoint at READ_CONNECTIONS, then a bare Fastify, the same way. */
@@ -912,6 +971,7 @@ async function run(state) {
   const reads = runs('reads') ? await measureReads(ctx) : null;
   const tokenLoad = runs('token') ? await measureToken(ctx) : null;
   const scale = runs('scale') ? await measureScale(ctx) : null;
+  const scaleOut = runs('scaleout') ? await measureScaleOut(ctx) : null;
 
   const apiExit = await stopChild(state.api, 'SIGTERM', 35_000);
   if (apiExit.code !== 0)
@@ -928,6 +988,7 @@ async function run(state) {
     reads,
     tokenLoad,
     scale,
+    scaleOut,
     apiExit,
   };
 }
@@ -955,7 +1016,10 @@ function formatRatio(ratio) {
  */
 function buildRows(r) {
   const rows = [];
-  const add = (measure, { ours, ceiling, unit, label, ratio, goal = null, met = null }) =>
+  const add = (
+    measure,
+    { ours, ceiling, unit, label, ratio, goal = null, met = null, guard = null },
+  ) =>
     rows.push({
       measure,
       unit,
@@ -965,6 +1029,8 @@ function buildRows(r) {
       ratio: ratio === undefined ? ratioOf(ours, ceiling) : ratio,
       goal,
       met,
+      // The ratio this row's goal asks for, for --guard (null: not guarded).
+      guard,
     });
   const count = (n) => n.toLocaleString('en-US');
   const conns = `${READ_CONNECTIONS} conns`;
@@ -978,8 +1044,9 @@ function buildRows(r) {
     ceiling: copy,
     unit: 'leads/s',
     label: 'COPY',
-    goal: '≥ 0.25 of COPY',
-    met: ingestRatio == null ? null : ingestRatio >= 0.25,
+    goal: `≥ ${GOALS.ingest} of COPY`,
+    met: ingestRatio == null ? null : ingestRatio >= GOALS.ingest,
+    guard: GOALS.ingest,
   });
   const naive = median(r.ingest.naive);
   add('ingest vs naive peer', {
@@ -997,8 +1064,9 @@ function buildRows(r) {
     ceiling: ceiling.requests_per_s,
     unit: 'req/s',
     label,
-    goal: '≥ 0.20 of bare Fastify',
-    met: readsRatio == null ? null : readsRatio >= 0.2,
+    goal: `≥ ${GOALS.health} of bare Fastify`,
+    met: readsRatio == null ? null : readsRatio >= GOALS.health,
+    guard: GOALS.health,
   });
   add(`reads: health p50 (${conns})`, {
     ours: ours.p50_ms,
@@ -1011,8 +1079,19 @@ function buildRows(r) {
     ceiling: ceiling.p99_ms,
     unit: 'ms',
     label,
-    goal: '≤ 10 ms',
-    met: ours.p99_ms == null ? null : ours.p99_ms <= 10,
+    goal: `≤ ${HEALTH_P99_GOAL_MS} ms`,
+    met: ours.p99_ms == null ? null : ours.p99_ms <= HEALTH_P99_GOAL_MS,
+  });
+  const { events } = r.reads;
+  const eventsRatio = ratioOf(events.requests_per_s, ceiling.requests_per_s);
+  add(`reads: events, no database (${conns})`, {
+    ours: events.requests_per_s,
+    ceiling: ceiling.requests_per_s,
+    unit: 'req/s',
+    label,
+    goal: `≥ ${GOALS.events} of bare Fastify`,
+    met: eventsRatio == null ? null : eventsRatio >= GOALS.events,
+    guard: GOALS.events,
   });
 
   add(`token exchange (${conns})`, {
@@ -1022,6 +1101,7 @@ function buildRows(r) {
     label: 'the goal, not measured',
     goal: `≥ ${count(TOKEN_GOAL_PER_S)}/s`,
     met: r.tokenLoad.requests_per_s >= TOKEN_GOAL_PER_S,
+    guard: 1,
   });
 
   add(`dispatch (${count(SIZES.dispatchLeads)} leads, 202 → last delivery)`, {
@@ -1029,9 +1109,12 @@ function buildRows(r) {
     ceiling: r.dispatch.ceiling_per_s,
     unit: 'deliveries/s',
     label: `raw undici POSTs, ${CEILING_CONCURRENCY} at once`,
-    goal: '≥ 0.10 of raw undici',
+    goal: `≥ ${GOALS.dispatch} of raw undici`,
     met:
-      r.dispatch.per_s == null ? null : ratioOf(r.dispatch.per_s, r.dispatch.ceiling_per_s) >= 0.1,
+      r.dispatch.per_s == null
+        ? null
+        : ratioOf(r.dispatch.per_s, r.dispatch.ceiling_per_s) >= GOALS.dispatch,
+    guard: GOALS.dispatch,
   });
 
   for (const p of ['p50', 'p99']) {
@@ -1072,6 +1155,21 @@ function buildRows(r) {
     goal: '≤ +150 MB over idle',
     met: peak_mb == null || idle_mb == null ? null : peak_mb - idle_mb <= 150,
   });
+
+  if (r.scaleOut) {
+    add(`scale-out: health, two processes (${conns})`, {
+      ours: r.scaleOut.reads.requests_per_s,
+      ceiling: ours.requests_per_s,
+      unit: 'req/s',
+      label: 'one process',
+    });
+    add(`scale-out: dispatch, two processes (${count(SIZES.dispatchLeads)} leads)`, {
+      ours: r.scaleOut.dispatch.per_s,
+      ceiling: r.dispatch.per_s,
+      unit: 'deliveries/s',
+      label: 'one process',
+    });
+  }
   return rows;
 }
 
@@ -1154,6 +1252,7 @@ function writeResults(rows, result) {
       reads: result.reads,
       token_exchange: result.tokenLoad,
       scale: result.scale,
+      scale_out: result.scaleOut,
       api_exit: result.apiExit,
       api_log: apiLog,
     },
@@ -1196,7 +1295,7 @@ async function cleanRedis() {
 
 /** Stops every child still running, closes the database client, cleans Redis. Idempotent. */
 async function shutdown(state) {
-  for (const child of [state.fastify, state.api, state.receiver]) {
+  for (const child of [state.fastify, state.secondApi, state.api, state.receiver]) {
     if (child) await stopChild(child, 'SIGTERM', 35_000);
   }
   await state.db?.end().catch(() => {});
@@ -1232,6 +1331,16 @@ async function main() {
     console.log(`machine: ${JSON.stringify(result.machine)}`);
     console.log(`runtime: ${result.runtimeSeconds.toFixed(1)} s; written: ${files.join(', ')}`);
     if (notes.length) console.log(`notes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
+    if (args.guard) {
+      const fallen = rows.filter((row) => row.guard !== null && !(row.ratio >= row.guard / 2));
+      for (const row of fallen) {
+        console.log(
+          `regression: ${row.measure}: ratio ${formatRatio(row.ratio)} is below half of its goal (${row.goal})`,
+        );
+      }
+      if (fallen.length > 0) return 1;
+      console.log('guard: every ratio is at least half of its goal');
+    }
     return 0;
   } catch (error) {
     log(`the harness broke: ${error.stack ?? error}`);

@@ -22,7 +22,12 @@ async function bootstrap(): Promise<void> {
     app.get(Logger),
     shutdownSequence(app, { worker: config.runWorker }),
   );
-  await app.listen(config.port, config.host);
+  // HTTP_REUSE_PORT: several API processes of one machine share the port; the kernel spreads
+  // connections over them (docs/operations.md#several-processes-on-one-machine).
+  await app.listen({ port: config.port, host: config.host, reusePort: config.httpReusePort } as {
+    port: number;
+    host: string;
+  });
   const address = app.getHttpServer().address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   // Through the application's pino stream, so the line comes after Nest's start-up lines (a

@@ -43,6 +43,11 @@ export class AppConfig {
    * it from the database's deployment id, so deployments sharing a Redis never collide.
    */
   queuePrefix!: string | null;
+  /**
+   * Whether the HTTP port is opened with SO_REUSEPORT (`HTTP_REUSE_PORT`, default false), so
+   * that several API processes on one machine can listen on the same port.
+   */
+  httpReusePort!: boolean;
   /** pino level (`LOG_LEVEL`, default `info`; `silent` turns logs off). */
   logLevel!: string;
   /**
@@ -243,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     nodeEnv,
     host,
     port: int('PORT', 3000, 0, 65535),
+    httpReusePort: bool('HTTP_REUSE_PORT', false),
     databaseUrl: url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_api', [
       'postgres:',
       'postgresql:',
