@@ -106,11 +106,14 @@ export class LeadsRepository {
     await manager.update(LeadImport, { id: importId }, counts);
   }
   /**
-   * Inserts `leads` in one statement (`INSERT … SELECT FROM unnest(…)`, about 100,000 rows/s),
-   * skipping any phone the campaign already has: the unique constraint on
-   * (campaign_id, phone) decides, so concurrent uploads of one phone create one lead.
-   * Callers pass leads sorted by phone, so concurrent uploads take row locks in one order
-   * and cannot deadlock each other.
+   * Inserts `leads` in one statement (`INSERT … SELECT FROM unnest(…)`), skipping any phone
+   * the campaign already has: the unique constraint on (campaign_id, phone) decides, so
+   * concurrent uploads of one phone create one lead. Callers pass leads sorted by phone, so
+   * concurrent uploads take row locks in one order and cannot deadlock each other.
+   *
+   * Only `id` and `phone` come back per row: every row's `created_at` is the column default
+   * `now()`, the transaction's start time, so it is read once (one timestamp instead of
+   * 10,000 to send and parse).
    *
    * @param manager the transaction to write in.
    * @returns the leads created (a skipped phone is absent), in no particular order.
@@ -122,13 +125,13 @@ export class LeadsRepository {
   ): Promise<CreatedLead[]> {
     if (leads.length === 0) return [];
     const column = (name: keyof NormalizedLead) => leads.map((lead) => lead[name]);
-    const rows: Array<{ id: string; phone: string; created_at: Date }> = await manager.query(
+    const rows: Array<{ id: string; phone: string }> = await manager.query(
       `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
        SELECT $1, $2, $3, $4::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
          FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
               AS l(phone, first_name, last_name, email, company, title)
        ON CONFLICT ON CONSTRAINT uq_lead_campaign_id_phone DO NOTHING
-       RETURNING id, phone, created_at`,
+       RETURNING id, phone`,
       [
         context.campaignId,
         context.importId,
@@ -142,10 +145,17 @@ export class LeadsRepository {
         column('title'),
       ],
     );
-    return rows.map((row) => ({
-      id: Number(row.id),
-      phone: row.phone,
-      created_at: row.created_at,
-    }));
+    if (rows.length === 0) return [];
+    const createdAt = await transactionStart(manager);
+    return rows.map((row) => ({ id: Number(row.id), phone: row.phone, created_at: createdAt }));
   }
+}
+
+/**
+ * The transaction's start time, `now()`: the `created_at` default of every row the
+ * transaction inserts.
+ */
+async function transactionStart(manager: EntityManager): Promise<Date> {
+  const rows: Array<{ now: Date }> = await manager.query('SELECT now() AS now');
+  return rows[0].now;
 }
