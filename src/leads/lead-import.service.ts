@@ -9,12 +9,12 @@ import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
 import {
   importCounts,
-  screenBatch,
   settleCampaignDuplicates,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
 import { leadEvents } from './lead-events';
+import { LeadScreener } from './lead-screener';
 import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
 import { retryOnTransactionConflict } from './transaction-retry';
 
@@ -33,7 +33,7 @@ interface ImportPlan {
 /**
  * Imports a batch of leads into a campaign (docs/api.md#lead-upload,
  * docs/api.md#per-lead-validation, docs/api.md#duplicates-and-counts): screens the batch
- * ({@link screenBatch}), then writes the import record, the leads and their outbox events in
+ * (`LeadScreener`, in worker threads for large batches), then writes the import record, the leads and their outbox events in
  * one transaction, run again on a deadlock or serialization failure
  * (docs/decisions.md#uploads).
  */
@@ -43,6 +43,7 @@ export class LeadImportService {
     private readonly leads: LeadsRepository,
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
+    private readonly screener: LeadScreener,
   ) {}
 
   /**
@@ -63,7 +64,11 @@ export class LeadImportService {
     idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
     const acknowledgedAt = new Date();
-    const batch = screenBatch(request.leads, campaign.defaultRegion, request.skip_duplicates);
+    const batch = await this.screener.screen(
+      request.leads,
+      campaign.defaultRegion,
+      request.skip_duplicates,
+    );
     const context: ImportContext = {
       importId: randomUUID(),
       campaignId: campaign.id,
