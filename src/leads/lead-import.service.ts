@@ -114,16 +114,15 @@ export class LeadImportService {
   ): Promise<{ response: LeadUploadResponse; recorded: RecordedEvents }> {
     const { context, batch, record } = plan;
     await this.leads.insertImport(manager, record);
-    const created = await this.leads.insertIgnoringDuplicates(
+    const inserted = await this.leads.insertIgnoringDuplicates(
       manager,
       context,
       batch.accepted.map((a) => a.lead),
     );
 
     let outcome = { errors: [...batch.errors], duplicates: batch.duplicates };
-    if (created.length < batch.accepted.length) {
-      const createdPhones = new Set(created.map((lead) => lead.phone));
-      outcome = settleCampaignDuplicates(batch, createdPhones, plan.skipDuplicates);
+    if (!inserted.all) {
+      outcome = settleCampaignDuplicates(batch, inserted.phones, plan.skipDuplicates);
       await this.leads.updateImportCounts(
         manager,
         context.importId,
@@ -132,9 +131,11 @@ export class LeadImportService {
     }
 
     const subscribed =
-      created.length > 0
+      inserted.count > 0
         ? await this.events.subscribedTypes(manager, context.campaignId)
         : new Set<string>();
+    // The created leads' ids are needed only for events somebody will receive.
+    const created = subscribed.size > 0 ? await inserted.read() : [];
     const recorded = await this.events.record(
       manager,
       context.campaignId,

@@ -34,6 +34,27 @@ export interface CreatedLead {
   created_at: Date;
 }
 
+/**
+ * What {@link LeadsRepository.insertIgnoringDuplicates} created: every lead it was given
+ * (`all`), or only some, with their phones.
+ */
+export type InsertedLeads = (
+  | { all: true }
+  | {
+      all: false;
+      /** The E.164 phones created (a phone the campaign had is absent). */
+      phones: ReadonlySet<string>;
+    }
+) & {
+  /** How many leads were created. */
+  count: number;
+  /**
+   * The created leads with their ids and `created_at`, in no particular order (for events):
+   * as the insert returned them, or read back by `import_id` in the same transaction.
+   */
+  read(): Promise<CreatedLead[]>;
+};
+
 /** The fields every lead of one import shares. */
 export interface ImportContext {
   /** The import's UUID (`import_id`). */
@@ -112,25 +133,25 @@ export class LeadsRepository {
    * phone create one lead. Callers pass leads sorted by phone, so concurrent uploads take row
    * locks in one order and cannot deadlock each other.
    *
-   * A plain INSERT is tried first, under a savepoint: it costs less than `ON CONFLICT DO
-   * NOTHING`'s speculative insertion of every row (about 15% of the statement for 10,000 new
-   * leads). If any phone is taken (unique violation on `uq_lead_campaign_id_phone`, including
-   * one a concurrent upload committed while this one waited), the savepoint is rolled back and
-   * the `ON CONFLICT DO NOTHING` statement decides row by row, as it always did.
-   *
-   * Only `id` and `phone` come back per row: every row's `created_at` is the column default
-   * `now()`, the transaction's start time, so it is read once.
+   * A plain INSERT without RETURNING is tried first, under a savepoint: it costs less than
+   * `ON CONFLICT DO NOTHING`'s speculative insertion of every row and than sending 10,000 rows
+   * back, and when it succeeds every lead was created, so the ids are read back (by
+   * `import_id`) only if someone needs them. If any phone is taken (unique violation on
+   * `uq_lead_campaign_id_phone`, including one a concurrent upload committed while this one
+   * waited), the savepoint is rolled back and `INSERT … ON CONFLICT DO NOTHING RETURNING id,
+   * phone` decides row by row, as it always did; every row's `created_at` is then the column
+   * default `now()`, the transaction's start, read once.
    *
    * @param manager the transaction to write in.
-   * @returns the leads created (a skipped phone is absent), in no particular order.
+   * @param leads the leads of this import (`context.importId`), sorted by phone.
    * @throws the driver's error of any other failure (the transaction is then aborted).
    */
   async insertIgnoringDuplicates(
     manager: EntityManager,
     context: ImportContext,
     leads: NormalizedLead[],
-  ): Promise<CreatedLead[]> {
-    if (leads.length === 0) return [];
+  ): Promise<InsertedLeads> {
+    if (leads.length === 0) return { all: true, count: 0, read: () => Promise.resolve([]) };
     const column = (name: keyof NormalizedLead) => leads.map((lead) => lead[name]);
     const parameters = [
       context.campaignId,
@@ -144,33 +165,45 @@ export class LeadsRepository {
       column('company'),
       column('title'),
     ];
-    let rows: Array<{ id: string; phone: string }>;
     await manager.query('SAVEPOINT lead_insert');
     try {
-      rows = await manager.query(insertLeads(''), parameters);
+      await manager.query(insertLeads(''), parameters);
       await manager.query('RELEASE SAVEPOINT lead_insert');
+      return {
+        all: true,
+        count: leads.length,
+        read: () => createdByImport(manager, context.importId),
+      };
     } catch (error) {
       if (!violatesUniquePhone(error)) throw error;
       await manager.query('ROLLBACK TO SAVEPOINT lead_insert');
-      rows = await manager.query(
-        insertLeads('ON CONFLICT ON CONSTRAINT uq_lead_campaign_id_phone DO NOTHING'),
-        parameters,
-      );
     }
-    if (rows.length === 0) return [];
-    const createdAt = await transactionStart(manager);
-    return rows.map((row) => ({ id: Number(row.id), phone: row.phone, created_at: createdAt }));
+    const rows: Array<{ id: string; phone: string }> = await manager.query(
+      insertLeads(
+        'ON CONFLICT ON CONSTRAINT uq_lead_campaign_id_phone DO NOTHING RETURNING id, phone',
+      ),
+      parameters,
+    );
+    const createdAt = rows.length > 0 ? await transactionStart(manager) : new Date(0);
+    const created = rows.map((row) => ({
+      id: Number(row.id),
+      phone: row.phone,
+      created_at: createdAt,
+    }));
+    const read = () => Promise.resolve(created);
+    return rows.length === leads.length
+      ? { all: true, count: rows.length, read }
+      : { all: false, count: rows.length, phones: new Set(created.map((c) => c.phone)), read };
   }
 }
 
-/** The leads' INSERT, with `onConflict` as its conflict clause (or none). */
-function insertLeads(onConflict: string): string {
+/** The leads' INSERT, with `tail` (conflict and returning clauses) at its end. */
+function insertLeads(tail: string): string {
   return `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
        SELECT $1, $2, $3, $4::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
          FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[])
               AS l(phone, first_name, last_name, email, company, title)
-       ${onConflict}
-       RETURNING id, phone`;
+       ${tail}`;
 }
 
 /**
@@ -184,6 +217,15 @@ export function violatesUniquePhone(error: unknown): boolean {
   return (
     driverError?.code === UNIQUE_VIOLATION && driverError.constraint === 'uq_lead_campaign_id_phone'
   );
+}
+
+/** The leads an import created, read back in its transaction (`idx_lead_import_id`). */
+async function createdByImport(manager: EntityManager, importId: string): Promise<CreatedLead[]> {
+  const rows: Array<{ id: string; phone: string; created_at: Date }> = await manager.query(
+    'SELECT id, phone, created_at FROM lead WHERE import_id = $1',
+    [importId],
+  );
+  return rows.map((row) => ({ id: Number(row.id), phone: row.phone, created_at: row.created_at }));
 }
 
 /**
