@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import type { ImportCounts } from './lead-batch';
 import { LeadImport } from './lead-import.entity';
+import { leadColumnLiterals } from './lead-columns';
 import type { NormalizedLead } from './lead-validator';
 
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -152,18 +153,12 @@ export class LeadsRepository {
     leads: NormalizedLead[],
   ): Promise<InsertedLeads> {
     if (leads.length === 0) return { all: true, count: 0, read: () => Promise.resolve([]) };
-    const column = (name: keyof NormalizedLead) => leads.map((lead) => lead[name]);
     const parameters = [
       context.campaignId,
       context.importId,
       context.source,
       context.tags,
-      column('phone'),
-      column('first_name'),
-      column('last_name'),
-      column('email'),
-      column('company'),
-      column('title'),
+      ...leadColumnLiterals(leads),
     ];
     await manager.query('SAVEPOINT lead_insert');
     try {
@@ -197,7 +192,10 @@ export class LeadsRepository {
   }
 }
 
-/** The leads' INSERT, with `tail` (conflict and returning clauses) at its end. */
+/**
+ * The leads' INSERT, with `tail` (conflict and returning clauses) at its end. `$5`–`$10` are
+ * the `text[]` literals of `leadColumnLiterals`, in `LEAD_COLUMNS` order.
+ */
 function insertLeads(tail: string): string {
   return `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
        SELECT $1, $2, $3, $4::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
