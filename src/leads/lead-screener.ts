@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { Piscina } from 'piscina';
 import { checkLeads, screenBatch, settleScreenedBatch, type ScreenedBatch } from './lead-batch';
 import type { ScreeningTask } from './lead-screening.worker';
-import { LEAD_FIELDS, type LeadCheck } from './lead-validator';
+import type { LeadCheck } from './lead-validator';
+import { packLeads, unpackChecks } from './lead-transfer';
 
 /** Batches smaller than this are checked in the calling thread: a hand-off costs more. */
 export const MIN_LEADS_FOR_WORKERS = 1_000;
@@ -22,16 +23,6 @@ function workerFile(): string | null {
     ? resolve(__dirname, '../../dist/leads/lead-screening.worker.js')
     : join(__dirname, 'lead-screening.worker.js');
   return existsSync(file) ? file : null;
-}
-
-/**
- * The fields `validateLead` reads, alone: what a worker needs, so that fields it ignores
- * (any JSON a client adds to a lead) are not copied to it.
- */
-function leadFields(lead: Record<string, unknown>): Record<string, unknown> {
-  const fields: Record<string, unknown> = {};
-  for (const field of LEAD_FIELDS) fields[field] = lead[field];
-  return fields;
 }
 
 /** A few leads of every kind, to load the workers' modules and warm their code at start. */
@@ -53,27 +44,28 @@ function warmUpLeads(): Record<string, unknown>[] {
  * worker plus one for the calling thread; the verdicts, concatenated in row order, are settled
  * in the calling thread, so the outcome is the same as {@link screenBatch}'s, byte for byte.
  * Small batches, a machine with one core, or a build without the worker file use the calling
- * thread only. Only the six lead fields are sent to a worker. A slice whose worker fails (a
- * crashed thread) is checked in the calling thread.
+ * thread only. Only the six lead fields are sent to a worker, and verdicts come back, in the
+ * flat forms of `lead-transfer.ts`. A slice whose worker fails (a crashed thread) is checked in
+ * the calling thread.
  */
 @Injectable()
 export class LeadScreener implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(LeadScreener.name);
-  private pool: Piscina<ScreeningTask, LeadCheck[]> | null = null;
+  private pool: Piscina<ScreeningTask, unknown[]> | null = null;
 
   /** Starts the worker threads (their count: the machine's cores − 1, at most 4) and warms them. */
   onModuleInit(): void {
     const threads = Math.min(MAX_WORKER_THREADS, availableParallelism() - 1);
     const filename = workerFile();
     if (threads < 1 || filename === null) return;
-    this.pool = new Piscina<ScreeningTask, LeadCheck[]>({
+    this.pool = new Piscina<ScreeningTask, unknown[]>({
       filename,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.POSITIVE_INFINITY,
     });
     for (let i = 0; i < threads; i++) {
-      this.pool.run({ leads: warmUpLeads(), region: 'US' }).catch(() => undefined);
+      this.pool.run({ leads: packLeads(warmUpLeads()), region: 'US' }).catch(() => undefined);
     }
   }
 
@@ -110,7 +102,7 @@ export class LeadScreener implements OnModuleInit, OnModuleDestroy {
     for (let start = 0; start + size < leads.length; start += size) {
       const slice = leads.slice(start, start + size);
       handedOff.push(
-        pool.run({ leads: slice.map(leadFields), region }).catch((error: unknown) => {
+        pool.run({ leads: packLeads(slice), region }).then(unpackChecks, (error: unknown) => {
           this.logger.warn(
             `a lead screening worker failed, checking its slice here: ${String(error)}`,
           );
