@@ -1,8 +1,10 @@
 import {
+  checkLeads,
   DUPLICATE_MESSAGE,
   importCounts,
   screenBatch,
   settleCampaignDuplicates,
+  settleScreenedBatch,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
@@ -143,5 +145,22 @@ describe('importCounts and uploadResponse (docs/api.md#duplicates-and-counts)', 
         '"received_count":5,"valid_count":4,"invalid_count":1,"duplicate_count":2,' +
         '"errors":[{"row":1,"var_field":"phone","message":"phone is required"}]}',
     );
+  });
+});
+
+describe('checkLeads and settleScreenedBatch', () => {
+  it('settle to screenBatch’s outcome from verdicts of slices checked apart', () => {
+    const leads: Record<string, unknown>[] = [
+      { phone: '+12123744203' },
+      { phone: '12345' },
+      { phone: '(212) 374-4203' },
+      { phone: '+442079460958', email: 'nope' },
+      { phone: '212-374-4203' },
+      { phone: '+442079460958' },
+    ];
+    for (const skip of [true, false]) {
+      const checks = [...checkLeads(leads.slice(0, 3), 'US'), ...checkLeads(leads.slice(3), 'US')];
+      expect(settleScreenedBatch(checks, skip)).toEqual(screenBatch(leads, 'US', skip));
+    }
   });
 });

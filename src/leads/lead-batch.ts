@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LeadUploadError, LeadUploadResponse } from './dto/lead-upload-response.dto';
-import { validateLead, type NormalizedLead } from './lead-validator';
+import { validateLead, type LeadCheck, type NormalizedLead } from './lead-validator';
 
 /** The `errors` message of a duplicate phone (docs/api.md#per-lead-validation). */
 export const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
@@ -41,9 +41,9 @@ export interface ImportCounts {
 
 /**
  * Screens an upload's leads before anything is written (docs/api.md#per-lead-validation,
- * docs/api.md#duplicates-and-counts): validates each lead in `region`, and settles phones that
- * repeat within the batch (the first row is kept; a later row is skipped and counted with
- * `skipDuplicates`, otherwise reported with {@link DUPLICATE_MESSAGE}). Pure: no I/O.
+ * docs/api.md#duplicates-and-counts): validates each lead in `region`
+ * ({@link checkLeads}), then settles phones that repeat within the batch
+ * ({@link settleScreenedBatch}). Pure: no I/O.
  *
  * @param leads the request's `leads` (each a JSON object).
  * @param region the campaign's region for phones without `+`.
@@ -54,13 +54,39 @@ export function screenBatch(
   region: CountryCode,
   skipDuplicates: boolean,
 ): ScreenedBatch {
+  return settleScreenedBatch(checkLeads(leads, region), skipDuplicates);
+}
+
+/**
+ * The verdict of {@link validateLead} for each lead, in order: the per-lead half of
+ * {@link screenBatch}, which depends on no other lead, so slices of a batch can be checked
+ * apart (in worker threads) and their verdicts concatenated. Pure: no I/O.
+ *
+ * @param leads the leads to check (each a JSON object).
+ * @param region the campaign's region for phones without `+`.
+ */
+export function checkLeads(leads: Record<string, unknown>[], region: CountryCode): LeadCheck[] {
+  const checks = new Array<LeadCheck>(leads.length);
+  for (let row = 0; row < leads.length; row++) checks[row] = validateLead(leads[row], region);
+  return checks;
+}
+
+/**
+ * The batch half of {@link screenBatch}, from the verdicts of all its leads in request order:
+ * invalid rows become errors, and a phone that repeats within the batch keeps its first row (a
+ * later row is skipped and counted with `skipDuplicates`, otherwise reported with
+ * {@link DUPLICATE_MESSAGE}). The accepted leads are sorted by phone. Pure: no I/O.
+ *
+ * @param checks one verdict per lead of the request, in request order (index = row).
+ * @param skipDuplicates the request's `skip_duplicates`.
+ */
+export function settleScreenedBatch(checks: LeadCheck[], skipDuplicates: boolean): ScreenedBatch {
   const errors: LeadUploadError[] = [];
   const accepted: AcceptedLead[] = [];
   const seenPhones = new Set<string>();
   let duplicates = 0;
 
-  leads.forEach((input, row) => {
-    const check = validateLead(input, region);
+  checks.forEach((check, row) => {
     if (!check.ok) {
       errors.push({ row, ...check.problem });
       return;

@@ -9,12 +9,12 @@ import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
 import {
   importCounts,
-  screenBatch,
   settleCampaignDuplicates,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
 import { leadEvents } from './lead-events';
+import { LeadScreener } from './lead-screener';
 import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
 import { retryOnTransactionConflict } from './transaction-retry';
 
@@ -33,7 +33,7 @@ interface ImportPlan {
 /**
  * Imports a batch of leads into a campaign (docs/api.md#lead-upload,
  * docs/api.md#per-lead-validation, docs/api.md#duplicates-and-counts): screens the batch
- * ({@link screenBatch}), then writes the import record, the leads and their outbox events in
+ * (`LeadScreener`, in worker threads for large batches), then writes the import record, the leads and their outbox events in
  * one transaction, run again on a deadlock or serialization failure
  * (docs/decisions.md#uploads).
  */
@@ -43,6 +43,7 @@ export class LeadImportService {
     private readonly leads: LeadsRepository,
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
+    private readonly screener: LeadScreener,
   ) {}
 
   /**
@@ -63,7 +64,11 @@ export class LeadImportService {
     idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
     const acknowledgedAt = new Date();
-    const batch = screenBatch(request.leads, campaign.defaultRegion, request.skip_duplicates);
+    const batch = await this.screener.screen(
+      request.leads,
+      campaign.defaultRegion,
+      request.skip_duplicates,
+    );
     const context: ImportContext = {
       importId: randomUUID(),
       campaignId: campaign.id,
@@ -109,16 +114,15 @@ export class LeadImportService {
   ): Promise<{ response: LeadUploadResponse; recorded: RecordedEvents }> {
     const { context, batch, record } = plan;
     await this.leads.insertImport(manager, record);
-    const created = await this.leads.insertIgnoringDuplicates(
+    const inserted = await this.leads.insertIgnoringDuplicates(
       manager,
       context,
       batch.accepted.map((a) => a.lead),
     );
 
     let outcome = { errors: [...batch.errors], duplicates: batch.duplicates };
-    if (created.length < batch.accepted.length) {
-      const createdPhones = new Set(created.map((lead) => lead.phone));
-      outcome = settleCampaignDuplicates(batch, createdPhones, plan.skipDuplicates);
+    if (!inserted.all) {
+      outcome = settleCampaignDuplicates(batch, inserted.phones, plan.skipDuplicates);
       await this.leads.updateImportCounts(
         manager,
         context.importId,
@@ -127,9 +131,11 @@ export class LeadImportService {
     }
 
     const subscribed =
-      created.length > 0
+      inserted.count > 0
         ? await this.events.subscribedTypes(manager, context.campaignId)
         : new Set<string>();
+    // The created leads' ids are needed only for events somebody will receive.
+    const created = subscribed.size > 0 ? await inserted.read() : [];
     const recorded = await this.events.record(
       manager,
       context.campaignId,

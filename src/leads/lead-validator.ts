@@ -1,5 +1,8 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { isEmail } from 'class-validator';
+import { cachePhonePatterns } from './phone-patterns';
+
+cachePhonePatterns();
 
 /** One lead of an upload after validation: trimmed, blanks as null, phone in E.164. */
 export interface NormalizedLead {

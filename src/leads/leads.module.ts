@@ -7,6 +7,7 @@ import { Lead } from './lead.entity';
 import { LeadImport } from './lead-import.entity';
 import { LeadImportService } from './lead-import.service';
 import { LeadsController } from './leads.controller';
+import { LeadScreener } from './lead-screener';
 import { LeadsRepository } from './leads.repository';
 
 /** Lead uploads: validation, the bulk writer, the import (compliance) record, and their outbox events. */
@@ -18,7 +19,7 @@ import { LeadsRepository } from './leads.repository';
     IdempotencyModule,
   ],
   controllers: [LeadsController],
-  providers: [LeadImportService, LeadsRepository],
+  providers: [LeadImportService, LeadsRepository, LeadScreener],
   exports: [LeadImportService],
 })
 export class LeadsModule {}

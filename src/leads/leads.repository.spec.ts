@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
-import { breaksCampaignForeignKey, LeadsRepository } from './leads.repository';
+import { breaksCampaignForeignKey, LeadsRepository, violatesUniquePhone } from './leads.repository';
 
 const pgError = (code: string, constraint?: string) =>
   Object.assign(new Error(`sqlstate ${code}`), { driverError: { code, constraint } });
@@ -54,5 +54,94 @@ describe('LeadsRepository.inImportTransaction', () => {
     const deadlock = pgError('40P01');
     const { repository } = repositoryWith(deadlock);
     await expect(repository.inImportTransaction(42, async () => 'never')).rejects.toBe(deadlock);
+  });
+});
+
+describe('violatesUniquePhone', () => {
+  it('recognises a unique violation of uq_lead_campaign_id_phone only', () => {
+    expect(violatesUniquePhone(pgError('23505', 'uq_lead_campaign_id_phone'))).toBe(true);
+    expect(violatesUniquePhone(pgError('23505', 'PK_lead'))).toBe(false);
+    expect(violatesUniquePhone(pgError('23503', 'uq_lead_campaign_id_phone'))).toBe(false);
+    expect(violatesUniquePhone(new Error('uq_lead_campaign_id_phone'))).toBe(false);
+  });
+});
+
+describe('LeadsRepository.insertIgnoringDuplicates', () => {
+  const context = { importId: 'i', campaignId: 42, source: 'api', tags: [] };
+  const lead = (phone: string) => ({
+    phone,
+    first_name: null,
+    last_name: null,
+    email: null,
+    company: null,
+    title: null,
+  });
+  const leads = [lead('+12123744203'), lead('+14155552671')];
+  const createdAt = new Date('2026-01-02T03:04:05.678Z');
+
+  /**
+   * A manager whose plain INSERT fails with `plainError` (or succeeds) and whose ON CONFLICT
+   * insert creates the first lead only; records the statements.
+   */
+  function managerWith(plainError?: unknown) {
+    const statements: string[] = [];
+    const query = jest.fn(async (sql: string) => {
+      const upsert = sql.includes('ON CONFLICT');
+      statements.push(sql.startsWith('INSERT') ? (upsert ? 'UPSERT' : 'INSERT') : sql);
+      if (sql.startsWith('SELECT now()')) return [{ now: createdAt }];
+      if (sql.startsWith('SELECT id, phone, created_at')) {
+        return [
+          { id: '7', phone: leads[0].phone, created_at: createdAt },
+          { id: '8', phone: leads[1].phone, created_at: createdAt },
+        ];
+      }
+      if (sql.startsWith('INSERT') && !upsert && plainError) throw plainError;
+      if (upsert) return [{ id: '7', phone: leads[0].phone }];
+      return [];
+    });
+    return { manager: { query } as unknown as EntityManager, statements };
+  }
+
+  it('inserts under a savepoint, without ON CONFLICT or RETURNING, when no phone is taken', async () => {
+    const { manager, statements } = managerWith();
+    const repository = new LeadsRepository({} as DataSource);
+    const inserted = await repository.insertIgnoringDuplicates(manager, context, leads);
+    expect(inserted).toMatchObject({ all: true, count: 2 });
+    expect(statements).toEqual([
+      'SAVEPOINT lead_insert',
+      'INSERT',
+      'RELEASE SAVEPOINT lead_insert',
+    ]);
+    expect(statements.join(' ')).not.toContain('RETURNING');
+    // The ids are read back by import_id only when asked for.
+    await expect(inserted.read()).resolves.toEqual([
+      { id: 7, phone: leads[0].phone, created_at: createdAt },
+      { id: 8, phone: leads[1].phone, created_at: createdAt },
+    ]);
+    expect(statements.at(-1)).toBe('SELECT id, phone, created_at FROM lead WHERE import_id = $1');
+  });
+
+  it('rolls back to the savepoint and lets ON CONFLICT DO NOTHING decide when a phone is taken', async () => {
+    const { manager, statements } = managerWith(pgError('23505', 'uq_lead_campaign_id_phone'));
+    const repository = new LeadsRepository({} as DataSource);
+    const inserted = await repository.insertIgnoringDuplicates(manager, context, leads);
+    expect(statements).toEqual([
+      'SAVEPOINT lead_insert',
+      'INSERT',
+      'ROLLBACK TO SAVEPOINT lead_insert',
+      'UPSERT',
+      'SELECT now() AS now',
+    ]);
+    expect(inserted).toMatchObject({ all: false, count: 1, phones: new Set([leads[0].phone]) });
+    await expect(inserted.read()).resolves.toEqual([
+      { id: 7, phone: leads[0].phone, created_at: createdAt },
+    ]);
+  });
+
+  it('rethrows any other error of the insert', async () => {
+    const broken = pgError('23503', 'fk_lead_campaign');
+    const { manager } = managerWith(broken);
+    const repository = new LeadsRepository({} as DataSource);
+    await expect(repository.insertIgnoringDuplicates(manager, context, leads)).rejects.toBe(broken);
   });
 });
