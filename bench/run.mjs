@@ -80,10 +80,11 @@ const runs = (step) => ONLY === null || ONLY.has(step);
 /** Sizes of every step; --quick shrinks them all. */
 const SIZES = QUICK
   ? {
-      warmupLeads: 100,
+      warmupLeads: 1_000, // through the validation worker threads too (from 1,000 leads)
       rssLeads: 500,
-      ingestLeads: 500,
-      ingestRuns: 2,
+      // Large enough that the per-lead work, not the request's fixed cost, sets --guard's ratio.
+      ingestLeads: 2_000,
+      ingestRuns: 3,
       latencyUploads: 10,
       dispatchLeads: 500,
       dispatchTimeoutMs: 30_000,
