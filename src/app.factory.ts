@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Logger, PinoLogger } from 'nestjs-pino';
+import { Logger } from 'nestjs-pino';
 import { installRequestLogging } from './common/request-logging';
 import { AppModule } from './app.module';
 import { AppConfig } from './config/app-config';
@@ -101,9 +101,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
       requireHostHeader: false,
     },
   });
-  const pino: { current?: PinoLogger } = {};
-  // First, so that every later hook, guard and handler runs in the request's logging context.
-  installRequestLogging(adapter.getInstance(), () => pino.current!, {
+  // First, so that every later hook, guard and handler runs as the request's code.
+  installRequestLogging(adapter.getInstance(), {
     sampleRate: config.logRequestSampleRate,
     slowMs: config.logSlowRequestMs,
   });
@@ -119,7 +118,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     abortOnError: false,
   });
   const logger = app.get(Logger);
-  pino.current = await app.resolve(PinoLogger);
   app.useLogger(logger);
   // Nest's own start-up lines so far, buffered until the logger was set: written now, so they
   // come before the lines below rather than when `init` or `listen` flushes them.

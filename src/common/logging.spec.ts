@@ -1,7 +1,7 @@
 import { Controller, Get, Logger, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { LoggerModule, Logger as NestPinoLogger, PinoLogger } from 'nestjs-pino';
+import { LoggerModule, Logger as NestPinoLogger } from 'nestjs-pino';
 import type { Options } from 'pino-http';
 import { applyGlobalPrefix, GLOBAL_PREFIX } from '../app.factory';
 import { generateRequestId } from './http-conventions';
@@ -125,13 +125,11 @@ describe('request logs (docs/operations.md#logs)', () => {
     })
     class ProbeModule {}
     const adapter = new FastifyAdapter({ genReqId: generateRequestId });
-    const pino: { current?: PinoLogger } = {};
-    installRequestLogging(adapter.getInstance(), () => pino.current!, policy);
+    installRequestLogging(adapter.getInstance(), policy);
     app = await NestFactory.create<NestFastifyApplication>(ProbeModule, adapter, {
       bufferLogs: true,
     });
     app.useLogger(app.get(NestPinoLogger));
-    pino.current = await app.resolve(PinoLogger);
     applyGlobalPrefix(app);
     await app.listen(0, '127.0.0.1');
     base = await app.getUrl();

@@ -1,4 +1,5 @@
 import type { Params } from 'nestjs-pino';
+import { requestIdMixin } from './request-logging';
 import { API_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
 
 /** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
@@ -65,16 +66,18 @@ export const REDACTED_PATHS = [
 
 /**
  * nestjs-pino options: JSON lines on stdout, secrets redacted (header and body paths by
- * {@link REDACTED_PATHS}, query strings by {@link redactUrl}). No route gets nestjs-pino's
- * request middleware: requests are logged, and given their `request_id` context, by
- * `installRequestLogging` at the Fastify level (docs/operations.md#logs), which writes
- * through this logger and its `req`/`res` serializers.
+ * {@link REDACTED_PATHS}, query strings by {@link redactUrl}), `request_id` added to the
+ * lines of a request by {@link requestIdMixin}. No route gets nestjs-pino's request
+ * middleware: requests are logged by `installRequestLogging` at the Fastify level
+ * (docs/operations.md#logs), which writes through this logger and its `req`/`res` serializers.
  */
 export function loggerParams(level: string): Params {
   return {
     forRoutes: [],
     pinoHttp: {
       level,
+      // request_id on every line written during a request (installRequestLogging).
+      mixin: requestIdMixin,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: {
         req: (req: { id?: string; method?: string; url?: string }) => ({

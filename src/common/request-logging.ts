@@ -1,6 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
+
+/** The id of the request whose code is running (docs/operations.md#logs). */
+const currentRequestId = new AsyncLocalStorage<string>();
+
+/**
+ * pino `mixin`: adds `request_id` to every line written while a request's code runs (its
+ * hooks, guards, handler and whatever they await), read when a line is written rather than
+ * bound to a child logger made for every request, most of which log nothing of their own.
+ */
+export function requestIdMixin(): { request_id?: string } {
+  const requestId = currentRequestId.getStore();
+  return requestId === undefined ? {} : { request_id: requestId };
+}
 
 /** When a request's `request completed` line is written (docs/operations.md#logs). */
 export interface RequestLogPolicy {
@@ -30,20 +44,16 @@ export function shouldLogRequest(
 
 /**
  * Request logging at the Fastify level (docs/operations.md#logs), in place of nestjs-pino's
- * pino-http middleware: every hook, guard and handler of a request runs in its logging
- * context (so each line the application writes carries `request_id`), and a `request
- * completed` line (`req`, `res`, `responseTime`, at `error` for 5xx) is written when
- * {@link shouldLogRequest} says so. Install first, before any other `onRequest` hook.
- *
- * @param pino any PinoLogger of the application, once it exists (its root writes the lines).
+ * pino-http middleware: every hook, guard and handler of a request runs with its id as the
+ * current request (so each line the application writes carries `request_id`, through
+ * {@link requestIdMixin}, which the root logger must have as its `mixin`), and a `request
+ * completed` line (`req`, `res`, `responseTime`, at `error` for 5xx) is written through the
+ * root logger (`PinoLogger.root`) when {@link shouldLogRequest} says so. Install first, before
+ * any other `onRequest` hook.
  */
-export function installRequestLogging(
-  fastify: FastifyInstance,
-  pino: () => PinoLogger,
-  policy: RequestLogPolicy,
-): void {
+export function installRequestLogging(fastify: FastifyInstance, policy: RequestLogPolicy): void {
   fastify.addHook('onRequest', (request, _reply, done) => {
-    pino().runInContext(done, { bindings: { request_id: request.id } });
+    currentRequestId.run(request.id, done);
   });
   fastify.addHook('onResponse', (request, reply, done) => {
     const logger = PinoLogger.root as Logger;
