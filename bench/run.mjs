@@ -84,7 +84,7 @@ const SIZES = QUICK
       rssLeads: 500,
       // Large enough that the per-lead work, not the request's fixed cost, sets --guard's ratio.
       ingestLeads: 2_000,
-      ingestRuns: 3,
+      ingestRuns: 5, // a median of five: COPY's own speed swings by a third from run to run
       latencyUploads: 10,
       dispatchLeads: 500,
       dispatchTimeoutMs: 30_000,
