@@ -540,6 +540,66 @@ async function warmLoad(label, options, seconds, pid = null) {
   return result;
 }
 
+/**
+ * Starts counting the CPU time of the API process(es), of this run's PostgreSQL backends and of
+ * the Redis server (shared with anything else on the machine that uses it).
+ * @returns `perItem(n)`: µs of CPU per item since the start, by part (it ends the count);
+ *   `close()` ends it without a figure.
+ */
+async function cpuOfServices(ctx) {
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  {
+    const backends = async () =>
+      (
+        await admin.query(
+          'SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+          [DB],
+        )
+      ).rows.map((r) => r.pid);
+    const redisPid = Number(
+      await new Promise((resolve) =>
+        execFile('pidof', ['redis-server'], (error, stdout) =>
+          resolve(error ? 0 : stdout.split(' ')[0]),
+        ),
+      ),
+    );
+    const apiPids = [ctx.state.api.pid, ctx.state.secondApi?.pid].filter(Boolean);
+    const safeCpu = (pid) => {
+      try {
+        return cpuMs(pid);
+      } catch {
+        return 0; // the process ended meanwhile
+      }
+    };
+    const start = {
+      api: apiPids.map(safeCpu),
+      pg: new Map(),
+      redis: redisPid ? safeCpu(redisPid) : 0,
+    };
+    for (const pid of await backends()) start.pg.set(pid, safeCpu(pid));
+    return {
+      async perItem(n) {
+        const api = apiPids.reduce((sum, pid, i) => sum + safeCpu(pid) - start.api[i], 0);
+        let pgMs = 0;
+        for (const pid of new Set([...start.pg.keys(), ...(await backends())])) {
+          pgMs += safeCpu(pid) - (start.pg.get(pid) ?? 0);
+        }
+        const redis = redisPid ? safeCpu(redisPid) - start.redis : 0;
+        await admin.end();
+        const us = (ms) => Math.round((ms * 1000) / Math.max(n, 1));
+        return {
+          api: us(api),
+          postgres: us(pgMs),
+          redis: us(redis),
+          total: us(api + pgMs + redis),
+        };
+      },
+      close: () => admin.end(),
+    };
+  }
+}
+
 /** User + system CPU time of a process so far, in ms (from /proc/<pid>/stat, 10-ms ticks). */
 function cpuMs(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -743,10 +803,14 @@ async function dispatchUpload(ctx) {
   const dispatch = { leads: total };
   const before = ctx.received;
   const idsBefore = (await ctx.waitFor(0, 0, 1_000)).distinctIds;
+  const cpu = await cpuOfServices(ctx);
   const res = await ctx.upload(ctx.campaigns.hooks, makeLeads(total), 'dispatch upload');
   if (res.accepted) {
     const answer = await ctx.waitFor(before + total, before, SIZES.dispatchTimeoutMs);
     const delivered = answer.count - before;
+    // CPU per delivery of each part, the upload included: steadier than deliveries/s when
+    // other work shares the machine, so two versions of the code compare fairly.
+    dispatch.cpu_us_per_delivery = await cpu.perItem(delivered);
     Object.assign(dispatch, {
       delivered,
       distinct_webhook_ids: answer.distinctIds - idsBefore,
@@ -758,6 +822,8 @@ async function dispatchUpload(ctx) {
     if (dispatch.distinct_webhook_ids !== delivered) {
       note(`dispatch: ${delivered} deliveries but ${dispatch.distinct_webhook_ids} webhook-ids`);
     }
+  } else {
+    await cpu.close();
   }
   return dispatch;
 }
@@ -766,7 +832,11 @@ async function dispatchUpload(ctx) {
 async function measureDispatch(ctx) {
   const total = SIZES.dispatchLeads;
   const dispatch = await dispatchUpload(ctx);
-  log(`dispatch: ${Math.round(dispatch.per_s ?? 0)} deliveries/s`);
+  const cpu = dispatch.cpu_us_per_delivery;
+  log(
+    `dispatch: ${Math.round(dispatch.per_s ?? 0)} deliveries/s` +
+      (cpu ? ` (CPU µs each: API ${cpu.api}, PostgreSQL ${cpu.postgres}, Redis ${cpu.redis})` : ''),
+  );
 
   // Ceiling: the same number of POSTs of a real delivery (body and webhook headers) to the same
   // receiver, CEILING_CONCURRENCY at a time; start → last arrival at the receiver.
