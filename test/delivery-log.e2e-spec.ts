@@ -744,6 +744,7 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
           'idx_webhook_delivery_attempt_log',
           'idx_webhook_delivery_attempt_log_event_type',
           'idx_webhook_delivery_attempt_unfinished',
+          'uq_webhook_delivery_attempt_number',
         ]);
         // Reverting this migration (the last one applied only if nothing came after it).
         const last = await after.query(

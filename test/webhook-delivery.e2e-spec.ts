@@ -346,6 +346,84 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
     await eventually(async () => expect((await health(me, id)).successful_deliveries).toBe(1000));
   });
 
+  describe('batches (docs/reliability.md#batches)', () => {
+    it('retries a delivery that failed in a batch as a job of its own, the others once each', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      const { id } = await t.given.endpoint(me.campaignId, r.url, ['lead.created']);
+      let failed = false;
+      // The first request about the fourth lead fails; every other request succeeds.
+      r.behaviour = (index) => {
+        if (failed || !r.received[index].body.includes('+12125557003')) return { status: 204 };
+        failed = true;
+        return { status: 503 };
+      };
+      await upload(
+        me,
+        Array.from({ length: 10 }, (_, i) => ({ phone: `+1212555700${i}` })),
+      );
+      const received = await r.waitFor(11);
+      await sleep(700);
+      expect(r.received).toHaveLength(11);
+      const ids = received.map((w) => String(w.headers['webhook-id']));
+      expect(new Set(ids).size).toBe(10);
+      const rows = await t.db.query(
+        `SELECT a.attempt_number, a.success, a.status_code
+           FROM webhook_delivery_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id
+          WHERE d.endpoint_id = $1 ORDER BY a.id`,
+        [id],
+      );
+      expect(rows).toHaveLength(11);
+      expect(rows.filter((row: { success: boolean }) => !row.success)).toEqual([
+        { attempt_number: 1, success: false, status_code: 503 },
+      ]);
+      expect(rows.filter((row: { attempt_number: number }) => row.attempt_number === 2)).toEqual([
+        { attempt_number: 2, success: true, status_code: 204 },
+      ]);
+      expect(await deliveriesOf(id)).toEqual([
+        ...Array.from({ length: 3 }, () => ({ status: 'succeeded', attempt_count: 1 })),
+        { status: 'succeeded', attempt_count: 2 },
+        ...Array.from({ length: 6 }, () => ({ status: 'succeeded', attempt_count: 1 })),
+      ]);
+    });
+
+    it('sends a delivery queued in a batch and in jobs of its own at the same time once', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      r.behaviour = { status: 204, delayMs: 50 };
+      const endpoint = await t.given.endpoint(me.campaignId, r.url, ['call.completed']);
+      const rows: Array<{ id: string }> = await t.db.query(
+        `WITH e AS (
+           INSERT INTO webhook_event (id, campaign_id, type, body, created_at)
+           SELECT gen_random_uuid(), $1, 'call.completed', '{}', now() FROM generate_series(1, 40)
+           RETURNING id)
+         INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+         SELECT id, $2, 'pending', 0, now() FROM e RETURNING id`,
+        [me.campaignId, endpoint.id],
+      );
+      const deliveries = rows.map((row) => ({ id: Number(row.id), endpointId: endpoint.id }));
+      const dispatcher = t.app.get(DeliveryDispatcher);
+      // The batch, the same deliveries one job each (as the sweeper queues them), the batch again.
+      await Promise.all([
+        dispatcher.enqueue(deliveries),
+        dispatcher.requeue(deliveries),
+        dispatcher.enqueue(deliveries),
+      ]);
+      await r.waitFor(40);
+      await sleep(1_000);
+      expect(r.received).toHaveLength(40);
+      expect(new Set(r.received.map((w) => w.headers['webhook-id'])).size).toBe(40);
+      const [counts] = await t.db.query(
+        `SELECT count(*)::int AS attempts, count(DISTINCT delivery_id)::int AS deliveries,
+                count(*) FILTER (WHERE attempt_number = 1)::int AS first_attempts
+           FROM webhook_delivery_attempt WHERE endpoint_id = $1`,
+        [endpoint.id],
+      );
+      expect(counts).toEqual({ attempts: 40, deliveries: 40, first_attempts: 40 });
+      expect((await health(me, endpoint.id)).total_deliveries).toBe(40);
+    });
+  });
+
   it('delivers through the sweeper when queuing after the commit fails', async () => {
     const me = await t.given.caller();
     const r = await receiver();

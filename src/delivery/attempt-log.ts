@@ -43,7 +43,7 @@ export interface BegunAttempt {
 @Injectable()
 export class AttemptLog {
   private readonly logger = new Logger(AttemptLog.name);
-  private readonly begins = new MicroBatcher<BeginRequest, BegunAttempt>((batch) =>
+  private readonly begins = new MicroBatcher<BeginRequest, BegunAttempt | null>((batch) =>
     this.beginBatch(batch),
   );
   private readonly finishes = new MicroBatcher<FinishedAttempt, AttemptRecord | null>((batch) =>
@@ -63,10 +63,12 @@ export class AttemptLog {
    *   attempts as of unknown outcome. The job's lock is the caller's, so they belong to a
    *   process that stopped, or to a begin whose commit reached PostgreSQL but not its caller.
    * @returns the attempt id to pass to {@link finish}, and how many of the delivery's
-   *   abandoned attempts were closed first (they count in its attempt number).
+   *   abandoned attempts were closed first (they count in its attempt number); null for an
+   *   `exclusive` start whose delivery has another scheduled attempt in flight (nothing may be
+   *   sent then).
    * @throws database errors (nothing may be sent then).
    */
-  begin(start: AttemptStart, closeOrphans = false): Promise<BegunAttempt> {
+  begin(start: AttemptStart, closeOrphans = false): Promise<BegunAttempt | null> {
     return this.begins.push({ start, closeOrphans });
   }
 
@@ -92,7 +94,7 @@ export class AttemptLog {
     return closed.length;
   }
 
-  private async beginBatch(batch: BeginRequest[]): Promise<BegunAttempt[]> {
+  private async beginBatch(batch: BeginRequest[]): Promise<Array<BegunAttempt | null>> {
     const orphanScope = batch
       .filter((b) => b.closeOrphans && b.start.deliveryId !== null)
       .map((b) => b.start.deliveryId!);
@@ -100,18 +102,27 @@ export class AttemptLog {
     if (orphanScope.length === 0) {
       // One INSERT statement commits on its own: no BEGIN/COMMIT round trips on the hot path.
       const ids = await this.repository.beginAttempts(this.dataSource.manager, starts);
-      return ids.map((id) => ({ id, closedBefore: 0 }));
+      return ids.map((id) => (id === null ? null : { id, closedBefore: 0 }));
     }
     return this.dataSource.transaction(async (manager) => {
       // The job's lock is ours: no live scheduled attempt of these deliveries is left.
       const closed = await this.closeUnfinished(manager, orphanScope, 0);
-      const ids = await this.repository.beginAttempts(manager, starts);
-      return batch.map((b, i) => ({
-        id: ids[i],
-        closedBefore: b.closeOrphans
-          ? closed.filter((c) => c.deliveryId === b.start.deliveryId).length
-          : 0,
-      }));
+      const closedBefore = batch.map((b) =>
+        b.closeOrphans ? closed.filter((c) => c.deliveryId === b.start.deliveryId).length : 0,
+      );
+      // The attempts closed just now count: a scheduled start expects them.
+      const ids = await this.repository.beginAttempts(
+        manager,
+        starts.map((start, i) =>
+          start.scheduled && closedBefore[i] > 0
+            ? {
+                ...start,
+                scheduled: { attemptCount: start.scheduled.attemptCount + closedBefore[i] },
+              }
+            : start,
+        ),
+      );
+      return ids.map((id, i) => (id === null ? null : { id, closedBefore: closedBefore[i] }));
     });
   }
 

@@ -22,14 +22,16 @@ export class AttemptRunner {
    * @param body the exact JSON text to send. Stored on the attempt only when it has no delivery
    *   (pings, test events): a delivery's body is its event's, stored once.
    * @param closeOrphans see {@link AttemptLog.begin}.
-   * @returns the attempt's id, how many abandoned attempts were closed first, and the result.
+   * @returns the attempt's id, how many abandoned attempts were closed first, and the result;
+   *   null, nothing sent, for an `exclusive` start whose delivery has another scheduled
+   *   attempt in flight.
    */
   async run(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
     target: { url: string; secrets: string[] },
     body: string,
     closeOrphans = false,
-  ): Promise<BegunAttempt & { result: SendResult }> {
+  ): Promise<(BegunAttempt & { result: SendResult }) | null> {
     const attemptedAt = new Date();
     const signed = this.sender.sign(
       target.url,
@@ -43,6 +45,7 @@ export class AttemptRunner {
       body: start.deliveryId === null ? body : null,
     };
     const begun = await this.attempts.begin({ ...start, attemptedAt, request }, closeOrphans);
+    if (!begun) return null;
     const result = await this.sender.sendSigned(signed);
     return { ...begun, result };
   }

@@ -4,8 +4,13 @@ import type { Queue } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { DeploymentIdentity } from '../database/deployment-identity';
 import {
+  batchByEndpoint,
+  DELIVER_BATCH_JOB,
+  DELIVER_JOB,
   DELIVERY_QUEUE,
+  deliveryBatchJobId,
   deliveryJobId,
+  type DeliveryBatchJobData,
   type DeliveryJobData,
   type QueuedDelivery,
 } from './delivery-queue';
@@ -13,9 +18,11 @@ import {
 const BULK_CHUNK = 1000;
 
 /**
- * Puts committed deliveries on the BullMQ queue. Job ids are derived from delivery ids, so
- * queuing a delivery again (the sweeper, a retry of this call) never doubles it. Completed
- * and failed jobs are removed: PostgreSQL keeps the history.
+ * Puts committed deliveries on the BullMQ queue (docs/reliability.md "Batches"): new ones in
+ * batches per endpoint, retries and the sweeper's one job each. Job ids are derived from
+ * delivery ids, so queuing the same job again (a retry of this call, the sweeper) never
+ * doubles it, and a delivery that ends up in two jobs is still attempted once at a time.
+ * Completed and failed jobs are removed: PostgreSQL keeps the history.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnModuleInit {
@@ -25,7 +32,8 @@ export class DeliveryDispatcher implements OnModuleInit {
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue<DeliveryJobData>,
+    @InjectQueue(DELIVERY_QUEUE)
+    private readonly queue: Queue<DeliveryJobData | DeliveryBatchJobData>,
     private readonly config: AppConfig,
     private readonly deployment: DeploymentIdentity,
   ) {}
@@ -39,22 +47,70 @@ export class DeliveryDispatcher implements OnModuleInit {
     });
   }
 
-  /** @throws the Redis error when the queue cannot be reached (the sweeper will re-queue). */
+  /**
+   * Queues new deliveries: per endpoint, up to {@link DELIVERY_BATCH_SIZE} to a job
+   * ({@link DELIVER_BATCH_JOB}; a lone delivery gets a {@link DELIVER_JOB} job of its own).
+   * @throws the Redis error when the queue cannot be reached (the sweeper will re-queue).
+   */
   async enqueue(deliveries: QueuedDelivery[]): Promise<void> {
-    for (let i = 0; i < deliveries.length; i += BULK_CHUNK) {
-      await this.queue.addBulk(
-        deliveries.slice(i, i + BULK_CHUNK).map(({ id, endpointId }) => ({
-          name: 'deliver',
-          data: { deliveryId: id, endpointId, deployment: this.deployment.id },
-          opts: {
-            jobId: deliveryJobId(id),
-            attempts: this.config.webhookRetryScheduleMs.length + 1,
-            backoff: { type: 'custom' },
-            removeOnComplete: true,
-            removeOnFail: true,
+    const jobs = batchByEndpoint(deliveries).map(({ endpointId, deliveryIds }) =>
+      deliveryIds.length === 1
+        ? this.deliveryJob({ id: deliveryIds[0], endpointId })
+        : {
+            name: DELIVER_BATCH_JOB,
+            data: { deliveryIds, endpointId, deployment: this.deployment.id },
+            opts: { ...this.jobOptions(), jobId: deliveryBatchJobId(deliveryIds) },
           },
-        })),
-      );
+    );
+    await this.addAll(jobs);
+  }
+
+  /**
+   * Queues deliveries one job each (the sweeper): a delivery whose job is still queued is
+   * not queued twice.
+   * @throws the Redis error when the queue cannot be reached.
+   */
+  async requeue(deliveries: QueuedDelivery[]): Promise<void> {
+    await this.addAll(deliveries.map((delivery) => this.deliveryJob(delivery)));
+  }
+
+  /**
+   * Queues the next attempt of a delivery whose attempt in a batch failed, `delayMs` from now
+   * (its retry schedule's next step). A job of the delivery already queued (by the sweeper)
+   * stays as it is: it waits for the delivery to be due before it attempts.
+   * @throws the Redis error when the queue cannot be reached (the sweeper will re-queue).
+   */
+  async enqueueRetry(delivery: QueuedDelivery, delayMs: number): Promise<void> {
+    const job = this.deliveryJob(delivery);
+    await this.queue.add(job.name, job.data, { ...job.opts, delay: delayMs });
+  }
+
+  private deliveryJob({ id, endpointId }: QueuedDelivery) {
+    return {
+      name: DELIVER_JOB,
+      data: { deliveryId: id, endpointId, deployment: this.deployment.id },
+      opts: { ...this.jobOptions(), jobId: deliveryJobId(id) },
+    };
+  }
+
+  private jobOptions() {
+    return {
+      attempts: this.config.webhookRetryScheduleMs.length + 1,
+      backoff: { type: 'custom' },
+      removeOnComplete: true,
+      removeOnFail: true,
+    };
+  }
+
+  private async addAll(
+    jobs: Array<{
+      name: string;
+      data: DeliveryJobData | DeliveryBatchJobData;
+      opts: ReturnType<DeliveryDispatcher['jobOptions']> & { jobId: string };
+    }>,
+  ): Promise<void> {
+    for (let i = 0; i < jobs.length; i += BULK_CHUNK) {
+      await this.queue.addBulk(jobs.slice(i, i + BULK_CHUNK));
     }
   }
 

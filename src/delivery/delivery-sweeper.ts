@@ -60,7 +60,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
           after,
         );
         if (overdue.length === 0) break;
-        await this.dispatcher.enqueue(overdue);
+        await this.dispatcher.requeue(overdue);
         queued += overdue.length;
         after = overdue[overdue.length - 1];
         if (overdue.length < SWEEP_BATCH || queued >= SWEEP_PASS_LIMIT || !this.timer) break;

@@ -3,17 +3,30 @@ import { Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { AppConfig } from '../config/app-config';
 import { DeploymentIdentity } from '../database/deployment-identity';
-import { DELIVERY_QUEUE, deliveryBackoff, type DeliveryJobData } from './delivery-queue';
-import { ScheduledAttempts, type AttemptOutcome } from './scheduled-attempts';
+import {
+  DELIVER_BATCH_JOB,
+  DELIVERY_QUEUE,
+  deliveryBackoff,
+  type DeliveryBatchJobData,
+  type DeliveryJobData,
+} from './delivery-queue';
+import {
+  NotDueError,
+  ScheduledAttempts,
+  type AttemptOutcome,
+  type BatchOutcome,
+} from './scheduled-attempts';
 
 /** How long a foreign job is put back before a worker looks at it again, in ms. */
 const FOREIGN_JOB_DELAY_MS = 5_000;
 
 /**
- * The delivery worker (docs/webhooks.md): one job is one attempt of one delivery. A failed attempt
- * throws, so BullMQ's retry runs on `WEBHOOK_RETRY_SCHEDULE`. The job lock (15 s, renewed
- * every 7.5 s while the worker lives) lets another worker take over a killed worker's jobs
- * within about 20 s (docs/reliability.md "Duplicates").
+ * The delivery worker (docs/webhooks.md, docs/reliability.md "Batches"): a batch job runs the
+ * first attempts of up to 50 new deliveries to one endpoint; a delivery job runs one attempt of
+ * one delivery, and a failed attempt throws, so BullMQ's retry runs on
+ * `WEBHOOK_RETRY_SCHEDULE`. Up to `WEBHOOK_WORKER_CONCURRENCY` jobs run at once, and as many
+ * attempts. The job lock (15 s, renewed every 7.5 s while the worker lives) lets another worker
+ * take over a killed worker's jobs within about 20 s (docs/reliability.md "Duplicates").
  */
 @Processor(DELIVERY_QUEUE, {
   concurrency: 50,
@@ -38,11 +51,14 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   }
 
   /**
-   * Runs one attempt. A job of another deployment (possible only when two deployments were
+   * Runs a job's attempts. A job of another deployment (possible only when two deployments were
    * forced onto one `QUEUE_PREFIX`) is never completed here: it is put back, delayed, and an
-   * error is logged.
+   * error is logged; so is a delivery job whose delivery is not due yet, until it is.
    */
-  async process(job: Job<DeliveryJobData>, token?: string): Promise<AttemptOutcome> {
+  async process(
+    job: Job<DeliveryJobData | DeliveryBatchJobData>,
+    token?: string,
+  ): Promise<AttemptOutcome | BatchOutcome> {
     const owner = job.data.deployment;
     if (owner !== undefined && owner !== this.deployment.id) {
       this.logger.error(
@@ -52,7 +68,25 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
       await job.moveToDelayed(Date.now() + FOREIGN_JOB_DELAY_MS, token);
       throw new DelayedError();
     }
-    return this.scheduled.run(job.data.deliveryId, job.data.endpointId, job.attemptsStarted > 1);
+    // Ran before and failed, or was taken over from a stopped worker; a job put back because
+    // its delivery was not due (NotDueError) did not run before.
+    const resumed = job.attemptsMade > 0 || job.stalledCounter > 0;
+    if (job.name === DELIVER_BATCH_JOB) {
+      const { deliveryIds, endpointId } = job.data as DeliveryBatchJobData;
+      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed);
+      if (outcome.left === 0) return outcome;
+      // Stopping: what was not started goes back to the queue for another worker at once.
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    const { deliveryId, endpointId } = job.data as DeliveryJobData;
+    try {
+      return await this.scheduled.run(deliveryId, endpointId, resumed);
+    } catch (error) {
+      if (!(error instanceof NotDueError)) throw error;
+      await job.moveToDelayed(Date.now() + error.waitMs, token);
+      throw new DelayedError();
+    }
   }
 
   /**
@@ -60,6 +94,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
    * (shutdown, step 2 of docs/reliability.md "Shutdown").
    */
   async stopTakingJobs(): Promise<void> {
+    this.scheduled.stopStartingAttempts();
     await this.worker.close();
   }
 

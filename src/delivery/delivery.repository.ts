@@ -24,6 +24,8 @@ export interface DeliveryWork {
   /** The event's type, e.g. `lead.created`. */
   eventType: string;
   body: string;
+  /** How long until its next attempt is due, by PostgreSQL's clock, in ms; 0 when due. */
+  waitMs: number;
 }
 
 /** A pending delivery found overdue by the sweeper. */
@@ -54,6 +56,13 @@ export interface AttemptStart {
   eventType: string;
   attemptedAt: Date;
   request: RecordedRequest;
+  /**
+   * Set for a scheduled attempt (absent for redeliveries and test messages): the delivery's
+   * attempt count as the caller read it. The attempt is recorded as number `attemptCount + 1`
+   * of its delivery, unique: of two jobs that read the same state of a delivery, only one
+   * begins an attempt (docs/reliability.md "One scheduled attempt at a time").
+   */
+  scheduled?: { attemptCount: number };
 }
 
 /** An attempt's result, and what it does to its delivery (`next` null: leave the delivery as is). */
@@ -236,8 +245,10 @@ export class DeliveryRepository {
       event_id: string;
       event_type: string;
       body: string;
+      wait_ms: number;
     }> = await this.dataSource.query(
-      `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body
+      `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body,
+              GREATEST(0, ceil(extract(epoch FROM d.next_attempt_at - now()) * 1000))::int AS wait_ms
          FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
         WHERE d.id = ANY($1::bigint[])`,
       [ids],
@@ -253,6 +264,7 @@ export class DeliveryRepository {
           eventId: row.event_id,
           eventType: row.event_type,
           body: row.body,
+          waitMs: row.wait_ms ?? 0,
         },
       ]),
     );
@@ -261,39 +273,77 @@ export class DeliveryRepository {
 
   /**
    * Writes attempts that are about to be sent (`finished_at` NULL), before any byte leaves,
-   * so a send whose result is lost (a killed worker, an outage) is still in the log.
-   * @returns the attempt ids, in the order of `starts`.
+   * so a send whose result is lost (a killed worker, an outage) is still in the log. A
+   * `scheduled` start whose attempt its delivery already has (another job read the same state
+   * of the delivery and began it first) is not written.
+   * @returns the attempt ids, in the order of `starts`; null for a scheduled start not written.
    */
-  async beginAttempts(manager: EntityManager, starts: AttemptStart[]): Promise<number[]> {
-    const rows: Array<{ id: string; ord: string }> = await manager.query(
-      `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
-                                             duration_ms, success, request_url, request_headers, request_body)
+  async beginAttempts(
+    manager: EntityManager,
+    starts: AttemptStart[],
+  ): Promise<Array<number | null>> {
+    // Of two scheduled starts of one delivery in one batch, the second is not even tried.
+    const claimed = new Set<number>();
+    const written = starts.filter((a) => {
+      if (!a.scheduled || a.deliveryId === null) return true;
+      if (claimed.has(a.deliveryId)) return false;
+      claimed.add(a.deliveryId);
+      return true;
+    });
+    const rows: Array<{ id: string; delivery_id: string | null; attempt_number: number | null }> =
+      await manager.query(
+        `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
+                                             duration_ms, success, request_url, request_headers, request_body,
+                                             attempt_number)
        SELECT a.endpoint_id, a.delivery_id, a.message_id, a.event_type, a.attempted_at,
-              0, false, a.request_url, a.request_headers::json, a.request_body
-         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[])
+              0, false, a.request_url, a.request_headers::json, a.request_body, a.attempt_number
+         FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::int[])
               WITH ORDINALITY
-              AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, ord)
+              AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, ord)
         ORDER BY a.ord
-       RETURNING id`,
-      [
-        starts.map((a) => a.endpointId),
-        starts.map((a) => a.deliveryId),
-        starts.map((a) => a.messageId),
-        starts.map((a) => a.eventType),
-        starts.map((a) => a.attemptedAt),
-        starts.map((a) => a.request.url),
-        starts.map((a) => JSON.stringify(a.request.headers)),
-        starts.map((a) => a.request.body),
-      ],
-    );
-    // INSERT … SELECT … ORDER BY inserts, and so returns, in that order.
-    return rows.map((row) => Number(row.id));
+           ON CONFLICT (delivery_id, attempt_number) WHERE attempt_number IS NOT NULL DO NOTHING
+       RETURNING id, delivery_id, attempt_number`,
+        [
+          written.map((a) => a.endpointId),
+          written.map((a) => a.deliveryId),
+          written.map((a) => a.messageId),
+          written.map((a) => a.eventType),
+          written.map((a) => a.attemptedAt),
+          written.map((a) => a.request.url),
+          written.map((a) => JSON.stringify(a.request.headers)),
+          written.map((a) => a.request.body),
+          written.map((a) => (a.scheduled ? a.scheduled.attemptCount + 1 : null)),
+        ],
+      );
+    // INSERT … SELECT … ORDER BY inserts, and so returns, in that order; a start not written is
+    // a scheduled one, so the next row returned is a later start's.
+    const ids = new Map<AttemptStart, number>();
+    let next = 0;
+    for (const a of written) {
+      const row = rows[next];
+      const isOurs =
+        row !== undefined &&
+        (!a.scheduled ||
+          (Number(row.delivery_id) === a.deliveryId &&
+            row.attempt_number === a.scheduled.attemptCount + 1));
+      if (isOurs) {
+        ids.set(a, Number(row.id));
+        next += 1;
+      }
+    }
+    return starts.map((a) => ids.get(a) ?? null);
   }
 
   /**
    * Records the results of begun attempts and moves their deliveries on, in the caller's
    * transaction: one UPDATE per table whatever the number of attempts. An attempt already
    * closed meanwhile (as of unknown outcome, see {@link closeUnfinished}) keeps that record.
+   *
+   * "Still unfinished" is written `num_nulls(finished_at) = 1`, not `finished_at IS NULL`, on
+   * purpose: the latter matches the predicate of the partial index of unfinished attempts, and
+   * the planner then scans that index, which under load holds a dead entry for every attempt
+   * finished since the last vacuum (thousands: 5 ms per batch in the dispatch benchmark),
+   * instead of looking each attempt up by its primary key.
    * @returns the finished rows by attempt id (absent: it was already closed).
    */
   async finishAttempts(
@@ -307,7 +357,7 @@ export class DeliveryRepository {
                 error = u.error, response_excerpt = u.response_excerpt, finished_at = now()
            FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[])
                 AS u(id, duration_ms, status_code, success, error, response_excerpt)
-          WHERE a.id = u.id AND a.finished_at IS NULL
+          WHERE a.id = u.id AND num_nulls(a.finished_at) = 1
       RETURNING ${ATTEMPT_COLUMNS}`,
         [
           attempts.map((a) => a.id),

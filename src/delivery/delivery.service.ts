@@ -75,7 +75,7 @@ export class DeliveryService {
       messageId: work.eventId,
       eventType: work.eventType,
     };
-    const { id, result } = await this.runner.run(start, target, work.body);
+    const { id, result } = (await this.runner.run(start, target, work.body))!;
     const record = this.finished(
       await this.attempts.finish({
         ...start,
@@ -119,7 +119,7 @@ export class DeliveryService {
       messageId: message.id,
       eventType: message.eventType,
     };
-    const { id, result } = await this.runner.run(start, target, message.body);
+    const { id, result } = (await this.runner.run(start, target, message.body))!;
     return this.finished(await this.attempts.finish({ ...start, id, result, next: null }));
   }
 

@@ -21,6 +21,10 @@ import { bigintToNumber } from '../database/transformers';
   { where: 'finished_at IS NOT NULL' },
 )
 @Index('idx_webhook_delivery_attempt_unfinished', ['attemptedAt'], { where: 'finished_at IS NULL' })
+@Index('uq_webhook_delivery_attempt_number', ['deliveryId', 'attemptNumber'], {
+  unique: true,
+  where: 'attempt_number IS NOT NULL',
+})
 export class WebhookDeliveryAttempt {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -98,4 +102,14 @@ export class WebhookDeliveryAttempt {
   /** The body sent, for attempts with no event row (pings, test events); else NULL. */
   @Column({ name: 'request_body', type: 'text', nullable: true })
   requestBody!: string | null;
+
+  /**
+   * For a scheduled attempt, its number among its delivery's attempts: the delivery's attempt
+   * count when the job read it, plus one. Unique per delivery, so two queue jobs that read the
+   * same state of a delivery begin one attempt between them (docs/reliability.md "One
+   * scheduled attempt at a time"). NULL for redeliveries, test messages and attempts recorded
+   * before this column existed.
+   */
+  @Column({ name: 'attempt_number', type: 'integer', nullable: true })
+  attemptNumber!: number | null;
 }

@@ -5,6 +5,7 @@ import { IdempotencyKey1795389540035 } from './1795389540035-IdempotencyKey';
 import { ReliabilityRound21795400000000 } from './1795400000000-ReliabilityRound2';
 import { Dashboard1795500000000 } from './1795500000000-Dashboard';
 import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
+import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -17,4 +18,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ReliabilityRound21795400000000,
   Dashboard1795500000000,
   DeliveryLog1795500000001,
+  DeliveryBatches1795600000000,
 ];
