@@ -20,22 +20,21 @@ function element(value: string | null): string {
 }
 
 /**
- * The PostgreSQL `text[]` literals of the leads' {@link LEAD_COLUMNS}, built in one pass over
- * the leads: exactly the text node-postgres sends for an array of strings and nulls (every
- * element quoted, `\` and `"` escaped, null as `NULL`), without its per-element type checks and
- * two regex replacements (about 13 ms of CPU for 10,000 leads).
+ * The PostgreSQL `text[]` literals of the leads' {@link LEAD_COLUMNS}: exactly the text
+ * node-postgres sends for an array of strings and nulls (every element quoted, `\` and `"`
+ * escaped, null as `NULL`), without its per-element type checks and two regex replacements
+ * (about 13 ms of CPU for 10,000 leads). Each literal is one `join` of its elements, a flat
+ * string: built by `+=`, it would be a rope of 10,000 pieces that node-postgres flattens again
+ * twice when it writes the Bind message (`Buffer.byteLength`, then the copy), about as costly
+ * as building it.
  *
  * @param leads the leads in insert order.
  * @returns one literal per column, e.g. `{"+12123744203",NULL}`.
  */
 export function leadColumnLiterals(leads: readonly NormalizedLead[]): string[] {
-  const literals: string[] = LEAD_COLUMNS.map(() => '{');
-  for (let i = 0; i < leads.length; i++) {
-    const lead = leads[i];
-    const separator = i === 0 ? '' : ',';
-    for (let c = 0; c < LEAD_COLUMNS.length; c++) {
-      literals[c] += separator + element(lead[LEAD_COLUMNS[c]]);
-    }
-  }
-  return literals.map((literal) => `${literal}}`);
+  return LEAD_COLUMNS.map((column) => {
+    const elements = new Array<string>(leads.length);
+    for (let i = 0; i < leads.length; i++) elements[i] = element(leads[i][column]);
+    return `{${elements.join(',')}}`;
+  });
 }

@@ -1,8 +1,9 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import { isEmail } from 'class-validator';
-import { cachePhonePatterns } from './phone-patterns';
+import { isEmailAddress } from './email-address';
+import { cachePhonePatterns, spreadParseOptionsNatively } from './phone-patterns';
 
 cachePhonePatterns();
+spreadParseOptionsNatively();
 
 /** One lead of an upload after validation: trimmed, blanks as null, phone in E.164. */
 export interface NormalizedLead {
@@ -93,7 +94,7 @@ export function validateLead(input: Record<string, unknown>, region: CountryCode
       candidate === null ||
       candidate.length > MAX_EMAIL_LENGTH ||
       !candidate.isWellFormed() ||
-      !isEmail(candidate)
+      !isEmailAddress(candidate)
     ) {
       return fail('email', 'email is not a valid email address');
     }

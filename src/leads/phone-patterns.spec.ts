@@ -1,13 +1,17 @@
 import { dirname, join } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
 import examples from 'libphonenumber-js/examples.mobile.json';
-import { cachePhonePatterns, matchesEntirelyCached } from './phone-patterns';
+import {
+  cachePhonePatterns,
+  matchesEntirelyCached,
+  spreadParseOptionsNatively,
+} from './phone-patterns';
 
+const LIBRARY = dirname(require.resolve('libphonenumber-js/package.json'));
 /** The library helper the cache replaces (not exported: reached by its file). */
-const HELPER = join(
-  dirname(require.resolve('libphonenumber-js/package.json')),
-  'build/helpers/matchesEntirely.js',
-);
+const HELPER = join(LIBRARY, 'build/helpers/matchesEntirely.js');
+/** The library module whose options spread is replaced. */
+const WITH_ERROR = join(LIBRARY, 'build/parsePhoneNumberWithError_.js');
 
 type Parse = typeof import('libphonenumber-js/max').parsePhoneNumberFromString;
 
@@ -52,11 +56,13 @@ describe('cachePhonePatterns', () => {
 
   it('gives the same verdicts as the library without the cache, for every region', () => {
     expect(cachePhonePatterns()).toBe(true);
+    expect(spreadParseOptionsNatively()).toBe(true);
     const cached = (
       jest.requireActual('libphonenumber-js/max') as { parsePhoneNumberFromString: Parse }
     ).parsePhoneNumberFromString;
     let original!: Parse;
     let originalHelper: unknown;
+    let originalWithError: unknown;
     jest.isolateModules(() => {
       original = (
         jest.requireActual('libphonenumber-js/max') as { parsePhoneNumberFromString: Parse }
@@ -66,8 +72,10 @@ describe('cachePhonePatterns', () => {
           default: unknown;
         }
       ).default;
+      originalWithError = (jest.requireActual(WITH_ERROR) as { default: unknown }).default;
     });
     expect(originalHelper).not.toBe(matchesEntirelyCached); // a fresh, uncached library
+    expect(String(originalWithError)).toContain('_objectSpread'); // with Babel's spread
     const cases = corpus();
     const valid = cases.filter(({ raw, region }) =>
       verdict(original, raw, region).endsWith('true'),
@@ -78,6 +86,29 @@ describe('cachePhonePatterns', () => {
         `${raw} ${region}: ${verdict(original, raw, region)}`,
       );
     }
+  });
+});
+
+describe('spreadParseOptionsNatively', () => {
+  it('is in place for the installed libphonenumber-js (an upgrade that moves the spread fails here)', () => {
+    expect(spreadParseOptionsNatively()).toBe(true);
+    expect(spreadParseOptionsNatively()).toBe(true);
+    const replaced = (jest.requireActual(WITH_ERROR) as { default: unknown }).default;
+    expect(String(replaced)).not.toContain('_objectSpread');
+  });
+
+  it('passes parse the options it was given, with v2, and leaves them unchanged', () => {
+    expect(spreadParseOptionsNatively()).toBe(true);
+    const { parsePhoneNumberFromString } = jest.requireActual('libphonenumber-js/max') as {
+      parsePhoneNumberFromString: Parse;
+    };
+    const options = { defaultCountry: 'GB' as const, extract: false };
+    expect(parsePhoneNumberFromString('020 7946 0958', options)?.number).toBe('+442079460958');
+    expect(parsePhoneNumberFromString('call 020 7946 0958', options)).toBeUndefined();
+    expect(parsePhoneNumberFromString('call 020 7946 0958', { defaultCountry: 'GB' })?.number).toBe(
+      '+442079460958',
+    );
+    expect(options).toEqual({ defaultCountry: 'GB', extract: false });
   });
 });
 
