@@ -740,7 +740,6 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
         );
         expect(indexes.map((row: { indexname: string }) => row.indexname)).toEqual([
           'PK_e6efad829bd07e78a18fd0ad5d5',
-          'idx_webhook_delivery_attempt_delivery_id',
           'idx_webhook_delivery_attempt_log',
           'idx_webhook_delivery_attempt_log_event_type',
           'idx_webhook_delivery_attempt_unfinished',

@@ -301,7 +301,7 @@ export class DeliveryRepository {
               WITH ORDINALITY
               AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, ord)
         ORDER BY a.ord
-           ON CONFLICT (delivery_id, attempt_number) WHERE attempt_number IS NOT NULL DO NOTHING
+           ON CONFLICT (delivery_id, attempt_number) DO NOTHING
        RETURNING id, delivery_id, attempt_number`,
         [
           written.map((a) => a.endpointId),

@@ -21,10 +21,7 @@ import { bigintToNumber } from '../database/transformers';
   { where: 'finished_at IS NOT NULL' },
 )
 @Index('idx_webhook_delivery_attempt_unfinished', ['attemptedAt'], { where: 'finished_at IS NULL' })
-@Index('uq_webhook_delivery_attempt_number', ['deliveryId', 'attemptNumber'], {
-  unique: true,
-  where: 'attempt_number IS NOT NULL',
-})
+@Index('uq_webhook_delivery_attempt_number', ['deliveryId', 'attemptNumber'], { unique: true })
 export class WebhookDeliveryAttempt {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -39,7 +36,6 @@ export class WebhookDeliveryAttempt {
   })
   endpoint?: WebhookEndpoint;
 
-  @Index('idx_webhook_delivery_attempt_delivery_id')
   @Column({ name: 'delivery_id', type: 'bigint', nullable: true, transformer: bigintToNumber })
   deliveryId!: number | null;
 
@@ -108,7 +104,8 @@ export class WebhookDeliveryAttempt {
    * count when the job read it, plus one. Unique per delivery, so two queue jobs that read the
    * same state of a delivery begin one attempt between them (docs/reliability.md "One
    * scheduled attempt at a time"). NULL for redeliveries, test messages and attempts recorded
-   * before this column existed.
+   * before this column existed (NULLs never collide). Its index, led by `delivery_id`, also
+   * serves the delivery foreign key and the look-ups of a delivery's attempts.
    */
   @Column({ name: 'attempt_number', type: 'integer', nullable: true })
   attemptNumber!: number | null;
