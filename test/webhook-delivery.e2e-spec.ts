@@ -387,6 +387,33 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
       ]);
     });
 
+    it('holds a job of a delivery that is not due yet until it is, then sends it once', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      const endpoint = await t.given.endpoint(me.campaignId, r.url, ['call.completed']);
+      const [row] = await t.db.query(
+        `WITH e AS (
+           INSERT INTO webhook_event (id, campaign_id, type, body, created_at)
+           VALUES (gen_random_uuid(), $1, 'call.completed', '{}', now()) RETURNING id)
+         INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+         SELECT id, $2, 'pending', 0, now() + interval '3 seconds' FROM e
+         RETURNING id, extract(epoch FROM next_attempt_at) * 1000 AS due_ms`,
+        [me.campaignId, endpoint.id],
+      );
+      // As a batch's retry is queued next to a job the sweeper queued earlier.
+      await t.app
+        .get(DeliveryDispatcher)
+        .requeue([{ id: Number(row.id), endpointId: endpoint.id }]);
+      await sleep(1_500);
+      expect(r.received).toHaveLength(0);
+      const [w] = await r.waitFor(1, 10_000);
+      // Within the 1 s a retry may come early by PostgreSQL's clock.
+      expect(w.receivedAt).toBeGreaterThanOrEqual(Number(row.due_ms) - 1_000);
+      await sleep(700);
+      expect(r.received).toHaveLength(1);
+      expect(await deliveriesOf(endpoint.id)).toEqual([{ status: 'succeeded', attempt_count: 1 }]);
+    });
+
     it('sends a delivery queued in a batch and in jobs of its own at the same time once', async () => {
       const me = await t.given.caller();
       const r = await receiver();
