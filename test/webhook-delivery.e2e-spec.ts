@@ -2,7 +2,12 @@ import { startTestApp, type TestApp, type Caller, uploadBody } from './support/t
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { eventually, sleep } from './support/eventually';
 import { DeliveryService } from '../src/delivery/delivery.service';
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import { DeliveryDispatcher } from '../src/delivery/delivery-dispatcher';
+import { DeliveryProcessor } from '../src/delivery/delivery.processor';
+import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
+import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery-queue';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 
 const UPLOAD = '/api/v1/leads/upload';
@@ -385,6 +390,43 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
         { status: 'succeeded', attempt_count: 2 },
         ...Array.from({ length: 6 }, () => ({ status: 'succeeded', attempt_count: 1 })),
       ]);
+    });
+
+    it('the sweeper leaves deliveries waiting in a queued batch to it, and re-queues lost ones', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      const endpoint = await t.given.endpoint(me.campaignId, r.url, ['call.completed']);
+      const insert = (count: number, due: string): Promise<Array<{ id: string }>> =>
+        t.db.query(
+          `WITH e AS (
+             INSERT INTO webhook_event (id, campaign_id, type, body, created_at)
+             SELECT gen_random_uuid(), $1, 'call.completed', '{}', now() FROM generate_series(1, $3::int)
+             RETURNING id)
+           INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+           SELECT id, $2, 'pending', 0, ${due} FROM e RETURNING id`,
+          [me.campaignId, endpoint.id, count],
+        );
+      const worker = t.app.get(DeliveryProcessor).worker;
+      await worker.pause();
+      try {
+        // A backlog: a batch queued as its deliveries were committed, not taken yet.
+        const batched = (await insert(5, 'now()')).map((row) => Number(row.id));
+        const dispatcher = t.app.get(DeliveryDispatcher);
+        await dispatcher.enqueue(batched.map((id) => ({ id, endpointId: endpoint.id })));
+        // Deliveries committed an hour ago whose jobs Redis lost.
+        const lost = (await insert(3, "now() - interval '1 hour'")).map((row) => Number(row.id));
+        await sleep(1_200); // the batch's deliveries are now overdue by more than the interval
+        await t.app.get(DeliverySweeper).sweep();
+        const queue = t.app.get<Queue>(getQueueToken(DELIVERY_QUEUE));
+        for (const id of lost) expect(await queue.getJob(deliveryJobId(id))).toBeDefined();
+        for (const id of batched) expect(await queue.getJob(deliveryJobId(id))).toBeUndefined();
+      } finally {
+        await worker.resume();
+      }
+      await r.waitFor(8);
+      await sleep(700);
+      expect(r.received).toHaveLength(8);
+      expect(new Set(r.received.map((w) => w.headers['webhook-id'])).size).toBe(8);
     });
 
     it('holds a job of a delivery that is not due yet until it is, then sends it once', async () => {

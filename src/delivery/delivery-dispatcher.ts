@@ -85,6 +85,16 @@ export class DeliveryDispatcher implements OnModuleInit {
     await this.queue.add(job.name, job.data, { ...job.opts, delay: delayMs });
   }
 
+  /**
+   * When the job next in line to be taken was queued (its BullMQ timestamp, ms since the
+   * epoch), or null when no job waits. Every job still waiting was queued no earlier.
+   * @throws the Redis error when the queue cannot be reached.
+   */
+  async nextInLineQueuedAt(): Promise<number | null> {
+    const [next] = await this.queue.getJobs(['wait'], 0, 0, true);
+    return next?.timestamp ?? null;
+  }
+
   private deliveryJob({ id, endpointId }: QueuedDelivery) {
     return {
       name: DELIVER_JOB,

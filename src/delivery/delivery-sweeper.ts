@@ -12,9 +12,12 @@ const SWEEP_PASS_LIMIT = 100_000;
  * Re-queues pending deliveries whose attempt is overdue (docs/webhooks.md, at least once): those
  * committed but never queued (a crash after commit, Redis briefly down) and those whose job
  * Redis lost; and closes attempts that a dead process left unfinished. Job ids make re-queuing
- * an already queued delivery a no-op, so any number of workers may sweep at once. Runs at
- * start and every `WEBHOOK_SWEEP_INTERVAL_MS` in each worker process; one pass re-queues
- * everything overdue, batch after batch, not one batch per interval.
+ * an already queued delivery job a no-op, so any number of workers may sweep at once. A
+ * delivery due within `WEBHOOK_SWEEP_INTERVAL_MS` of when the job next in line was queued, or
+ * later, may still wait in a queued batch behind a backlog and is left alone until the queue
+ * has moved past it (docs/reliability.md "The sweeper"). Runs at start and every
+ * `WEBHOOK_SWEEP_INTERVAL_MS` in each worker process; one pass re-queues everything overdue,
+ * batch after batch, not one batch per interval.
  */
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -53,11 +56,15 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
     let after: OverdueDelivery | undefined;
     try {
       await this.attempts.closeAbandoned();
+      // A delivery still waiting in a queued job (a batch behind a backlog) was due no later
+      // than about when the job next in line was queued: leave those to their jobs.
+      const queuedBefore = await this.dispatcher.nextInLineQueuedAt();
       for (;;) {
         const overdue = await this.repository.findOverdue(
           this.config.webhookSweepIntervalMs,
           SWEEP_BATCH,
           after,
+          queuedBefore,
         );
         if (overdue.length === 0) break;
         await this.dispatcher.requeue(overdue);

@@ -464,16 +464,21 @@ export class DeliveryRepository {
    * Pending deliveries whose attempt is overdue by `graceMs` (committed but never queued, or
    * lost by Redis), oldest first, `limit` at a time.
    * @param after the last row of the previous page (keyset pagination).
+   * @param queuedBefore only deliveries due more than `graceMs` before this time (ms since the
+   *   epoch; null: no such bound).
    */
   async findOverdue(
     graceMs: number,
     limit: number,
     after?: OverdueDelivery,
+    queuedBefore: number | null = null,
   ): Promise<OverdueDelivery[]> {
     const rows: Array<{ id: string; endpoint_id: number; next_attempt_at: string }> =
       await this.dataSource.query(
         `SELECT id, endpoint_id, next_attempt_at::text FROM webhook_delivery d
           WHERE status = 'pending' AND next_attempt_at < now() - make_interval(secs => $1::double precision / 1000)
+            AND ($5::timestamptz IS NULL
+                 OR next_attempt_at < $5::timestamptz - make_interval(secs => $1::double precision / 1000))
             AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::bigint))
             -- An attempt in flight is not overdue: its job is alive (or its process died, and
             -- the attempt is closed as abandoned before the delivery is swept again).
@@ -481,7 +486,13 @@ export class DeliveryRepository {
                              WHERE a.delivery_id = d.id AND a.finished_at IS NULL)
           ORDER BY next_attempt_at, id
           LIMIT $2`,
-        [graceMs, limit, after?.nextAttemptAt ?? null, after?.id ?? null],
+        [
+          graceMs,
+          limit,
+          after?.nextAttemptAt ?? null,
+          after?.id ?? null,
+          queuedBefore === null ? null : new Date(queuedBefore),
+        ],
       );
     return rows.map((row) => ({
       id: Number(row.id),
