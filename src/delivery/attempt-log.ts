@@ -63,9 +63,9 @@ export class AttemptLog {
    *   attempts as of unknown outcome. The job's lock is the caller's, so they belong to a
    *   process that stopped, or to a begin whose commit reached PostgreSQL but not its caller.
    * @returns the attempt id to pass to {@link finish}, and how many of the delivery's
-   *   abandoned attempts were closed first (they count in its attempt number); null for an
-   *   `exclusive` start whose delivery has another scheduled attempt in flight (nothing may be
-   *   sent then).
+   *   abandoned attempts were closed first (they count in its attempt number); null for a
+   *   `scheduled` start whose attempt number its delivery already has: another job read the
+   *   same state and began it first (nothing may be sent then).
    * @throws database errors (nothing may be sent then).
    */
   begin(start: AttemptStart, closeOrphans = false): Promise<BegunAttempt | null> {

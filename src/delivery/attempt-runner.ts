@@ -23,8 +23,8 @@ export class AttemptRunner {
    *   (pings, test events): a delivery's body is its event's, stored once.
    * @param closeOrphans see {@link AttemptLog.begin}.
    * @returns the attempt's id, how many abandoned attempts were closed first, and the result;
-   *   null, nothing sent, for an `exclusive` start whose delivery has another scheduled
-   *   attempt in flight.
+   *   null, nothing sent, for a `scheduled` start that another job began first
+   *   ({@link AttemptLog.begin}).
    */
   async run(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,

@@ -75,6 +75,7 @@ export class DeliveryService {
       messageId: work.eventId,
       eventType: work.eventType,
     };
+    // Not a scheduled start (no attempt number): it is always begun, never null.
     const { id, result } = (await this.runner.run(start, target, work.body))!;
     const record = this.finished(
       await this.attempts.finish({
@@ -119,6 +120,7 @@ export class DeliveryService {
       messageId: message.id,
       eventType: message.eventType,
     };
+    // Not a scheduled start: always begun, never null.
     const { id, result } = (await this.runner.run(start, target, message.body))!;
     return this.finished(await this.attempts.finish({ ...start, id, result, next: null }));
   }

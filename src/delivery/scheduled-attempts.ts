@@ -12,7 +12,7 @@ import { nextStep } from './retry-schedule';
 
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
- * another scheduled attempt of it is in flight), `dropped` (its endpoint was disabled or
+ * another job began the same attempt first), `dropped` (its endpoint was disabled or
  * deleted), `missing` (no such delivery in this deployment's database).
  */
 export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
@@ -42,7 +42,7 @@ export class NotDueError extends Error {
 
 /** The result of one scheduled attempt of a delivery. */
 type Attempted =
-  | { kind: 'succeeded' | 'in-flight' | 'left' }
+  | { kind: 'succeeded' | 'taken' | 'left' }
   | { kind: 'retry'; delayMs: number; reason: string }
   | { kind: 'failed'; reason: string };
 
@@ -84,7 +84,7 @@ export class ScheduledAttempts {
    * @param resumed the job ran before (a retry, or taken over from a stopped worker): close
    *   the delivery's attempts that a dead process left unfinished first.
    * @returns `skipped` when the delivery is no longer pending (already done, or queued twice)
-   *   or another scheduled attempt of it is in flight, `dropped` when its endpoint was
+   *   or another job began the same attempt first, `dropped` when its endpoint was
    *   disabled or deleted meanwhile (nothing is sent), `missing` when this deployment's
    *   database has no such delivery (logged).
    * @throws NotDueError when the delivery is not due yet (the job waits until it is);
@@ -111,7 +111,7 @@ export class ScheduledAttempts {
     switch (attempted.kind) {
       case 'succeeded':
         return 'succeeded';
-      case 'in-flight':
+      case 'taken':
       case 'left':
         return 'skipped';
       case 'retry':
@@ -173,7 +173,7 @@ export class ScheduledAttempts {
           }
           const attempted = await this.attempt(work, target, resumed, true);
           if (attempted.kind === 'left') tally.left += 1;
-          else if (attempted.kind === 'in-flight') tally.skipped += 1;
+          else if (attempted.kind === 'taken') tally.skipped += 1;
           else if (attempted.kind === 'succeeded') tally.succeeded += 1;
           else if (attempted.kind === 'failed') tally.failed += 1;
           else if (attempted.kind === 'retry') {
@@ -239,7 +239,7 @@ export class ScheduledAttempts {
     );
     if (begun === 'left') return { kind: 'left' };
     // Another job of the delivery attempted it since it was read, or is attempting it now.
-    if (!begun) return { kind: 'in-flight' };
+    if (!begun) return { kind: 'taken' };
     const { id: attemptId, closedBefore, result } = begun;
     // Attempts closed as abandoned just now count too: the schedule goes on after them.
     const attemptNumber = work.attemptCount + closedBefore + 1;
