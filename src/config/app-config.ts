@@ -34,7 +34,7 @@ export class AppConfig {
   webhookAllowPrivateUrls!: boolean;
   /** Whether the API process also runs the delivery worker (`RUN_WORKER`, default true). */
   runWorker!: boolean;
-  /** Delivery attempts one worker process runs at once (`WEBHOOK_WORKER_CONCURRENCY`, default 50). */
+  /** Delivery attempts one worker process runs at once (`WEBHOOK_WORKER_CONCURRENCY`, default 200). */
   webhookWorkerConcurrency!: number;
   /** How often a worker re-queues deliveries committed but never queued, in ms (`WEBHOOK_SWEEP_INTERVAL_MS`, default 10000). */
   webhookSweepIntervalMs!: number;
@@ -264,7 +264,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     ),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
     runWorker: bool('RUN_WORKER', true),
-    webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 50, 1, 1000),
+    webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 200, 1, 1000),
     webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
     queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,

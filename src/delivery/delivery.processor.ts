@@ -29,7 +29,7 @@ const FOREIGN_JOB_DELAY_MS = 5_000;
  * take over a killed worker's jobs within about 20 s (docs/reliability.md "Duplicates").
  */
 @Processor(DELIVERY_QUEUE, {
-  concurrency: 50,
+  concurrency: 200,
   lockDuration: 15_000,
   stalledInterval: 5_000,
   maxStalledCount: 1_000,
