@@ -6,6 +6,7 @@ import {
   JoinColumn,
   ManyToOne,
   PrimaryColumn,
+  Unique,
 } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
 import { ApiKey } from '../auth/api-key.entity';
@@ -18,6 +19,7 @@ import { ApiKey } from '../auth/api-key.entity';
  */
 @Entity({ name: 'lead_import' })
 @Index('idx_lead_import_campaign_id_created_at', ['campaignId', 'createdAt'])
+@Unique('uq_lead_import_id_campaign_id', ['id', 'campaignId'])
 export class LeadImport {
   /** The `import_id` of the 202 response (UUID). */
   @PrimaryColumn({ type: 'uuid' })

@@ -6,16 +6,17 @@ const pgError = (code: string, constraint?: string) =>
   Object.assign(new Error(`sqlstate ${code}`), { driverError: { code, constraint } });
 
 describe('breaksCampaignForeignKey', () => {
-  it('recognises a foreign-key violation of lead_import or lead against campaign', () => {
+  it('recognises a foreign-key violation of lead_import against campaign', () => {
     expect(breaksCampaignForeignKey(pgError('23503', 'fk_lead_import_campaign'))).toBe(true);
-    expect(breaksCampaignForeignKey(pgError('23503', 'fk_lead_campaign'))).toBe(true);
   });
 
   it('ignores other constraints and other errors', () => {
     expect(breaksCampaignForeignKey(pgError('23503', 'fk_lead_import_api_key'))).toBe(false);
+    // A lead's import is written in the same transaction, before the leads.
+    expect(breaksCampaignForeignKey(pgError('23503', 'fk_lead_lead_import'))).toBe(false);
     expect(breaksCampaignForeignKey(pgError('23503'))).toBe(false);
-    expect(breaksCampaignForeignKey(pgError('23505', 'fk_lead_campaign'))).toBe(false);
-    expect(breaksCampaignForeignKey(new Error('fk_lead_campaign'))).toBe(false);
+    expect(breaksCampaignForeignKey(pgError('23505', 'fk_lead_import_campaign'))).toBe(false);
+    expect(breaksCampaignForeignKey(new Error('fk_lead_import_campaign'))).toBe(false);
     expect(breaksCampaignForeignKey(undefined)).toBe(false);
   });
 });
@@ -139,7 +140,7 @@ describe('LeadsRepository.insertIgnoringDuplicates', () => {
   });
 
   it('rethrows any other error of the insert', async () => {
-    const broken = pgError('23503', 'fk_lead_campaign');
+    const broken = pgError('23503', 'fk_lead_lead_import');
     const { manager } = managerWith(broken);
     const repository = new LeadsRepository({} as DataSource);
     await expect(repository.insertIgnoringDuplicates(manager, context, leads)).rejects.toBe(broken);

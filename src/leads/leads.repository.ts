@@ -9,22 +9,24 @@ import type { NormalizedLead } from './lead-validator';
 
 const FOREIGN_KEY_VIOLATION = '23503';
 const UNIQUE_VIOLATION = '23505';
-/** The foreign keys an import breaks when its campaign no longer exists. */
-const CAMPAIGN_FOREIGN_KEYS = new Set(['fk_lead_import_campaign', 'fk_lead_campaign']);
+/**
+ * The foreign key an import breaks when its campaign no longer exists. The leads reference
+ * the import (`fk_lead_lead_import`), written first in the same transaction, which holds the
+ * campaign's row from then on.
+ */
+const CAMPAIGN_FOREIGN_KEY = 'fk_lead_import_campaign';
 
 /**
  * Whether `error` (as TypeORM throws it, the PostgreSQL error under `driverError`) is a
- * foreign-key violation (`23503`) of `lead_import` or `lead` against `campaign`: the campaign
- * was deleted while the upload ran.
+ * foreign-key violation (`23503`) of `lead_import` against `campaign`: the campaign was
+ * deleted while the upload ran.
  */
 export function breaksCampaignForeignKey(error: unknown): boolean {
   const driverError = (
     error as { driverError?: { code?: unknown; constraint?: unknown } } | null | undefined
   )?.driverError;
   return (
-    driverError?.code === FOREIGN_KEY_VIOLATION &&
-    typeof driverError.constraint === 'string' &&
-    CAMPAIGN_FOREIGN_KEYS.has(driverError.constraint)
+    driverError?.code === FOREIGN_KEY_VIOLATION && driverError.constraint === CAMPAIGN_FOREIGN_KEY
   );
 }
 

@@ -6,6 +6,7 @@ import { ReliabilityRound21795400000000 } from './1795400000000-ReliabilityRound
 import { Dashboard1795500000000 } from './1795500000000-Dashboard';
 import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
+import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -19,4 +20,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   Dashboard1795500000000,
   DeliveryLog1795500000001,
   DeliveryBatches1795600000000,
+  LeadImportKey1795700000000,
 ];
