@@ -85,6 +85,7 @@ const SIZES = QUICK
       // Large enough that the per-lead work, not the request's fixed cost, sets --guard's ratio.
       ingestLeads: 2_000,
       ingestRuns: 5, // a median of five: COPY's own speed swings by a third from run to run
+      ingestWarmups: 1,
       latencyUploads: 10,
       dispatchLeads: 500,
       dispatchTimeoutMs: 30_000,
@@ -100,6 +101,9 @@ const SIZES = QUICK
       rssLeads: 10_000,
       ingestLeads: 10_000,
       ingestRuns: 5,
+      // Uploads (and COPYs) of the same size before the measured ones, discarded: the service
+      // (its JIT, the validation threads) takes about three to reach its steady speed.
+      ingestWarmups: 3,
       latencyUploads: 50,
       dispatchLeads: 10_000,
       dispatchTimeoutMs: 180_000,
@@ -668,6 +672,7 @@ async function setup(state) {
     'memory',
     'hooks',
     ...Array.from({ length: SIZES.ingestRuns }, (_, i) => `ingest-${i + 1}`),
+    ...Array.from({ length: SIZES.ingestWarmups }, (_, i) => `ingest-warmup-${i + 1}`),
   ];
   const [apiKey, ...campaignList] = await mapLimit(['api-key', ...campaignNames], 3, (name) =>
     name === 'api-key'
@@ -757,9 +762,22 @@ async function measureMemory(ctx) {
   return { idle_mb: idle, peak_mb: peak, leads: SIZES.rssLeads };
 }
 
-/** Ours, COPY and naive INSERTs interleaved, the same rows in each round. */
+/**
+ * Ours, COPY and naive INSERTs interleaved, the same rows in each round, after
+ * `SIZES.ingestWarmups` rounds of ours and COPY that are not counted.
+ */
 async function measureIngest(ctx) {
-  const ingest = { ours: [], copy: [], naive: [], upload_ms: [] };
+  const ingest = { ours: [], copy: [], naive: [], upload_ms: [], warmup_ours: [] };
+  for (let i = 1; i <= SIZES.ingestWarmups; i++) {
+    const leads = makeLeads(SIZES.ingestLeads);
+    const campaign = ctx.campaigns[`ingest-warmup-${i}`];
+    const res = await ctx.upload(campaign, leads, `ingest warm-up ${i}`);
+    if (res.accepted) ingest.warmup_ours.push(leads.length / ((res.doneAt - res.startedAt) / 1000));
+    await copyRate(ctx.db, leads, campaign.id, `warmup_${i}`);
+    log(
+      `ingest warm-up ${i}/${SIZES.ingestWarmups}: ours ${Math.round(ingest.warmup_ours.at(-1) ?? 0)} leads/s`,
+    );
+  }
   for (let i = 1; i <= SIZES.ingestRuns; i++) {
     const leads = makeLeads(SIZES.ingestLeads);
     const campaign = ctx.campaigns[`ingest-${i}`];
@@ -1107,7 +1125,7 @@ function buildRows(r) {
   const conns = `${READ_CONNECTIONS} conns`;
 
   const ingest = median(r.ingest.ours);
-  const leads = `${count(SIZES.ingestLeads)}-lead upload, median of ${SIZES.ingestRuns}`;
+  const leads = `${count(SIZES.ingestLeads)}-lead upload, median of ${SIZES.ingestRuns} after ${SIZES.ingestWarmups} warm-ups`;
   const copy = median(r.ingest.copy);
   const ingestRatio = ratioOf(ingest, copy);
   add(`ingest (${leads})`, {
