@@ -7,6 +7,7 @@ import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { WebhookEvent } from './delivery/webhook-event.entity';
 import { WebhookDelivery } from './delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity';
+import { EndpointDeliveryRollup } from './delivery/endpoint-delivery-rollup.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
@@ -28,6 +29,7 @@ export const ENTITIES = [
   WebhookEvent,
   WebhookDelivery,
   WebhookDeliveryAttempt,
+  EndpointDeliveryRollup,
   IdempotencyKey,
   Deployment,
   DashboardUser,

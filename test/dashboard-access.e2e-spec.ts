@@ -127,6 +127,11 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(campaign),
     foreign: theirs(campaign),
   },
+  'GET /dashboard/api/campaigns/:campaign_id/stats': {
+    access: 'any',
+    params: mine(campaign),
+    foreign: theirs(campaign),
+  },
   'POST /dashboard/api/campaigns/:campaign_id/endpoints': {
     access: 'admin',
     params: mine(campaign),
@@ -166,6 +171,11 @@ const ROUTES: Record<string, RouteCase> = {
     foreign: theirs(endpoint),
   },
   'GET /dashboard/api/endpoints/:endpoint_id/attempts': {
+    access: 'any',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id/stats': {
     access: 'any',
     params: mine(endpoint),
     foreign: theirs(endpoint),

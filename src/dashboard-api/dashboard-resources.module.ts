@@ -10,6 +10,7 @@ import { CampaignsController } from './campaigns.controller';
 import { DashboardAudit } from './dashboard-actor';
 import { AttemptsController, DeliveriesController } from './delivery-log.controller';
 import { EndpointsController } from './endpoints.controller';
+import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
 
 /**
@@ -30,6 +31,8 @@ import { EventTypesController } from './event-types.controller';
   controllers: [
     CampaignsController,
     EndpointsController,
+    EndpointStatsController,
+    CampaignStatsController,
     AttemptsController,
     DeliveriesController,
     EventTypesController,

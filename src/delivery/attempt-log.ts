@@ -5,12 +5,15 @@ import { AppConfig } from '../config/app-config';
 import { MicroBatcher } from '../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../common/database-errors';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
+import { rollUp, type RolledAttempt } from './delivery-rollup';
+import { DeliveryRollupRepository } from './delivery-rollup.repository';
 import {
   DeliveryRepository,
   type AttemptRecord,
   type AttemptStart,
   type ClosedAttempt,
   type FinishedAttempt,
+  UNKNOWN_OUTCOME,
 } from './delivery.repository';
 
 /** How long a finished attempt's result is held and retried while PostgreSQL is unreachable, in ms. */
@@ -54,6 +57,7 @@ export class AttemptLog {
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: DeliveryRepository,
     private readonly endpoints: DeliveryTargets,
+    private readonly rollups: DeliveryRollupRepository,
     private readonly config: AppConfig,
   ) {}
 
@@ -129,16 +133,38 @@ export class AttemptLog {
   private async finishBatch(batch: FinishedAttempt[]): Promise<Array<AttemptRecord | null>> {
     const finished = await this.dataSource.transaction(async (manager) => {
       const rows = await this.repository.finishAttempts(manager, batch);
+      const recorded = batch.filter((a) => rows.has(a.id));
       await this.endpoints.countAttempts(
         manager,
-        batch
-          .filter((a) => rows.has(a.id))
-          .map((a) => ({
-            endpointId: a.endpointId,
-            attemptedAt: rows.get(a.id)!.attempted_at,
-            durationMs: a.result.durationMs,
-            success: a.result.success,
-          })),
+        recorded.map((a) => ({
+          endpointId: a.endpointId,
+          attemptedAt: rows.get(a.id)!.attempted_at,
+          durationMs: a.result.durationMs,
+          success: a.result.success,
+        })),
+      );
+      await this.rollups.add(
+        manager,
+        rollUp(
+          recorded.map((a): RolledAttempt => {
+            const attemptedAt = rows.get(a.id)!.attempted_at;
+            const firstSuccess = a.result.success && a.eventCreatedAt;
+            return {
+              endpointId: a.endpointId,
+              attemptedAt,
+              durationMs: a.result.durationMs,
+              success: a.result.success,
+              statusCode: a.result.statusCode,
+              error: a.result.error,
+              lagMs: firstSuccess
+                ? Math.max(
+                    0,
+                    attemptedAt.getTime() + a.result.durationMs - a.eventCreatedAt!.getTime(),
+                  )
+                : null,
+            };
+          }),
+        ),
       );
       return rows;
     });
@@ -166,6 +192,17 @@ export class AttemptLog {
     );
     if (closed.length > 0) {
       await this.endpoints.countAttempts(manager, closed);
+      await this.rollups.add(
+        manager,
+        rollUp(
+          closed.map((c) => ({
+            ...c,
+            statusCode: null,
+            error: UNKNOWN_OUTCOME,
+            lagMs: null,
+          })),
+        ),
+      );
       this.logger.warn(`Closed ${closed.length} attempt(s) left unfinished by a stopped process`);
     }
     return closed;

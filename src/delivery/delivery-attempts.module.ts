@@ -4,7 +4,10 @@ import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';
 import { DeliveryRepository } from './delivery.repository';
+import { DeliveryRollupRepository } from './delivery-rollup.repository';
+import { EndpointDeliveryRollup } from './endpoint-delivery-rollup.entity';
 import { DeliveryService } from './delivery.service';
+import { DeliveryStatsService } from './delivery-stats';
 import { WebhookDelivery } from './webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
 import { WebhookEvent } from './webhook-event.entity';
@@ -17,10 +20,30 @@ import { WebhookSender } from './webhook-sender';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([WebhookEvent, WebhookDelivery, WebhookDeliveryAttempt]),
+    TypeOrmModule.forFeature([
+      WebhookEvent,
+      WebhookDelivery,
+      WebhookDeliveryAttempt,
+      EndpointDeliveryRollup,
+    ]),
     WebhookEndpointsModule,
   ],
-  providers: [DeliveryRepository, AttemptLog, AttemptRunner, DeliveryService, WebhookSender],
-  exports: [DeliveryRepository, AttemptLog, AttemptRunner, DeliveryService, WebhookEndpointsModule],
+  providers: [
+    DeliveryRepository,
+    DeliveryRollupRepository,
+    DeliveryStatsService,
+    AttemptLog,
+    AttemptRunner,
+    DeliveryService,
+    WebhookSender,
+  ],
+  exports: [
+    DeliveryRepository,
+    DeliveryStatsService,
+    AttemptLog,
+    AttemptRunner,
+    DeliveryService,
+    WebhookEndpointsModule,
+  ],
 })
 export class DeliveryAttemptsModule {}

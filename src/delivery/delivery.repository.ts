@@ -26,6 +26,8 @@ export interface DeliveryWork {
   body: string;
   /** How long until its next attempt is due, by PostgreSQL's clock, in ms; 0 when due. */
   waitMs: number;
+  /** When its event was recorded. */
+  eventCreatedAt: Date;
 }
 
 /** A pending delivery found overdue by the sweeper. */
@@ -77,6 +79,12 @@ export interface NewAttempt {
 /** A begun attempt (its row id) with its result. */
 export interface FinishedAttempt extends NewAttempt {
   id: number;
+  /**
+   * When the attempt's event was recorded, if a success of this attempt would be its
+   * delivery's first (the delivery had not succeeded before): the rollups then count its
+   * end-to-end lag (docs/delivery-analytics.md). Absent for pings and test events.
+   */
+  eventCreatedAt?: Date | null;
 }
 
 /** An attempt closed as of unknown outcome, as the health counters and the caller see it. */
@@ -246,8 +254,10 @@ export class DeliveryRepository {
       event_type: string;
       body: string;
       wait_ms: number;
+      event_created_at: Date;
     }> = await this.dataSource.query(
       `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body,
+              e.created_at AS event_created_at,
               GREATEST(0, ceil(extract(epoch FROM d.next_attempt_at - now()) * 1000))::int AS wait_ms
          FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
         WHERE d.id = ANY($1::bigint[])`,
@@ -265,6 +275,7 @@ export class DeliveryRepository {
           eventType: row.event_type,
           body: row.body,
           waitMs: row.wait_ms ?? 0,
+          eventCreatedAt: row.event_created_at,
         },
       ]),
     );

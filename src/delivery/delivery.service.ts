@@ -82,6 +82,7 @@ export class DeliveryService {
         ...start,
         id,
         result,
+        eventCreatedAt: work.status === 'succeeded' ? null : work.eventCreatedAt,
         next: result.success ? { status: 'succeeded', nextAttemptAt: null } : null,
       }),
     );

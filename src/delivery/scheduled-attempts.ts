@@ -248,6 +248,8 @@ export class ScheduledAttempts {
       ...start,
       id: attemptId,
       result,
+      // Scheduled attempts run only while the delivery is pending: a success is its first.
+      eventCreatedAt: work.eventCreatedAt,
       next: {
         status: next.status,
         nextAttemptAt: next.status === 'pending' ? new Date(Date.now() + next.delayMs) : null,

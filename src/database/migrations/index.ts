@@ -7,6 +7,7 @@ import { Dashboard1795500000000 } from './1795500000000-Dashboard';
 import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
 import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
+import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -21,4 +22,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryLog1795500000001,
   DeliveryBatches1795600000000,
   LeadImportKey1795700000000,
+  DeliveryRollups1795820000000,
 ];

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import {
+  FAILURE_CLASSES,
+  type FailureClass,
+  type Histogram,
+  type RollupIncrement,
+  type RollupPeriod,
+  type RollupTotals,
+} from './delivery-rollup';
+
+/** The table's failure-count column of each failure class. */
+const FAILURE_COLUMNS: Record<FailureClass, string> = {
+  timeout: 'timeouts',
+  connection_error: 'connection_errors',
+  redirect: 'redirects',
+  client_error: 'client_errors',
+  server_error: 'server_errors',
+  other: 'other_failures',
+};
+
+/** The sum of two `{bucket: count}` histograms, in SQL. */
+const histogramSum = (a: string, b: string): string =>
+  `(SELECT coalesce(jsonb_object_agg(key, total), '{}'::jsonb)
+      FROM (SELECT key, sum(value::int) AS total
+              FROM (SELECT * FROM jsonb_each_text(${a}) UNION ALL SELECT * FROM jsonb_each_text(${b})) AS both_
+             GROUP BY key) AS sums)`;
+
+/** One rollup row as read (docs/delivery-analytics.md). */
+export interface RollupRow extends RollupTotals {
+  endpointId: number;
+  start: Date;
+}
+
+/** The SQL of `endpoint_delivery_rollup` (docs/delivery-analytics.md#rollups). */
+@Injectable()
+export class DeliveryRollupRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /**
+   * Adds increments to their rows (creating them), in the caller's transaction: one
+   * statement for any number. Rows are written in the order given, which {@link rollUp}
+   * sorts, so concurrent batches lock them in one order.
+   */
+  async add(manager: EntityManager, increments: RollupIncrement[]): Promise<void> {
+    if (increments.length === 0) return;
+    const failureColumns = FAILURE_CLASSES.map((c) => FAILURE_COLUMNS[c]);
+    await manager.query(
+      `INSERT INTO endpoint_delivery_rollup AS r
+              (endpoint_id, period, bucket_start, attempts, successes, ${failureColumns.join(', ')},
+               duration_sum_ms, latency, first_successes, lag)
+       SELECT * FROM unnest($1::int[], $2::varchar[], $3::timestamptz[], $4::int[], $5::int[],
+                            ${failureColumns.map((_, i) => `$${i + 6}::int[]`).join(', ')},
+                            $12::float8[], $13::jsonb[], $14::int[], $15::jsonb[])
+       ON CONFLICT (endpoint_id, period, bucket_start) DO UPDATE SET
+              attempts = r.attempts + excluded.attempts,
+              successes = r.successes + excluded.successes,
+              ${failureColumns.map((c) => `${c} = r.${c} + excluded.${c}`).join(',\n              ')},
+              duration_sum_ms = r.duration_sum_ms + excluded.duration_sum_ms,
+              latency = ${histogramSum('r.latency', 'excluded.latency')},
+              first_successes = r.first_successes + excluded.first_successes,
+              lag = ${histogramSum('r.lag', 'excluded.lag')}`,
+      [
+        increments.map((i) => i.endpointId),
+        increments.map((i) => i.period),
+        increments.map((i) => i.start),
+        increments.map((i) => i.attempts),
+        increments.map((i) => i.successes),
+        ...FAILURE_CLASSES.map((c) => increments.map((i) => i.failures[c])),
+        increments.map((i) => i.durationSumMs),
+        increments.map((i) => JSON.stringify(i.latency)),
+        increments.map((i) => i.firstSuccesses),
+        increments.map((i) => JSON.stringify(i.lag)),
+      ],
+    );
+  }
+
+  /**
+   * The rows of some endpoints at one granularity with a start in [`from`, `to`), by start.
+   * Reads only rollups: O(endpoints × periods in the window), whatever the number of attempts.
+   */
+  async read(
+    endpointIds: number[],
+    period: RollupPeriod,
+    from: Date,
+    to: Date,
+  ): Promise<RollupRow[]> {
+    if (endpointIds.length === 0) return [];
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT endpoint_id, bucket_start, attempts, successes, ${FAILURE_CLASSES.map((c) => FAILURE_COLUMNS[c]).join(', ')},
+              duration_sum_ms, latency, first_successes, lag
+         FROM endpoint_delivery_rollup
+        WHERE endpoint_id = ANY($1::int[]) AND period = $2 AND bucket_start >= $3 AND bucket_start < $4
+        ORDER BY bucket_start`,
+      [endpointIds, period, from, to],
+    );
+    return rows.map((row) => ({
+      endpointId: row.endpoint_id as number,
+      start: row.bucket_start as Date,
+      attempts: row.attempts as number,
+      successes: row.successes as number,
+      failures: Object.fromEntries(
+        FAILURE_CLASSES.map((c) => [c, row[FAILURE_COLUMNS[c]] as number]),
+      ) as Record<FailureClass, number>,
+      durationSumMs: row.duration_sum_ms as number,
+      latency: row.latency as Histogram,
+      firstSuccesses: row.first_successes as number,
+      lag: row.lag as Histogram,
+    }));
+  }
+}

@@ -1,0 +1,104 @@
+import {
+  bucketValue,
+  failureClass,
+  HISTOGRAM_BUCKETS,
+  HISTOGRAM_RELATIVE_ERROR,
+  histogramBucket,
+  percentiles,
+  periodStart,
+  rollUp,
+  type RolledAttempt,
+} from './delivery-rollup';
+
+describe('delivery rollups', () => {
+  it('put every duration from 0.1 ms to 9 days in a bucket whose value is within 4.9 % of it', () => {
+    expect(HISTOGRAM_RELATIVE_ERROR).toBeLessThan(0.05);
+    let worst = 0;
+    for (let ms = 0.1; ms < 7.5e8; ms *= 1.0137) {
+      const value = bucketValue(histogramBucket(ms));
+      worst = Math.max(worst, Math.abs(value - ms) / ms);
+    }
+    expect(worst).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR + 1e-12);
+    expect(histogramBucket(0)).toBe(0);
+    expect(histogramBucket(0.0999)).toBe(0);
+    expect(histogramBucket(0.1)).toBe(1);
+    expect(histogramBucket(1e12)).toBe(HISTOGRAM_BUCKETS - 1);
+    expect(histogramBucket(Number.NaN)).toBe(0);
+  });
+
+  it('read nearest-rank percentiles back from a histogram', () => {
+    const durations = Array.from({ length: 1000 }, (_, i) => 1 + i); // 1 … 1000 ms
+    const histogram: Record<string, number> = {};
+    for (const ms of durations) {
+      const b = histogramBucket(ms);
+      histogram[b] = (histogram[b] ?? 0) + 1;
+    }
+    const [p50, p95, p99, p100] = percentiles(histogram, [0.5, 0.95, 0.99, 1]);
+    for (const [got, exact] of [
+      [p50, 500],
+      [p95, 950],
+      [p99, 990],
+      [p100, 1000],
+    ] as const) {
+      expect(Math.abs(got! - exact) / exact).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
+    }
+    expect(percentiles({}, [0.5])).toEqual([null]);
+  });
+
+  it('class failures by answer or by error', () => {
+    const failed = (statusCode: number | null, error: string | null = null) =>
+      failureClass({ success: false, statusCode, error });
+    expect(failureClass({ success: true, statusCode: 204, error: null })).toBeNull();
+    expect(failed(301, 'HTTP 301')).toBe('redirect');
+    expect(failed(404, 'HTTP 404')).toBe('client_error');
+    expect(failed(503, 'HTTP 503')).toBe('server_error');
+    expect(failed(101, 'HTTP 101')).toBe('other');
+    expect(failed(null, 'timed out after 10000 ms')).toBe('timeout');
+    expect(failed(null, 'connection refused')).toBe('connection_error');
+    expect(failed(null, 'ENOTFOUND: getaddrinfo ENOTFOUND x.invalid')).toBe('connection_error');
+    expect(failed(null, 'outcome unknown: the process stopped')).toBe('other');
+    expect(failed(null, 'could not sign: bad secret')).toBe('other');
+  });
+
+  it('start periods at UTC minute, hour and day boundaries', () => {
+    const at = new Date('2026-11-25T17:42:31.250Z');
+    expect(periodStart(at, 'minute').toISOString()).toBe('2026-11-25T17:42:00.000Z');
+    expect(periodStart(at, 'hour').toISOString()).toBe('2026-11-25T17:00:00.000Z');
+    expect(periodStart(at, 'day').toISOString()).toBe('2026-11-25T00:00:00.000Z');
+  });
+
+  it('add a batch up per endpoint and period, sorted for one lock order', () => {
+    const attempt = (over: Partial<RolledAttempt>): RolledAttempt => ({
+      endpointId: 2,
+      attemptedAt: new Date('2026-11-25T17:42:10Z'),
+      durationMs: 10,
+      success: true,
+      statusCode: 204,
+      error: null,
+      lagMs: null,
+      ...over,
+    });
+    const rows = rollUp([
+      attempt({ lagMs: 1500 }),
+      attempt({ success: false, statusCode: 500, error: 'HTTP 500', durationMs: 30 }),
+      attempt({ endpointId: 1, attemptedAt: new Date('2026-11-25T17:43:00Z') }),
+    ]);
+    expect(rows.map((r) => [r.endpointId, r.period, r.start.toISOString(), r.attempts])).toEqual([
+      [1, 'minute', '2026-11-25T17:43:00.000Z', 1],
+      [1, 'hour', '2026-11-25T17:00:00.000Z', 1],
+      [1, 'day', '2026-11-25T00:00:00.000Z', 1],
+      [2, 'minute', '2026-11-25T17:42:00.000Z', 2],
+      [2, 'hour', '2026-11-25T17:00:00.000Z', 2],
+      [2, 'day', '2026-11-25T00:00:00.000Z', 2],
+    ]);
+    const minute = rows[3];
+    expect(minute).toMatchObject({
+      successes: 1,
+      durationSumMs: 40,
+      firstSuccesses: 1,
+      lag: { [histogramBucket(1500)]: 1 },
+      latency: { [histogramBucket(10)]: 1, [histogramBucket(30)]: 1 },
+    });
+    expect(minute.failures.server_error).toBe(1);
+  });
+});

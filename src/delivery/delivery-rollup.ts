@@ -1,0 +1,215 @@
+/**
+ * The arithmetic of delivery rollups (docs/delivery-analytics.md): which failure class an
+ * attempt falls in, the log-spaced histogram buckets of latencies and lags, percentiles read
+ * back from a histogram, and the per-endpoint per-period totals a batch of attempts adds.
+ * Pure: no I/O.
+ */
+
+/** The granularities rollups are kept at; coarser ones are derived from the same attempts. */
+export const ROLLUP_PERIODS = ['minute', 'hour', 'day'] as const;
+export type RollupPeriod = (typeof ROLLUP_PERIODS)[number];
+
+/**
+ * Why an attempt failed: no answer in time, no connection, a 3xx (never followed), a 4xx, a
+ * 5xx, or `other` (another status, a request that could not be signed, or an attempt whose
+ * process died before its result was recorded).
+ */
+export const FAILURE_CLASSES = [
+  'timeout',
+  'connection_error',
+  'redirect',
+  'client_error',
+  'server_error',
+  'other',
+] as const;
+export type FailureClass = (typeof FAILURE_CLASSES)[number];
+
+/** What the rollups need of one finished attempt. */
+export interface RolledAttempt {
+  endpointId: number;
+  attemptedAt: Date;
+  /** ms from sending to the answer or the failure. */
+  durationMs: number;
+  success: boolean;
+  statusCode: number | null;
+  error: string | null;
+  /**
+   * ms from the event being recorded to this attempt's end, when this attempt is its
+   * delivery's first success; null otherwise.
+   */
+  lagMs: number | null;
+}
+
+/**
+ * A histogram of durations in ms as `{bucket: count}`, only buckets with a count. Bucket 0
+ * holds values under {@link HISTOGRAM_MIN_MS}; bucket k ≥ 1 holds
+ * [MIN·GROWTH^(k−1), MIN·GROWTH^k), and the last one everything above too.
+ */
+export type Histogram = Record<string, number>;
+
+/** The lower bound of bucket 1, in ms. */
+export const HISTOGRAM_MIN_MS = 0.1;
+/**
+ * Each bucket is 10 % wider than the one before, so a bucket's geometric middle is within
+ * √1.1 − 1 ≈ 4.9 % of any value in it: a percentile read back is that close to the true one.
+ */
+export const HISTOGRAM_GROWTH = 1.1;
+/** The last bucket: from MIN·GROWTH^239 ≈ 7.8·10^8 ms (about 9 days) up. */
+export const HISTOGRAM_BUCKETS = 241;
+
+/** The most a percentile read from a histogram can be off by, relative to the true value. */
+export const HISTOGRAM_RELATIVE_ERROR = Math.sqrt(HISTOGRAM_GROWTH) - 1;
+
+const LOG_GROWTH = Math.log(HISTOGRAM_GROWTH);
+
+/** The bucket of a duration in ms (see {@link Histogram}). */
+export function histogramBucket(ms: number): number {
+  if (!(ms >= HISTOGRAM_MIN_MS)) return 0;
+  const k = 1 + Math.floor(Math.log(ms / HISTOGRAM_MIN_MS) / LOG_GROWTH);
+  return Math.min(k, HISTOGRAM_BUCKETS - 1);
+}
+
+/** The value a bucket stands for: its geometric middle, in ms (half the minimum for bucket 0). */
+export function bucketValue(bucket: number): number {
+  if (bucket <= 0) return HISTOGRAM_MIN_MS / 2;
+  return HISTOGRAM_MIN_MS * Math.pow(HISTOGRAM_GROWTH, bucket - 0.5);
+}
+
+/** Adds `b` into `a` (mutates and returns `a`). */
+export function mergeHistogram(a: Histogram, b: Histogram): Histogram {
+  for (const [bucket, count] of Object.entries(b)) a[bucket] = (a[bucket] ?? 0) + count;
+  return a;
+}
+
+/**
+ * The nearest-rank percentiles of a histogram, each as its bucket's value (ms, within
+ * {@link HISTOGRAM_RELATIVE_ERROR} of the true percentile); null when it is empty.
+ * @param quantiles each in (0, 1], e.g. `[0.5, 0.95, 0.99]`.
+ */
+export function percentiles(histogram: Histogram, quantiles: number[]): Array<number | null> {
+  const buckets = Object.entries(histogram)
+    .map(([bucket, count]) => [Number(bucket), count] as const)
+    .filter(([, count]) => count > 0)
+    .sort((x, y) => x[0] - y[0]);
+  const total = buckets.reduce((sum, [, count]) => sum + count, 0);
+  if (total === 0) return quantiles.map(() => null);
+  return quantiles.map((q) => {
+    const rank = Math.max(1, Math.ceil(q * total));
+    let seen = 0;
+    for (const [bucket, count] of buckets) {
+      seen += count;
+      if (seen >= rank) return bucketValue(bucket);
+    }
+    return bucketValue(buckets[buckets.length - 1][0]);
+  });
+}
+
+/** The failure class of a failed attempt (null for a success). */
+export function failureClass(attempt: {
+  success: boolean;
+  statusCode: number | null;
+  error: string | null;
+}): FailureClass | null {
+  if (attempt.success) return null;
+  const status = attempt.statusCode;
+  if (status !== null) {
+    if (status >= 300 && status < 400) return 'redirect';
+    if (status >= 400 && status < 500) return 'client_error';
+    if (status >= 500 && status < 600) return 'server_error';
+    return 'other';
+  }
+  const error = attempt.error ?? '';
+  if (error.startsWith('timed out')) return 'timeout';
+  if (error.startsWith('outcome unknown') || error.startsWith('could not sign')) return 'other';
+  return 'connection_error';
+}
+
+/** The start of the period containing `at` (UTC). */
+export function periodStart(at: Date, period: RollupPeriod): Date {
+  const ms = at.getTime();
+  const unit = period === 'minute' ? 60_000 : period === 'hour' ? 3_600_000 : 86_400_000;
+  return new Date(ms - (((ms % unit) + unit) % unit));
+}
+
+/** What a rollup row counts (and what several rows add up to). */
+export interface RollupTotals {
+  attempts: number;
+  successes: number;
+  failures: Record<FailureClass, number>;
+  /** Sum of the attempts' durations, ms. */
+  durationSumMs: number;
+  latency: Histogram;
+  /** Deliveries whose first success is among these attempts. */
+  firstSuccesses: number;
+  lag: Histogram;
+}
+
+/** One endpoint's totals over one period, as a rollup row adds them. */
+export interface RollupIncrement extends RollupTotals {
+  endpointId: number;
+  period: RollupPeriod;
+  /** Start of the period (UTC). */
+  start: Date;
+}
+
+/** Totals of nothing yet. */
+export function emptyTotals(): RollupTotals {
+  return {
+    attempts: 0,
+    successes: 0,
+    failures: Object.fromEntries(FAILURE_CLASSES.map((c) => [c, 0])) as Record<
+      FailureClass,
+      number
+    >,
+    durationSumMs: 0,
+    latency: {},
+    firstSuccesses: 0,
+    lag: {},
+  };
+}
+
+/** Adds `b` into `a` (mutates `a`). */
+export function addTotals(a: RollupTotals, b: RollupTotals): void {
+  a.attempts += b.attempts;
+  a.successes += b.successes;
+  for (const c of FAILURE_CLASSES) a.failures[c] += b.failures[c];
+  a.durationSumMs += b.durationSumMs;
+  mergeHistogram(a.latency, b.latency);
+  a.firstSuccesses += b.firstSuccesses;
+  mergeHistogram(a.lag, b.lag);
+}
+
+/**
+ * The rollup rows a batch of attempts adds to: one per endpoint and period at each
+ * granularity, sorted by (endpoint, period, start) so concurrent writers lock rows in one order.
+ */
+export function rollUp(attempts: RolledAttempt[]): RollupIncrement[] {
+  const rows = new Map<string, RollupIncrement>();
+  for (const a of attempts) {
+    const failure = failureClass(a);
+    for (const period of ROLLUP_PERIODS) {
+      const start = periodStart(a.attemptedAt, period);
+      const key = `${a.endpointId}|${period}|${start.getTime()}`;
+      let row = rows.get(key);
+      if (!row) {
+        row = { endpointId: a.endpointId, period, start, ...emptyTotals() };
+        rows.set(key, row);
+      }
+      row.attempts += 1;
+      if (failure === null) row.successes += 1;
+      else row.failures[failure] += 1;
+      row.durationSumMs += a.durationMs;
+      mergeHistogram(row.latency, { [histogramBucket(a.durationMs)]: 1 });
+      if (a.lagMs !== null) {
+        row.firstSuccesses += 1;
+        mergeHistogram(row.lag, { [histogramBucket(a.lagMs)]: 1 });
+      }
+    }
+  }
+  return [...rows.values()].sort(
+    (x, y) =>
+      x.endpointId - y.endpointId ||
+      ROLLUP_PERIODS.indexOf(x.period) - ROLLUP_PERIODS.indexOf(y.period) ||
+      x.start.getTime() - y.start.getTime(),
+  );
+}

@@ -1,0 +1,74 @@
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
+import type { Histogram, RollupPeriod } from './delivery-rollup';
+
+/**
+ * One endpoint's delivery attempts over one minute, hour or day (docs/delivery-analytics.md):
+ * counts by outcome and failure class, summed duration, and log-spaced histograms of latency
+ * and of end-to-end lag. Written in the transaction that records the attempts, so it always
+ * agrees with them; charts and percentiles read these rows, never the attempts.
+ */
+@Entity({ name: 'endpoint_delivery_rollup' })
+export class EndpointDeliveryRollup {
+  @PrimaryColumn({ name: 'endpoint_id', type: 'integer' })
+  endpointId!: number;
+
+  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'endpoint_id',
+    foreignKeyConstraintName: 'fk_endpoint_delivery_rollup_endpoint',
+  })
+  endpoint?: WebhookEndpoint;
+
+  /** `minute`, `hour` or `day`. */
+  @PrimaryColumn({ type: 'varchar', length: 6 })
+  period!: RollupPeriod;
+
+  /** Start of the period (UTC). */
+  @PrimaryColumn({ name: 'bucket_start', type: 'timestamptz' })
+  bucketStart!: Date;
+
+  @Column({ type: 'integer' })
+  attempts!: number;
+
+  @Column({ type: 'integer' })
+  successes!: number;
+
+  @Column({ type: 'integer' })
+  timeouts!: number;
+
+  @Column({ name: 'connection_errors', type: 'integer' })
+  connectionErrors!: number;
+
+  /** 3xx answers (redirects are never followed). */
+  @Column({ type: 'integer' })
+  redirects!: number;
+
+  /** 4xx answers. */
+  @Column({ name: 'client_errors', type: 'integer' })
+  clientErrors!: number;
+
+  /** 5xx answers. */
+  @Column({ name: 'server_errors', type: 'integer' })
+  serverErrors!: number;
+
+  /** Other failures: other statuses, unsigned requests, attempts of unknown outcome. */
+  @Column({ name: 'other_failures', type: 'integer' })
+  otherFailures!: number;
+
+  /** Sum of the attempts' durations, ms. */
+  @Column({ name: 'duration_sum_ms', type: 'double precision' })
+  durationSumMs!: number;
+
+  /** Attempt durations as `{bucket: count}` (see `Histogram`). */
+  @Column({ type: 'jsonb' })
+  latency!: Histogram;
+
+  /** Deliveries whose first successful attempt is counted here. */
+  @Column({ name: 'first_successes', type: 'integer' })
+  firstSuccesses!: number;
+
+  /** Event recorded → first successful attempt, ms, as `{bucket: count}`. */
+  @Column({ type: 'jsonb' })
+  lag!: Histogram;
+}
