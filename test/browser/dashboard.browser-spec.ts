@@ -1,5 +1,12 @@
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, openPage, type ViewportName, type WatchedPage } from './support/browser';
+import {
+  launchChromium,
+  openPage,
+  type ViewportName,
+  type WatchedPage,
+  closeCheckedPages,
+  submitSignIn,
+} from './support/browser';
 import {
   givenDashboardUser,
   startDashboardService,
@@ -27,11 +34,7 @@ describe('The dashboard in a browser', () => {
     return watched;
   }
 
-  async function signIn(page: Page, email: string, password: string): Promise<void> {
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  }
+  const signIn = submitSignIn;
 
   beforeAll(async () => {
     service = await startDashboardService();
@@ -39,14 +42,7 @@ describe('The dashboard in a browser', () => {
     admin = givenDashboardUser(service.env, 'admin', PASSWORD);
   }, 60_000);
 
-  afterEach(async () => {
-    const watched = pages.splice(0);
-    try {
-      for (const page of watched) page.assertClean();
-    } finally {
-      await Promise.all(watched.map((page) => page.close()));
-    }
-  });
+  afterEach(() => closeCheckedPages(pages));
 
   afterAll(async () => {
     await browser?.close();

@@ -2,7 +2,14 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
-import { launchChromium, openPage, type ViewportName, type WatchedPage } from './support/browser';
+import {
+  launchChromium,
+  openPage,
+  type ViewportName,
+  type WatchedPage,
+  closeCheckedPages,
+  submitSignIn,
+} from './support/browser';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
 
 /** A request the local webhook receiver got. */
@@ -71,9 +78,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     });
     const { page } = watched;
     await page.goto('/dashboard/');
-    await page.getByLabel('Email', { exact: true }).fill(who.email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await submitSignIn(page, who.email, PASSWORD);
     await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
     return watched;
   }
@@ -137,14 +142,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     viewer = givenUserOf(env, accountId, 'viewer', PASSWORD);
   }, 60_000);
 
-  afterEach(async () => {
-    const watched = pages.splice(0);
-    try {
-      for (const page of watched) page.assertClean();
-    } finally {
-      await Promise.all(watched.map((page) => page.close()));
-    }
-  });
+  afterEach(() => closeCheckedPages(pages));
 
   afterAll(async () => {
     await browser?.close();

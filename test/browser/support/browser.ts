@@ -151,3 +151,23 @@ export async function openPage(
   context.setDefaultTimeout(10_000);
   return new WatchedPage(context, await context.newPage());
 }
+
+/** Fills the sign-in form on `page` and submits it (CONTRACT 10.5 names). */
+export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * Closes the pages a test opened (emptying `pages`) after checking each was clean: the
+ * `afterEach` of every browser suite. Fails the test with every page's problems.
+ */
+export async function closeCheckedPages(pages: WatchedPage[]): Promise<void> {
+  const watched = pages.splice(0);
+  try {
+    for (const page of watched) page.assertClean();
+  } finally {
+    await Promise.all(watched.map((page) => page.close()));
+  }
+}

@@ -104,6 +104,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/campaigns/{campaign_id}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a campaign’s delivery figures and charts (all its endpoints) */
+    get: operations['getCampaignStats'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/deliveries/{delivery_id}/redeliver': {
     parameters: {
       query?: never;
@@ -185,6 +202,23 @@ export interface paths {
     put?: never;
     /** Rotate the signing secret */
     post: operations['rotateEndpointSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/endpoints/{endpoint_id}/stats': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an endpoint’s delivery figures and charts */
+    get: operations['getEndpointStats'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -628,10 +662,67 @@ export interface components {
        */
       webhook_id: string;
     };
+    DeliveryFigures: {
+      attempts: number;
+      /** @description Mean attempt duration, ms */
+      avg_duration_ms: number | null;
+      failures: components['schemas']['FailureCounts'];
+      /** @description Deliveries whose first success falls here */
+      first_successes: number;
+      /** @description Event recorded → first successful attempt, ms, within 4.9 % */
+      lag_ms: components['schemas']['LagPercentiles'];
+      /** @description Attempt duration percentiles, ms, within 4.9 % of the exact values */
+      latency_ms: components['schemas']['LatencyPercentiles'];
+      /** @description successes / attempts, 0–1 */
+      success_rate: number | null;
+      successes: number;
+    };
     DeliveryLogPage: {
       items: components['schemas']['DeliveryAttempt'][];
       /** @description Pass it as `cursor` for the next page; null on the last page */
       next_cursor: string | null;
+    };
+    DeliveryStats: {
+      /**
+       * Format: date-time
+       * @description Start of the first point
+       */
+      from: string;
+      /** @description Oldest first, empty periods included */
+      points: components['schemas']['DeliveryStatsPoint'][];
+      /**
+       * @description The period of each point
+       * @enum {string}
+       */
+      resolution: 'minute' | 'hour' | 'day';
+      /**
+       * Format: date-time
+       * @description End of the last point (exclusive)
+       */
+      to: string;
+      totals: components['schemas']['DeliveryFigures'];
+      /** @enum {string} */
+      window: '1h' | '24h' | '7d' | '30d';
+    };
+    DeliveryStatsPoint: {
+      attempts: number;
+      /** @description Mean attempt duration, ms */
+      avg_duration_ms: number | null;
+      failures: components['schemas']['FailureCounts'];
+      /** @description Deliveries whose first success falls here */
+      first_successes: number;
+      /** @description Event recorded → first successful attempt, ms, within 4.9 % */
+      lag_ms: components['schemas']['LagPercentiles'];
+      /** @description Attempt duration percentiles, ms, within 4.9 % of the exact values */
+      latency_ms: components['schemas']['LatencyPercentiles'];
+      /**
+       * Format: date-time
+       * @description Start of the minute, hour or day (UTC)
+       */
+      start: string;
+      /** @description successes / attempts, 0–1 */
+      success_rate: number | null;
+      successes: number;
     };
     ErrorResponse: {
       /**
@@ -683,6 +774,29 @@ export interface components {
         | 'call.started'
         | 'call.completed'
         | 'form.submitted';
+    };
+    FailureCounts: {
+      /** @description 4xx answers */
+      client_error: number;
+      /** @description No connection (refused, DNS, TLS, reset) */
+      connection_error: number;
+      /** @description Other statuses, unsigned requests, attempts of unknown outcome */
+      other: number;
+      /** @description 3xx answers (never followed) */
+      redirect: number;
+      /** @description 5xx answers */
+      server_error: number;
+      /** @description No answer within the timeout */
+      timeout: number;
+    };
+    LagPercentiles: {
+      p50: number | null;
+      p95: number | null;
+    };
+    LatencyPercentiles: {
+      p50: number | null;
+      p95: number | null;
+      p99: number | null;
     };
     RevealedSecret: {
       /**
@@ -1362,6 +1476,85 @@ export interface operations {
       };
     };
   };
+  getCampaignStats: {
+    parameters: {
+      query?: {
+        /** @description The last hour (by minute), 24 hours or 7 days (by hour), or 30 days (by day); default 24h */
+        window?: '1h' | '24h' | '7d' | '30d';
+      };
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryStats'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   redeliver: {
     parameters: {
       query?: never;
@@ -1927,6 +2120,85 @@ export interface operations {
       };
       /** @description Content-Type is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getEndpointStats: {
+    parameters: {
+      query?: {
+        /** @description The last hour (by minute), 24 hours or 7 days (by hour), or 30 days (by day); default 24h */
+        window?: '1h' | '24h' | '7d' | '30d';
+      };
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryStats'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
         headers: {
           [name: string]: unknown;
         };

@@ -36,6 +36,18 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./routes/endpoint')).EndpointRoute }),
           },
           {
+            path: 'endpoints/:endpointId/charts',
+            lazy: async () => ({
+              Component: (await import('./routes/charts')).EndpointChartsRoute,
+            }),
+          },
+          {
+            path: 'campaigns/:campaignId/charts',
+            lazy: async () => ({
+              Component: (await import('./routes/charts')).CampaignChartsRoute,
+            }),
+          },
+          {
             path: 'endpoints/:endpointId/edit',
             lazy: async () => ({
               Component: (await import('./routes/edit-endpoint')).EditEndpointRoute,

@@ -1,5 +1,5 @@
 import { Anchor, Breadcrumbs, Button, Card, Group, Stack, Text } from '@mantine/core';
-import { IconPlus, IconWebhook } from '@tabler/icons-react';
+import { IconChartLine, IconPlus, IconWebhook } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
@@ -22,6 +22,19 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
       Add endpoint
     </Button>
   ) : null;
+  const actions = (
+    <>
+      <Button
+        component={Link}
+        to={`/campaigns/${campaignId}/charts`}
+        variant="default"
+        leftSection={<IconChartLine size={16} aria-hidden />}
+      >
+        Delivery charts
+      </Button>
+      {addEndpoint}
+    </>
+  );
 
   return (
     <>
@@ -38,7 +51,7 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
             ? `Region ${campaign.default_region}. Webhook endpoints and how their deliveries go.`
             : 'Webhook endpoints and how their deliveries go.'
         }
-        actions={addEndpoint}
+        actions={actions}
       />
       {endpoints.isPending ? (
         <PageLoader label="Loading the endpoints…" />

@@ -11,7 +11,14 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { IconEdit, IconEye, IconRefresh, IconSend, IconTrash } from '@tabler/icons-react';
+import {
+  IconChartLine,
+  IconEdit,
+  IconEye,
+  IconRefresh,
+  IconSend,
+  IconTrash,
+} from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -202,36 +209,46 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
           title={`Endpoint ${data.id}`}
           description={data.description ?? undefined}
           actions={
-            canChange ? (
-              <>
-                <Button
-                  component={Link}
-                  to={`/endpoints/${data.id}/edit`}
-                  variant="default"
-                  leftSection={<IconEdit size={16} aria-hidden />}
-                >
-                  Edit endpoint
-                </Button>
-                <ConfirmButton
-                  label="Delete endpoint"
-                  title="Delete this endpoint?"
-                  message="It stops receiving events at once, and its deliveries and delivery log are deleted with it. This cannot be undone."
-                  confirmLabel="Delete it"
-                  leftSection={<IconTrash size={16} aria-hidden />}
-                  pending={remove.isPending}
-                  error={remove.error}
-                  onConfirm={async () => {
-                    await remove.mutateAsync();
-                    await navigate(`/campaigns/${data.campaign_id}`);
-                    // Stale now, never refetched while this page is still mounted (a 404).
-                    await queryClient.invalidateQueries({
-                      queryKey: campaignKeys.endpoint(data.id),
-                      refetchType: 'none',
-                    });
-                  }}
-                />
-              </>
-            ) : null
+            <>
+              <Button
+                component={Link}
+                to={`/endpoints/${data.id}/charts`}
+                variant="default"
+                leftSection={<IconChartLine size={16} aria-hidden />}
+              >
+                Delivery charts
+              </Button>
+              {canChange && (
+                <>
+                  <Button
+                    component={Link}
+                    to={`/endpoints/${data.id}/edit`}
+                    variant="default"
+                    leftSection={<IconEdit size={16} aria-hidden />}
+                  >
+                    Edit endpoint
+                  </Button>
+                  <ConfirmButton
+                    label="Delete endpoint"
+                    title="Delete this endpoint?"
+                    message="It stops receiving events at once, and its deliveries and delivery log are deleted with it. This cannot be undone."
+                    confirmLabel="Delete it"
+                    leftSection={<IconTrash size={16} aria-hidden />}
+                    pending={remove.isPending}
+                    error={remove.error}
+                    onConfirm={async () => {
+                      await remove.mutateAsync();
+                      await navigate(`/campaigns/${data.campaign_id}`);
+                      // Stale now, never refetched while this page is still mounted (a 404).
+                      await queryClient.invalidateQueries({
+                        queryKey: campaignKeys.endpoint(data.id),
+                        refetchType: 'none',
+                      });
+                    }}
+                  />
+                </>
+              )}
+            </>
           }
         />
       </div>

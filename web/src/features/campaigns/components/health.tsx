@@ -1,4 +1,5 @@
-import { Badge, SimpleGrid, Stack, Text } from '@mantine/core';
+import { Badge, SimpleGrid } from '@mantine/core';
+import { Figure } from '../../../components/ui/figure';
 import { Timestamp } from '../../../components/ui/timestamp';
 import type { Endpoint, EndpointHealth } from '../api/types';
 import { formatDuration, formatRate } from '../lib/format';
@@ -17,19 +18,6 @@ export function EndpointStateBadges({ endpoint }: { endpoint: Endpoint }) {
         </Badge>
       )}
     </>
-  );
-}
-
-function Figure({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <Stack gap={2}>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={600}>
-        {label}
-      </Text>
-      <Text size="sm" fw={500} component="div">
-        {children}
-      </Text>
-    </Stack>
   );
 }
 

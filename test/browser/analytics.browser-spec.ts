@@ -1,0 +1,179 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Browser } from 'playwright-core';
+import {
+  launchChromium,
+  openPage,
+  type WatchedPage,
+  closeCheckedPages,
+  submitSignIn,
+} from './support/browser';
+import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
+
+/**
+ * A receiver that answers like a real one having a bad spell: most requests 204 after a short
+ * wait, every fifth a 500, every seventh a 404.
+ */
+async function startFlakyReceiver(): Promise<{ server: Server; url: string; count: () => number }> {
+  let received = 0;
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const n = ++received;
+      const status = n % 5 === 0 ? 500 : n % 7 === 0 ? 404 : 204;
+      setTimeout(() => {
+        response.writeHead(status);
+        response.end();
+      }, n % 13);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { server, url: `http://127.0.0.1:${port}/hooks`, count: () => received };
+}
+
+/**
+ * The delivery charts (docs/delivery-analytics.md) in a browser, against the real service and
+ * worker delivering to a local receiver: the campaign's and an endpoint's charts, the window
+ * switch, and both colour schemes. Screenshots go to test/browser/screenshots/.
+ */
+describe('Delivery charts in a browser', () => {
+  const PASSWORD = 'correct horse battery staple';
+  let service: DashboardService;
+  let browser: Browser;
+  let receiver: Awaited<ReturnType<typeof startFlakyReceiver>>;
+  let campaignId: number;
+  let endpointId: number;
+  let admin: { email: string };
+  const pages: WatchedPage[] = [];
+
+  async function signedIn(): Promise<WatchedPage> {
+    const watched = await openPage(browser, service.origin, 'desktop');
+    watched.expectFailure(401, '/dashboard/api/session');
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto('/dashboard/');
+    await submitSignIn(page, admin.email, PASSWORD);
+    await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+    return watched;
+  }
+
+  beforeAll(async () => {
+    receiver = await startFlakyReceiver();
+    service = await startDashboardService({
+      RUN_WORKER: 'true',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_RETRY_SCHEDULE: '1h',
+    });
+    browser = await launchChromium();
+    const env = service.env;
+    const accountId = cli(env, ['account', 'create', '--name', `Browser charts ${process.pid}`])
+      .id as number;
+    campaignId = cli(env, [
+      'campaign',
+      'create',
+      '--account',
+      String(accountId),
+      '--name',
+      'Winter launch',
+    ]).id as number;
+    endpointId = cli(env, [
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaignId),
+      '--url',
+      receiver.url,
+      '--events',
+      'lead.created',
+    ]).id as number;
+    const apiKey = cli(env, ['api-key', 'create', '--account', String(accountId), '--name', 'k'])
+      .api_key as string;
+    admin = givenUserOf(env, accountId, 'admin', PASSWORD);
+
+    const token = (
+      (await (
+        await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ api_key: apiKey }),
+        })
+      ).json()) as { access_token: string }
+    ).access_token;
+    const upload = await fetch(`${service.origin}/api/v1/leads/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        campaign_id: campaignId,
+        compliance_acknowledged: true,
+        leads: Array.from({ length: 70 }, (_, i) => ({
+          phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
+        })),
+      }),
+    });
+    expect(upload.status).toBe(202);
+    const deadline = Date.now() + 20_000;
+    while (receiver.count() < 70) {
+      if (Date.now() > deadline)
+        throw new Error(`only ${receiver.count()} of 70 deliveries arrived`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }, 60_000);
+
+  afterEach(() => closeCheckedPages(pages));
+
+  afterAll(async () => {
+    await browser?.close();
+    await service?.stop();
+    await new Promise((resolve) => receiver?.server.close(resolve));
+  });
+
+  it('shows a campaign’s figures and four charts, and switches the window', async () => {
+    const watched = await signedIn();
+    const { page } = watched;
+    await page.goto(`/dashboard/campaigns/${campaignId}`);
+    await page.getByRole('link', { name: 'Delivery charts' }).click();
+    await page.getByRole('heading', { name: 'Campaign delivery charts', level: 1 }).waitFor();
+
+    const figures = page.getByTestId('window-figures');
+    await figures.getByText('70', { exact: true }).waitFor();
+    // 70 attempts: 14 answered 500, 8 answered 404 (every 7th that is not also a 5th) → 48 ok.
+    await figures.getByText('68.6 %').waitFor();
+    for (const name of ['Deliveries by outcome', 'Success rate', 'Latency', 'End-to-end lag']) {
+      await page.getByRole('figure', { name }).locator('svg.recharts-surface').first().waitFor();
+    }
+    await page
+      .getByRole('figure', { name: 'Deliveries by outcome' })
+      .getByText('Server error (5xx)')
+      .waitFor();
+    console.log(`screenshot: ${await watched.screenshot('charts-campaign-24h-light')}`);
+
+    // The window control is a radio group; its labels are what a person clicks.
+    await Promise.all([
+      page.waitForResponse((r) => r.url().includes('/stats?window=1h') && r.status() === 200),
+      page.getByText('1 hour', { exact: true }).click(),
+    ]);
+    expect(await page.getByRole('radio', { name: '1 hour' }).isChecked()).toBe(true);
+    await figures.getByText('70', { exact: true }).waitFor();
+    console.log(`screenshot: ${await watched.screenshot('charts-campaign-1h-light')}`);
+  });
+
+  it('shows an endpoint’s charts from its page, in the dark colour scheme too', async () => {
+    const watched = await signedIn();
+    const { page } = watched;
+    await page.goto(`/dashboard/endpoints/${endpointId}`);
+    await page.getByRole('link', { name: 'Delivery charts' }).click();
+    await page
+      .getByRole('heading', { name: `Endpoint ${endpointId}: delivery charts`, level: 1 })
+      .waitFor();
+    await page.getByTestId('window-figures').getByText('70', { exact: true }).waitFor();
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.reload();
+    await page.getByTestId('window-figures').getByText('70', { exact: true }).waitFor();
+    const scheme = await page.evaluate(
+      "document.documentElement.getAttribute('data-mantine-color-scheme')",
+    );
+    expect(scheme).toBe('dark');
+    console.log(`screenshot: ${await watched.screenshot('charts-endpoint-24h-dark')}`);
+  });
+});
