@@ -77,30 +77,48 @@ export function bucketValue(bucket: number): number {
 
 /** Adds `b` into `a` (mutates and returns `a`). */
 export function mergeHistogram(a: Histogram, b: Histogram): Histogram {
-  for (const [bucket, count] of Object.entries(b)) a[bucket] = (a[bucket] ?? 0) + count;
+  for (const bucket in b) a[bucket] = (a[bucket] ?? 0) + b[bucket];
   return a;
+}
+
+/** Counts one more value of `ms` in `histogram` (mutates it). */
+export function countIn(histogram: Histogram, ms: number): void {
+  const bucket = histogramBucket(ms);
+  histogram[bucket] = (histogram[bucket] ?? 0) + 1;
 }
 
 /**
  * The nearest-rank percentiles of a histogram, each as its bucket's value (ms, within
- * {@link HISTOGRAM_RELATIVE_ERROR} of the true percentile); null when it is empty.
+ * {@link HISTOGRAM_RELATIVE_ERROR} of the true percentile); null when it is empty. One pass
+ * over the fixed buckets: O(buckets), whatever the counts.
  * @param quantiles each in (0, 1], e.g. `[0.5, 0.95, 0.99]`.
  */
 export function percentiles(histogram: Histogram, quantiles: number[]): Array<number | null> {
-  const buckets = Object.entries(histogram)
-    .map(([bucket, count]) => [Number(bucket), count] as const)
-    .filter(([, count]) => count > 0)
-    .sort((x, y) => x[0] - y[0]);
-  const total = buckets.reduce((sum, [, count]) => sum + count, 0);
+  let any = false;
+  for (const _bucket in histogram) {
+    any = true;
+    break;
+  }
+  if (!any) return quantiles.map(() => null);
+  const counts = new Float64Array(HISTOGRAM_BUCKETS);
+  let total = 0;
+  for (const key in histogram) {
+    const bucket = Number(key);
+    const count = histogram[key];
+    if (count > 0 && bucket >= 0 && bucket < HISTOGRAM_BUCKETS) {
+      counts[bucket] += count;
+      total += count;
+    }
+  }
   if (total === 0) return quantiles.map(() => null);
   return quantiles.map((q) => {
     const rank = Math.max(1, Math.ceil(q * total));
     let seen = 0;
-    for (const [bucket, count] of buckets) {
-      seen += count;
+    for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) {
+      seen += counts[bucket];
       if (seen >= rank) return bucketValue(bucket);
     }
-    return bucketValue(buckets[buckets.length - 1][0]);
+    return bucketValue(HISTOGRAM_BUCKETS - 1);
   });
 }
 
@@ -199,10 +217,10 @@ export function rollUp(attempts: RolledAttempt[]): RollupIncrement[] {
       if (failure === null) row.successes += 1;
       else row.failures[failure] += 1;
       row.durationSumMs += a.durationMs;
-      mergeHistogram(row.latency, { [histogramBucket(a.durationMs)]: 1 });
+      countIn(row.latency, a.durationMs);
       if (a.lagMs !== null) {
         row.firstSuccesses += 1;
-        mergeHistogram(row.lag, { [histogramBucket(a.lagMs)]: 1 });
+        countIn(row.lag, a.lagMs);
       }
     }
   }
