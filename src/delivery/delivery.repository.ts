@@ -14,6 +14,14 @@ export interface NewEvent {
   createdAt: Date;
 }
 
+/** A delivery about to be recorded: an event to an endpoint subscribed to its type. */
+export interface DeliveryPair {
+  eventId: string;
+  endpointId: number;
+  /** The endpoint is disabled: the delivery is recorded as `skipped`, never queued. */
+  skipped: boolean;
+}
+
 /** A delivery with what an attempt needs. */
 export interface DeliveryWork {
   id: number;
@@ -196,12 +204,18 @@ function toAttemptRecord(row: AttemptRow): AttemptRecord {
 export class DeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Inserts events and one pending delivery per (event, endpoint) pair; returns the deliveries. */
+  /**
+   * Inserts events and one delivery per (event, endpoint) pair, in the caller's transaction:
+   * one INSERT for the events and one for all the deliveries. A pair with `skipped` is written
+   * with status `skipped` and no `next_attempt_at` (never queued, never swept); the others are
+   * pending and due now (docs/webhooks.md#events).
+   * @returns the pending deliveries, to queue after the commit.
+   */
   async insertEvents(
     manager: EntityManager,
     campaignId: number,
     events: NewEvent[],
-    pairs: Array<{ eventId: string; endpointId: number }>,
+    pairs: DeliveryPair[],
   ): Promise<QueuedDelivery[]> {
     if (events.length === 0) return [];
     await manager.query(
@@ -216,14 +230,18 @@ export class DeliveryRepository {
         events.map((e) => e.createdAt),
       ],
     );
-    const rows: Array<{ id: string; endpoint_id: number }> = await manager.query(
-      `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
-       SELECT p.event_id, p.endpoint_id, 'pending', 0, now()
-         FROM unnest($1::uuid[], $2::int[]) AS p(event_id, endpoint_id)
-       RETURNING id, endpoint_id`,
-      [pairs.map((p) => p.eventId), pairs.map((p) => p.endpointId)],
-    );
-    return rows.map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
+    const rows: Array<{ id: string; endpoint_id: number; status: DeliveryStatus }> =
+      await manager.query(
+        `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+         SELECT p.event_id, p.endpoint_id, CASE WHEN p.skipped THEN 'skipped' ELSE 'pending' END, 0,
+                CASE WHEN p.skipped THEN NULL ELSE now() END
+           FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS p(event_id, endpoint_id, skipped)
+         RETURNING id, endpoint_id, status`,
+        [pairs.map((p) => p.eventId), pairs.map((p) => p.endpointId), pairs.map((p) => p.skipped)],
+      );
+    return rows
+      .filter((row) => row.status === 'pending')
+      .map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
   }
 
   /**

@@ -12,8 +12,12 @@ import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 import { WebhookEvent } from './webhook-event.entity';
 import { bigintToNumber } from '../database/transformers';
 
-/** Where a delivery stands: waiting for its next attempt, done, given up, or dropped (endpoint disabled). */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped';
+/**
+ * Where a delivery stands (docs/webhooks.md#events): waiting for its next attempt, done, given
+ * up, dropped (its endpoint was disabled or deleted before an attempt), or skipped (its
+ * endpoint was disabled when the event was recorded: never queued nor attempted).
+ */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
 
 /**
  * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the
