@@ -26,6 +26,9 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
 @Entity({ name: 'webhook_delivery' })
 @Unique('uq_webhook_delivery_event_id_endpoint_id', ['eventId', 'endpointId'])
 @Index('idx_webhook_delivery_pending', ['nextAttemptAt'], { where: `status = 'pending'` })
+// An endpoint's deliveries by creation time: the delivery ledger's window
+// (docs/dashboard.md#delivery-ledger), and the endpoint's foreign key (its leading column).
+@Index('idx_webhook_delivery_endpoint_id_created_at', ['endpointId', 'createdAt'])
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -37,7 +40,6 @@ export class WebhookDelivery {
   @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'fk_webhook_delivery_event' })
   event?: WebhookEvent;
 
-  @Index('idx_webhook_delivery_endpoint_id')
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 
