@@ -251,8 +251,9 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     await db.end();
   });
 
-  it('creates, updates, pings, rotates and deletes an endpoint', async () => {
-    const created = await json(
+  /** `endpoint create` of the campaign to the receiver, subscribed to `events` (comma-separated). */
+  const createEndpoint = (events: string, ...extra: string[]) =>
+    json(
       'endpoint',
       'create',
       '--campaign',
@@ -260,10 +261,15 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       '--url',
       receiver.url,
       '--events',
-      'lead.created,call.completed',
-      '--description',
-      'CRM',
+      events,
+      ...extra,
     );
+  /** `event emit` of `type` with `data` (JSON) in the campaign. */
+  const emit = (type: string, data: string) =>
+    json('event', 'emit', '--campaign', String(campaignId), '--type', type, '--data', data);
+
+  it('creates, updates, pings, rotates and deletes an endpoint', async () => {
+    const created = await createEndpoint('lead.created,call.completed', '--description', 'CRM');
     expect(created).toEqual({
       id: expect.any(Number),
       campaign_id: campaignId,
@@ -333,27 +339,9 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
   });
 
   it('emits an event, lists its delivery attempt and redelivers it with the same webhook-id', async () => {
-    const endpoint = await json(
-      'endpoint',
-      'create',
-      '--campaign',
-      String(campaignId),
-      '--url',
-      receiver.url,
-      '--events',
-      'call.completed',
-    );
+    const endpoint = await createEndpoint('call.completed');
     const before = receiver.received.length;
-    const event = await json(
-      'event',
-      'emit',
-      '--campaign',
-      String(campaignId),
-      '--type',
-      'call.completed',
-      '--data',
-      '{"call_id": 7}',
-    );
+    const event = await emit('call.completed', '{"call_id": 7}');
     expect(event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'call.completed',
@@ -361,6 +349,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       created_at: expect.stringMatching(/Z$/),
       recorded: true,
       deliveries: 1,
+      skipped: 0,
     });
     const { rows } = await db.query('SELECT id FROM webhook_delivery WHERE event_id = $1', [
       event.id,
@@ -403,17 +392,29 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
   });
 
   it('does not record an event no endpoint subscribes to', async () => {
-    const event = await json(
-      'event',
-      'emit',
-      '--campaign',
-      String(campaignId),
-      '--type',
-      'form.submitted',
-      '--data',
-      '{}',
+    const event = await emit('form.submitted', '{}');
+    expect(event).toMatchObject({ id: null, recorded: false, deliveries: 0, skipped: 0 });
+  });
+
+  it('records an event only a disabled endpoint subscribes to, as a skipped delivery', async () => {
+    const endpoint = await createEndpoint('form.submitted', '--disabled');
+    const before = receiver.received.length;
+    const event = await emit('form.submitted', '{"form": 1}');
+    expect(event).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      recorded: true,
+      deliveries: 0,
+      skipped: 1,
+    });
+    const { rows } = await db.query(
+      'SELECT endpoint_id, status, attempt_count, next_attempt_at FROM webhook_delivery WHERE event_id = $1',
+      [event.id],
     );
-    expect(event).toMatchObject({ id: null, recorded: false, deliveries: 0 });
+    expect(rows).toEqual([
+      { endpoint_id: endpoint.id, status: 'skipped', attempt_count: 0, next_attempt_at: null },
+    ]);
+    expect(receiver.received.length).toBe(before);
+    await json('endpoint', 'delete', '--id', String(endpoint.id));
   });
 
   it.each([

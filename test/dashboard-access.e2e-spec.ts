@@ -180,6 +180,11 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(endpoint),
     foreign: theirs(endpoint),
   },
+  'GET /dashboard/api/endpoints/:endpoint_id/ledger': {
+    access: 'any',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
   'GET /dashboard/api/attempts/:attempt_id': {
     access: 'any',
     params: mine(attempt),

@@ -1001,7 +1001,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const routes = dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
         (route) => route.method !== 'HEAD' && route.access !== undefined,
       );
-      expect(routes.length).toBe(22);
+      expect(routes.length).toBe(23);
       for (const route of routes) {
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         const operation = doc.paths[path]?.[route.method.toLowerCase() as Method];
@@ -1040,7 +1040,13 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         $ref: '#/components/schemas/CreateApiKeyRequest',
       });
       const schemas = doc.components!.schemas as Record<string, { additionalProperties?: boolean }>;
-      for (const name of ['DashboardEndpoint', 'CreateEndpointRequest', 'DeliveryAttemptDetail']) {
+      for (const name of [
+        'DashboardEndpoint',
+        'CreateEndpointRequest',
+        'DeliveryAttemptDetail',
+        'DeliveryLedger',
+        'DeliveryLedgerDay',
+      ]) {
         expect(schemas[name].additionalProperties).toBe(false);
       }
     });

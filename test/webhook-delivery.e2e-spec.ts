@@ -9,6 +9,7 @@ import { DeliveryProcessor } from '../src/delivery/delivery.processor';
 import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
 import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery-queue';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
+import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 
 const UPLOAD = '/api/v1/leads/upload';
 
@@ -234,24 +235,118 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
     expect(await health(me, id)).toMatchObject({ total_deliveries: 3, failed_deliveries: 3 });
   });
 
-  it('sends nothing to disabled endpoints or for unsubscribed types, and records no unwanted event', async () => {
+  const allDeliveriesOf = (endpointId: number) =>
+    t.db.query(
+      `SELECT d.status, d.attempt_count, d.next_attempt_at, e.type
+         FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+        WHERE d.endpoint_id = $1 ORDER BY d.id`,
+      [endpointId],
+    );
+
+  it('sends nothing to disabled endpoints but records a skipped delivery for each, and nothing for unsubscribed types', async () => {
     const me = await t.given.caller();
     const disabled = await receiver();
     const bulkOnly = await receiver();
-    await t.given.endpoint(me.campaignId, disabled.url, ['lead.created', 'leads.bulk_created'], {
-      enabled: false,
-    });
+    const { id: disabledId } = await t.given.endpoint(
+      me.campaignId,
+      disabled.url,
+      ['lead.created', 'leads.bulk_created'],
+      { enabled: false },
+    );
     const { id } = await t.given.endpoint(me.campaignId, bulkOnly.url, ['leads.bulk_created']);
     await upload(me, [{ phone: '+14155550100' }, { phone: '+14155550101' }]);
     await bulkOnly.waitFor(1);
-    await sleep(700);
+    // Several sweeps (every 500 ms): a skipped delivery is never queued nor swept.
+    await sleep(1200);
     expect(disabled.received).toHaveLength(0);
     expect(bulkOnly.received).toHaveLength(1);
-    const events = await t.db.query('SELECT type FROM webhook_event WHERE campaign_id = $1', [
-      me.campaignId,
+    const events = await t.db.query(
+      'SELECT type FROM webhook_event WHERE campaign_id = $1 ORDER BY type',
+      [me.campaignId],
+    );
+    // lead.created is recorded too: a disabled endpoint subscribes to it.
+    expect(events).toEqual([
+      { type: 'lead.created' },
+      { type: 'lead.created' },
+      { type: 'leads.bulk_created' },
     ]);
-    expect(events).toEqual([{ type: 'leads.bulk_created' }]);
-    expect((await deliveriesOf(id)).length).toBe(1);
+    expect(await allDeliveriesOf(id)).toEqual([
+      { status: 'succeeded', attempt_count: 1, next_attempt_at: null, type: 'leads.bulk_created' },
+    ]);
+    const skipped = await allDeliveriesOf(disabledId);
+    expect(skipped).toHaveLength(3);
+    expect(skipped.map((d: { type: string }) => d.type).sort()).toEqual([
+      'lead.created',
+      'lead.created',
+      'leads.bulk_created',
+    ]);
+    for (const d of skipped) {
+      expect(d).toMatchObject({ status: 'skipped', attempt_count: 0, next_attempt_at: null });
+    }
+    const attempts = await t.db.query(
+      'SELECT count(*)::int AS n FROM webhook_delivery_attempt WHERE endpoint_id = $1',
+      [disabledId],
+    );
+    expect(attempts[0].n).toBe(0);
+    // Counted nowhere in health.
+    expect(await health(me, disabledId)).toMatchObject({
+      is_enabled: false,
+      total_deliveries: 0,
+      successful_deliveries: 0,
+      failed_deliveries: 0,
+      last_delivery_at: null,
+    });
+  });
+
+  it('records an event only disabled endpoints subscribe to, with skipped deliveries only', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['leads.bulk_created'], {
+      enabled: false,
+    });
+    await upload(me, [{ phone: '+14155550100' }]);
+    const recorded = await t.app.get(WebhookEventPublisher).publish(me.campaignId, [
+      { type: 'leads.bulk_created', data: { n: 1 } },
+      { type: 'form.submitted', data: {} },
+    ]);
+    expect(recorded.deliveries).toEqual([]);
+    expect(recorded.events).toEqual([
+      {
+        id: expect.any(String),
+        type: 'leads.bulk_created',
+        createdAt: expect.any(Date),
+        deliveries: 0,
+        skipped: 1,
+      },
+    ]);
+    await sleep(1200);
+    expect(r.received).toHaveLength(0);
+    const events = await t.db.query(
+      'SELECT type FROM webhook_event WHERE campaign_id = $1 ORDER BY created_at',
+      [me.campaignId],
+    );
+    expect(events).toEqual([{ type: 'leads.bulk_created' }, { type: 'leads.bulk_created' }]);
+    expect(await deliveriesOf(id)).toEqual([
+      { status: 'skipped', attempt_count: 0 },
+      { status: 'skipped', attempt_count: 0 },
+    ]);
+  });
+
+  it('records a skipped delivery for an endpoint disabled inside the recording transaction', async () => {
+    const me = await t.given.caller();
+    const r = await receiver();
+    const { id } = await t.given.endpoint(me.campaignId, r.url, ['call.completed']);
+    const publisher = t.app.get(WebhookEventPublisher);
+    // The endpoint is read in the caller's transaction: what that transaction sees decides.
+    const recorded = await t.db.transaction(async (manager) => {
+      await manager.query('UPDATE webhook_endpoint SET is_enabled = false WHERE id = $1', [id]);
+      return publisher.record(manager, me.campaignId, [{ type: 'call.completed', data: {} }]);
+    });
+    await publisher.dispatch(recorded);
+    expect(recorded.events[0]).toMatchObject({ deliveries: 0, skipped: 1 });
+    await sleep(700);
+    expect(r.received).toHaveLength(0);
+    expect(await deliveriesOf(id)).toEqual([{ status: 'skipped', attempt_count: 0 }]);
   });
 
   it('records no event at all when no endpoint subscribes', async () => {

@@ -17,8 +17,9 @@ interface EventEmitOptions {
 
 /**
  * `event emit --campaign ID --type TYPE --data JSON` → `{id, type, campaign_id, created_at,
- * recorded, deliveries}`. An event no enabled endpoint subscribes to is not recorded
- * (`id` null, `recorded` false), as with every event (docs/webhooks.md).
+ * recorded, deliveries, skipped}`: `deliveries` to send (enabled endpoints), `skipped` ones
+ * recorded for disabled endpoints. An event no endpoint subscribes to is not recorded (`id`
+ * null, `recorded` false), as with every event (docs/webhooks.md#events).
  */
 @SubCommand({ name: 'emit', description: 'Record and deliver an event' })
 export class EventEmitCommand extends CommandRunner {
@@ -54,6 +55,7 @@ export class EventEmitCommand extends CommandRunner {
       created_at: event?.createdAt ?? null,
       recorded: event !== undefined,
       deliveries: event?.deliveries ?? 0,
+      skipped: event?.skipped ?? 0,
     });
   }
 

@@ -3,7 +3,7 @@ import { ApiResponse } from '@nestjs/swagger';
 import { ErrorResponseDto } from '../common/error-response.dto';
 
 const DESCRIPTIONS: Record<number, string> = {
-  400: 'Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer',
+  400: 'Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90',
   401: 'No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all',
   403: 'Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change',
   404: 'Not found, or not of your account (one answer for both)',

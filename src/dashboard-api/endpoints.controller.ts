@@ -17,6 +17,12 @@ import {
 } from '../delivery/delivery-log';
 import { PING } from '../delivery/test-messages';
 import {
+  LEDGER_DEFAULT_DAYS,
+  LEDGER_MAX_DAYS,
+  parseLedgerDays,
+  type DeliveryLedger,
+} from '../delivery/delivery-ledger';
+import {
   WebhookEndpointAdmin,
   type EndpointChanges,
 } from '../webhooks/webhook-endpoint-admin.service';
@@ -33,6 +39,7 @@ import {
   DeliveryLogQueryDto,
   LOG_EVENT_TYPES,
 } from './dto/delivery-log.dto';
+import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from './dto/delivery-ledger.dto';
 import {
   DashboardEndpointDto,
   RevealedSecretDto,
@@ -77,7 +84,7 @@ const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [
 
 /**
  * `/dashboard/api/endpoints/{endpoint_id}…`: one webhook endpoint, its signing secret, test
- * events and delivery log (docs/dashboard.md#routes). Every route first asks
+ * events, delivery log and delivery ledger (docs/dashboard.md#routes). Every route first asks
  * `WebhookEndpointAdmin.requireOfAccount` for the endpoint of the session's account (another
  * account's is `404`, like one that does not exist), then calls the service the CLI uses.
  * Every change is recorded in the audit log with the user and IP, never a secret.
@@ -258,6 +265,44 @@ export class EndpointsController {
       },
     );
     return attempt;
+  }
+
+  /**
+   * The delivery ledger (docs/dashboard.md#delivery-ledger): for each of the last `days` UTC
+   * days (1–90, default 30), today first, the deliveries created for the endpoint and where
+   * they stand. The endpoint is checked first (another account's: `404`), then the query: an
+   * unknown or repeated parameter is `422`, a `days` that is not a whole number from 1 to 90
+   * is `400 bad_request`.
+   */
+  @Get(':endpoint_id/ledger')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'Read an endpoint’s delivery ledger', operationId: 'getDeliveryLedger' })
+  @ApiQueries([
+    {
+      name: 'days',
+      required: false,
+      schema: {
+        type: 'integer',
+        minimum: 1,
+        maximum: LEDGER_MAX_DAYS,
+        default: LEDGER_DEFAULT_DAYS,
+      },
+      description: 'How many UTC days, today included',
+    },
+  ])
+  @ApiOkResponse({ type: DeliveryLedgerDto })
+  @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
+  async ledger(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Query() query: Record<string, unknown>,
+  ): Promise<DeliveryLedger> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const days = parseLedgerDays(checkedInput(DeliveryLedgerQueryDto, query).days);
+    if (days === null) {
+      throw ApiError.badRequest(`days must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
+    }
+    return this.deliveries.deliveryLedger(id, days);
   }
 
   /** The delivery log: finished attempts, newest first, filtered and keyset-paged. */

@@ -5,6 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { DeliveryStatus } from './webhook-delivery.entity';
 import type { SendResult } from './webhook-sender';
 import type { QueuedDelivery } from './delivery-queue';
+import type { LedgerDay } from './delivery-ledger';
 
 /** An event row about to be recorded. */
 export interface NewEvent {
@@ -12,6 +13,14 @@ export interface NewEvent {
   type: string;
   body: string;
   createdAt: Date;
+}
+
+/** A delivery about to be recorded: an event to an endpoint subscribed to its type. */
+export interface DeliveryPair {
+  eventId: string;
+  endpointId: number;
+  /** The endpoint is disabled: the delivery is recorded as `skipped`, never queued. */
+  skipped: boolean;
 }
 
 /** A delivery with what an attempt needs. */
@@ -196,12 +205,18 @@ function toAttemptRecord(row: AttemptRow): AttemptRecord {
 export class DeliveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Inserts events and one pending delivery per (event, endpoint) pair; returns the deliveries. */
+  /**
+   * Inserts events and one delivery per (event, endpoint) pair, in the caller's transaction:
+   * one INSERT for the events and one for all the deliveries. A pair with `skipped` is written
+   * with status `skipped` and no `next_attempt_at` (never queued, never swept); the others are
+   * pending and due now (docs/webhooks.md#events).
+   * @returns the pending deliveries, to queue after the commit.
+   */
   async insertEvents(
     manager: EntityManager,
     campaignId: number,
     events: NewEvent[],
-    pairs: Array<{ eventId: string; endpointId: number }>,
+    pairs: DeliveryPair[],
   ): Promise<QueuedDelivery[]> {
     if (events.length === 0) return [];
     await manager.query(
@@ -216,14 +231,18 @@ export class DeliveryRepository {
         events.map((e) => e.createdAt),
       ],
     );
-    const rows: Array<{ id: string; endpoint_id: number }> = await manager.query(
-      `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
-       SELECT p.event_id, p.endpoint_id, 'pending', 0, now()
-         FROM unnest($1::uuid[], $2::int[]) AS p(event_id, endpoint_id)
-       RETURNING id, endpoint_id`,
-      [pairs.map((p) => p.eventId), pairs.map((p) => p.endpointId)],
-    );
-    return rows.map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
+    const rows: Array<{ id: string; endpoint_id: number; status: DeliveryStatus }> =
+      await manager.query(
+        `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+         SELECT p.event_id, p.endpoint_id, CASE WHEN p.skipped THEN 'skipped' ELSE 'pending' END, 0,
+                CASE WHEN p.skipped THEN NULL ELSE now() END
+           FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS p(event_id, endpoint_id, skipped)
+         RETURNING id, endpoint_id, status`,
+        [pairs.map((p) => p.eventId), pairs.map((p) => p.endpointId), pairs.map((p) => p.skipped)],
+      );
+    return rows
+      .filter((row) => row.status === 'pending')
+      .map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
   }
 
   /**
@@ -468,6 +487,42 @@ export class DeliveryRepository {
     await this.dataSource.query(
       `UPDATE webhook_delivery SET status = 'dropped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`,
       [deliveryId],
+    );
+  }
+
+  /**
+   * An endpoint's deliveries of the last `days` UTC days (today, by PostgreSQL's clock, and the
+   * `days - 1` before it), counted by day of `created_at` and by status
+   * (docs/dashboard.md#delivery-ledger): newest first, one row per day, zeros for a day without
+   * deliveries. `skipped` counts the `skipped` and the `dropped` deliveries. The deliveries are
+   * read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
+   * @param days 1 to 90 (the caller checks).
+   */
+  async countDeliveriesByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
+    return this.dataSource.query(
+      `WITH bounds AS (
+         SELECT (now() AT TIME ZONE 'UTC')::date AS today,
+                (now() AT TIME ZONE 'UTC')::date - ($2::int - 1) AS first_day),
+       counts AS (
+         SELECT (d.created_at AT TIME ZONE 'UTC')::date AS day,
+                count(*)::int AS matched,
+                count(*) FILTER (WHERE d.status = 'succeeded')::int AS delivered,
+                count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+                count(*) FILTER (WHERE d.status IN ('skipped', 'dropped'))::int AS skipped
+           FROM webhook_delivery d, bounds b
+          WHERE d.endpoint_id = $1
+            AND d.created_at >= b.first_day::timestamp AT TIME ZONE 'UTC'
+          GROUP BY 1)
+       SELECT to_char(s.day, 'YYYY-MM-DD') AS day,
+              COALESCE(c.matched, 0) AS matched, COALESCE(c.delivered, 0) AS delivered,
+              COALESCE(c.failed, 0) AS failed, COALESCE(c.pending, 0) AS pending,
+              COALESCE(c.skipped, 0) AS skipped
+         FROM bounds b
+        CROSS JOIN LATERAL generate_series(b.first_day, b.today, interval '1 day') AS s(day)
+         LEFT JOIN counts c ON c.day = s.day::date
+        ORDER BY s.day DESC`,
+      [endpointId, days],
     );
   }
 

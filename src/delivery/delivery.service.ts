@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError } from '../common/domain-error';
+import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
@@ -12,6 +12,12 @@ import {
   type DeliveryLogQuery,
 } from './delivery-log';
 import { testMessage } from './test-messages';
+import {
+  isLedgerDays,
+  LEDGER_DEFAULT_DAYS,
+  LEDGER_MAX_DAYS,
+  type DeliveryLedger,
+} from './delivery-ledger';
 
 /** The most attempts `delivery list` prints at once (docs/cli.md#commands). */
 export const MAX_CLI_LIST_LIMIT = 1000;
@@ -166,6 +172,30 @@ export class DeliveryService {
       items,
       next_cursor: rows.length > filter.limit && last ? encodeLogCursor(last.position) : null,
     };
+  }
+
+  /**
+   * An endpoint's delivery ledger (the dashboard's `GET /endpoints/{endpoint_id}/ledger`,
+   * docs/dashboard.md#delivery-ledger): for each of the last `days` UTC days, today first, the
+   * deliveries created that day for the endpoint (`matched`) split by where they stand now:
+   * `delivered` (succeeded), `failed` (for good), `pending`, `skipped` (skipped, or dropped).
+   * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
+   * on every day.
+   * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
+   * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, skipped}]}`,
+   *   `days` entries, newest first.
+   * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
+   *   unknown endpoint.
+   */
+  async deliveryLedger(
+    endpointId: number,
+    days: number = LEDGER_DEFAULT_DAYS,
+  ): Promise<DeliveryLedger> {
+    if (!isLedgerDays(days)) {
+      throw InvalidInputError.field('days', `must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
+    }
+    await this.requireEndpoint(endpointId);
+    return { days: await this.repository.countDeliveriesByDay(endpointId, days) };
   }
 
   /**

@@ -12,8 +12,12 @@ import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 import { WebhookEvent } from './webhook-event.entity';
 import { bigintToNumber } from '../database/transformers';
 
-/** Where a delivery stands: waiting for its next attempt, done, given up, or dropped (endpoint disabled). */
-export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped';
+/**
+ * Where a delivery stands (docs/webhooks.md#events): waiting for its next attempt, done, given
+ * up, dropped (its endpoint was disabled or deleted before an attempt), or skipped (its
+ * endpoint was disabled when the event was recorded: never queued nor attempted).
+ */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
 
 /**
  * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the
@@ -22,6 +26,9 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped';
 @Entity({ name: 'webhook_delivery' })
 @Unique('uq_webhook_delivery_event_id_endpoint_id', ['eventId', 'endpointId'])
 @Index('idx_webhook_delivery_pending', ['nextAttemptAt'], { where: `status = 'pending'` })
+// An endpoint's deliveries by creation time: the delivery ledger's window
+// (docs/dashboard.md#delivery-ledger), and the endpoint's foreign key (its leading column).
+@Index('idx_webhook_delivery_endpoint_id_created_at', ['endpointId', 'createdAt'])
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -33,7 +40,6 @@ export class WebhookDelivery {
   @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'fk_webhook_delivery_event' })
   event?: WebhookEvent;
 
-  @Index('idx_webhook_delivery_endpoint_id')
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 

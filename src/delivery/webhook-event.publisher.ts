@@ -3,9 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { EventType } from '../webhooks/event-types';
-import { DeliveryTargets } from '../webhooks/delivery-targets';
+import { DeliveryTargets, type Subscriber } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import { DeliveryRepository, type NewEvent } from './delivery.repository';
+import { DeliveryRepository, type DeliveryPair, type NewEvent } from './delivery.repository';
 import type { QueuedDelivery } from './delivery-queue';
 
 /** An event to record: its type and its `data` object. */
@@ -14,17 +14,31 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
+/** One event {@link WebhookEventPublisher.record} wrote. */
+export interface RecordedEvent {
+  id: string;
+  type: EventType;
+  createdAt: Date;
+  /** Its pending deliveries: the enabled endpoints subscribed to its type. */
+  deliveries: number;
+  /** Its `skipped` deliveries: the disabled endpoints subscribed to its type. */
+  skipped: number;
+}
+
 /** What {@link WebhookEventPublisher.record} wrote; hand it to `dispatch` after the commit. */
 export interface RecordedEvents {
-  events: Array<{ id: string; type: EventType; createdAt: Date; deliveries: number }>;
+  events: RecordedEvent[];
+  /** The pending deliveries, to queue (skipped ones are never queued). */
   deliveries: QueuedDelivery[];
 }
 
 /**
- * The transactional outbox (docs/webhooks.md). Any module records events inside its own
- * transaction with {@link record}; an event is written only when some enabled endpoint of the
- * campaign subscribes to its type, with one delivery per such endpoint. After the commit,
- * {@link dispatch} queues the deliveries; what it cannot queue, the sweeper does.
+ * The transactional outbox (docs/webhooks.md#events, docs/architecture.md#publishing-events).
+ * Any module records events inside its own transaction with {@link record}; an event is
+ * written only when some endpoint of the campaign, enabled or disabled, subscribes to its
+ * type, with one delivery per such endpoint: pending for an enabled one, `skipped` for a
+ * disabled one. After the commit, {@link dispatch} queues the pending deliveries; what it
+ * cannot queue, the sweeper does.
  */
 @Injectable()
 export class WebhookEventPublisher {
@@ -36,8 +50,11 @@ export class WebhookEventPublisher {
   ) {}
 
   /**
-   * Records `inputs` for `campaignId` in the caller's transaction.
-   * Body of each event: `{"type", "timestamp" (ISO), "data"}`, stored as the exact bytes to send.
+   * Records `inputs` for `campaignId` in the caller's transaction: each input some endpoint
+   * subscribes to becomes one event and one delivery per subscribed endpoint (pending, or
+   * `skipped` for a disabled endpoint), all in one INSERT per table; the other inputs write
+   * nothing. Body of each event: `{"type", "timestamp" (ISO), "data"}`, stored as the exact
+   * bytes to send.
    */
   async record(
     manager: EntityManager,
@@ -49,15 +66,13 @@ export class WebhookEventPublisher {
     const createdAt = new Date();
     const timestamp = createdAt.toISOString();
     const events: NewEvent[] = [];
-    const summary: RecordedEvents['events'] = [];
-    const pairs: Array<{ eventId: string; endpointId: number }> = [];
-    const endpointsByType = new Map<string, number[]>();
+    const summary: RecordedEvent[] = [];
+    const pairs: DeliveryPair[] = [];
+    const endpointsByType = new Map<string, Subscriber[]>();
     for (const input of inputs) {
       let targets = endpointsByType.get(input.type);
       if (!targets) {
-        targets = subscribers
-          .filter((s) => s.subscribedEvents.includes(input.type))
-          .map((s) => s.id);
+        targets = subscribers.filter((s) => s.subscribedEvents.includes(input.type));
         endpointsByType.set(input.type, targets);
       }
       if (targets.length === 0) continue;
@@ -68,16 +83,24 @@ export class WebhookEventPublisher {
         body: JSON.stringify({ type: input.type, timestamp, data: input.data }),
         createdAt,
       });
-      summary.push({ id, type: input.type, createdAt, deliveries: targets.length });
-      for (const endpointId of targets) pairs.push({ eventId: id, endpointId });
+      const skipped = targets.filter((s) => !s.isEnabled).length;
+      summary.push({
+        id,
+        type: input.type,
+        createdAt,
+        deliveries: targets.length - skipped,
+        skipped,
+      });
+      for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
     }
     const deliveries = await this.repository.insertEvents(manager, campaignId, events, pairs);
     return { events: summary, deliveries };
   }
 
   /**
-   * The event types some enabled endpoint of the campaign subscribes to, read in the
-   * caller's transaction: lets a caller skip building events nobody will receive.
+   * The event types some endpoint of the campaign subscribes to, enabled or disabled (an
+   * event of such a type is recorded, if only as skipped deliveries), read in the caller's
+   * transaction: lets a caller skip building events {@link record} would not write.
    */
   async subscribedTypes(manager: EntityManager, campaignId: number): Promise<Set<string>> {
     const subscribers = await this.endpoints.subscribers(manager, campaignId);

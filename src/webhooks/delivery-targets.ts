@@ -14,6 +14,15 @@ export interface DeliveryTarget {
   secrets: string[];
 }
 
+/** An endpoint of a campaign as the outbox sees it when an event is recorded. */
+export interface Subscriber {
+  id: number;
+  /** The event types it subscribes to. */
+  subscribedEvents: string[];
+  /** False: its deliveries are recorded as `skipped`, never sent. */
+  isEnabled: boolean;
+}
+
 /** The outcome of one attempt, as the health counters see it. */
 export interface AttemptOutcome {
   /** When the attempt started. */
@@ -68,13 +77,13 @@ export class DeliveryTargets {
   }
 
   /**
-   * The enabled endpoints of a campaign with their subscriptions, read inside the caller's
-   * transaction (an event goes to the endpoints subscribed when it is recorded, docs/webhooks.md).
+   * The endpoints of a campaign with their subscriptions and whether each is enabled, read
+   * inside the caller's transaction: an event gets a delivery for each endpoint subscribed to
+   * its type when it is recorded, pending when the endpoint is enabled and `skipped` when it
+   * is disabled (docs/webhooks.md#events).
+   * @returns `[{id, subscribedEvents, isEnabled}]` by id, disabled endpoints included.
    */
-  subscribers(
-    manager: EntityManager,
-    campaignId: number,
-  ): Promise<Array<{ id: number; subscribedEvents: string[] }>> {
+  subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
     return this.repository.findSubscribers(manager, campaignId);
   }
 

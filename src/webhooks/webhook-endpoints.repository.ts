@@ -163,14 +163,17 @@ export class WebhookEndpointsRepository {
     );
   }
 
-  /** The enabled endpoints of a campaign with their subscriptions, in the caller's transaction. */
+  /**
+   * Every endpoint of a campaign, enabled or not, with its subscriptions and state, in the
+   * caller's transaction, by id.
+   */
   findSubscribers(
     manager: EntityManager,
     campaignId: number,
-  ): Promise<Array<{ id: number; subscribedEvents: string[] }>> {
+  ): Promise<Array<{ id: number; subscribedEvents: string[]; isEnabled: boolean }>> {
     return manager.find(WebhookEndpoint, {
-      where: { campaignId, isEnabled: true },
-      select: { id: true, subscribedEvents: true },
+      where: { campaignId },
+      select: { id: true, subscribedEvents: true, isEnabled: true },
       order: { id: 'ASC' },
     });
   }

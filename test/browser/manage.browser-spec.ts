@@ -264,10 +264,33 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     const log = page.getByTestId('delivery-log');
     await waitFor('the delivery in the log', async () => {
       if ((await page.getByText(webhookId).count()) > 0) return true;
-      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page
+        .getByRole('region', { name: 'Delivery log' })
+        .getByRole('button', { name: 'Refresh' })
+        .click();
       await page.waitForTimeout(300);
       return undefined;
     });
+    // The ledger counts the upload's two deliveries, both delivered, on today's row (UTC); test
+    // events belong to no delivery.
+    const ledger = page.getByRole('region', { name: 'Delivery ledger' });
+    await waitFor('the deliveries in the ledger', async () => {
+      const today = await ledger.getByTestId('ledger-row').first().innerText();
+      if (today.split(/\s+/).slice(1).join(' ') === '2 2 0 0 0') return true;
+      await ledger.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(300);
+      return undefined;
+    });
+    expect(await ledger.getByTestId('ledger-row').count()).toBe(7);
+    expect(
+      await ledger
+        .getByRole('table', { name: 'Delivery ledger' })
+        .getByRole('columnheader')
+        .allInnerTexts(),
+    ).toEqual(['Day (UTC)', 'Matched', 'Delivered', 'Failed', 'Pending', 'Skipped']);
+    await ledger.scrollIntoViewIfNeeded();
+    await watched.screenshot('delivery-ledger-desktop');
+
     // Newest first: the upload's two deliveries (lead.created, leads.bulk_created) came after
     // the two test events.
     const rows = log.getByTestId('attempt-row');
@@ -317,7 +340,10 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     expect(receiver.received.length).toBe(before + 1);
     expect(receiver.received.at(-1)!.headers['webhook-id']).toBe(webhookId);
     await page.keyboard.press('Escape');
-    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page
+      .getByRole('region', { name: 'Delivery log' })
+      .getByRole('button', { name: 'Refresh' })
+      .click();
     await waitFor('the redelivery in the log', async () =>
       (await log.getByText(webhookId).count()) === 2 ? true : undefined,
     );

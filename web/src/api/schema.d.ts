@@ -174,6 +174,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/endpoints/{endpoint_id}/ledger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an endpoint’s delivery ledger */
+    get: operations['getDeliveryLedger'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/endpoints/{endpoint_id}/secret/reveal': {
     parameters: {
       query?: never;
@@ -677,6 +694,43 @@ export interface components {
       success_rate: number | null;
       successes: number;
     };
+    DeliveryLedger: {
+      /** @description One entry per day, today (UTC) first; a day without deliveries is all zeros */
+      days: components['schemas']['DeliveryLedgerDay'][];
+    };
+    DeliveryLedgerDay: {
+      /**
+       * Format: date
+       * @description The UTC day
+       * @example 2026-11-25
+       */
+      day: string;
+      /**
+       * @description Of those, succeeded
+       * @example 9
+       */
+      delivered: number;
+      /**
+       * @description Of those, failed for good (the retry schedule ran out)
+       * @example 1
+       */
+      failed: number;
+      /**
+       * @description Deliveries created that day for the endpoint; always delivered + failed + pending + skipped
+       * @example 12
+       */
+      matched: number;
+      /**
+       * @description Of those, still waiting for an attempt or a retry
+       * @example 1
+       */
+      pending: number;
+      /**
+       * @description Of those, never to be sent: the endpoint was disabled when the event was recorded, or was disabled or deleted before an attempt
+       * @example 1
+       */
+      skipped: number;
+    };
     DeliveryLogPage: {
       items: components['schemas']['DeliveryAttempt'][];
       /** @description Pass it as `cursor` for the next page; null on the last page */
@@ -988,7 +1042,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedApiKey'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1073,7 +1127,7 @@ export interface operations {
           'application/json': components['schemas']['RevokedApiKey'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1158,7 +1212,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryAttemptDetail'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1330,7 +1384,7 @@ export interface operations {
           'application/json': components['schemas']['DashboardEndpoint'][];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1402,7 +1456,7 @@ export interface operations {
           'application/json': components['schemas']['CreatedEndpoint'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1499,7 +1553,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryStats'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1576,7 +1630,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryAttemptResult'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1661,7 +1715,7 @@ export interface operations {
           'application/json': components['schemas']['DashboardEndpoint'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1727,7 +1781,7 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1808,7 +1862,7 @@ export interface operations {
           'application/json': components['schemas']['DashboardEndpoint'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1921,7 +1975,86 @@ export interface operations {
           'application/json': components['schemas']['DeliveryLogPage'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getDeliveryLedger: {
+    parameters: {
+      query?: {
+        /** @description How many UTC days, today included */
+        days?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeliveryLedger'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1997,7 +2130,7 @@ export interface operations {
           'application/json': components['schemas']['RevealedSecret'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2082,7 +2215,7 @@ export interface operations {
           'application/json': components['schemas']['RotatedSecret'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2170,7 +2303,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryStats'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2251,7 +2384,7 @@ export interface operations {
           'application/json': components['schemas']['DeliveryAttemptResult'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;
@@ -2440,7 +2573,7 @@ export interface operations {
           'application/json': components['schemas']['Session'];
         };
       };
-      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, or a path id is not a positive integer */
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
       400: {
         headers: {
           [name: string]: unknown;

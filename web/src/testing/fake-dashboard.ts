@@ -66,3 +66,31 @@ export function fakeAttempt(id: number, overrides: Record<string, unknown> = {})
     ...overrides,
   };
 }
+
+/**
+ * A delivery ledger of `count` UTC days ending 2026-11-25, today first, as the service answers
+ * it; `counts` by day (`YYYY-MM-DD`), every other day zeros.
+ */
+export function fakeLedger(
+  count: number,
+  counts: Record<
+    string,
+    { delivered?: number; failed?: number; pending?: number; skipped?: number }
+  > = {},
+) {
+  const today = Date.UTC(2026, 10, 25);
+  return {
+    days: Array.from({ length: count }, (_, i) => {
+      const day = new Date(today - i * 86_400_000).toISOString().slice(0, 10);
+      const { delivered = 0, failed = 0, pending = 0, skipped = 0 } = counts[day] ?? {};
+      return {
+        day,
+        matched: delivered + failed + pending + skipped,
+        delivered,
+        failed,
+        pending,
+        skipped,
+      };
+    }),
+  };
+}

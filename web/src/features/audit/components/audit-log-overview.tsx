@@ -1,8 +1,9 @@
-import { Badge, Button, Code, Group, Paper, Stack, Table, Text } from '@mantine/core';
+import { Badge, Code, Group, Paper, Stack, Table, Text } from '@mantine/core';
 import { useMediaQuery } from '@mantine/hooks';
 import { IconClipboardList } from '@tabler/icons-react';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { LoadMore } from '../../../components/ui/load-more';
+import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useAuditLog, type AuditEntry } from '../api/queries';
 
@@ -64,16 +65,7 @@ export function AuditLogOverview() {
       <PageHeader
         title="Audit log"
         description="Every sign-in and every change made through the dashboard or by your operator, newest first."
-        actions={
-          <Button
-            variant="default"
-            size="sm"
-            onClick={() => void log.refetch()}
-            loading={log.isRefetching}
-          >
-            Refresh
-          </Button>
-        }
+        actions={<RefreshButton query={log} variant="default" size="sm" />}
       />
       {log.isPending ? (
         <PageLoader label="Loading the audit log…" />

@@ -12,6 +12,7 @@ import type {
   AttemptPage,
   AttemptResult,
   Campaign,
+  DeliveryLedger,
   CreatedEndpoint,
   Endpoint,
   EndpointInput,
@@ -32,6 +33,8 @@ export const campaignKeys = {
   attempts: (endpointId: number, filters: LogFilters) =>
     ['endpoints', endpointId, 'attempts', filters] as const,
   attempt: (attemptId: number) => ['attempts', attemptId] as const,
+  // Under the endpoint's key: a change to the endpoint, a test event or a redelivery refetches it.
+  ledger: (endpointId: number, days: number) => ['endpoints', endpointId, 'ledger', days] as const,
   eventTypes: ['event-types'] as const,
 };
 
@@ -191,6 +194,20 @@ export function useDeliveryLog(endpointId: number, filters: LogFilters) {
         }),
       ),
     getNextPageParam: (page) => page.next_cursor,
+  });
+}
+
+/** The delivery ledger of the last `days` UTC days (1–90), today first. */
+export function useDeliveryLedger(endpointId: number, days: number) {
+  return useQuery({
+    queryKey: campaignKeys.ledger(endpointId, days),
+    queryFn: ({ signal }): Promise<DeliveryLedger> =>
+      body(
+        api.GET('/dashboard/api/endpoints/{endpoint_id}/ledger', {
+          params: { path: { endpoint_id: endpointId }, query: { days } },
+          signal,
+        }),
+      ),
   });
 }
 

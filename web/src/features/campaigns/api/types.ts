@@ -17,6 +17,9 @@ export type AttemptResult = Schemas['DeliveryAttemptResult'];
 export type AttemptDetail = Schemas['DeliveryAttemptDetail'];
 export type AttemptPage = Schemas['DeliveryLogPage'];
 export type RotatedSecret = Schemas['RotatedSecret'];
+/** An endpoint's deliveries per UTC day by where they stand, today first. */
+export type DeliveryLedger = Schemas['DeliveryLedger'];
+export type LedgerDay = Schemas['DeliveryLedgerDay'];
 export type TestEventInput = Schemas['TestEventRequest'];
 /** The delivery log's query parameters. */
 export type LogQuery = NonNullable<

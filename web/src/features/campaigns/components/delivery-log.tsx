@@ -17,6 +17,7 @@ import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
 import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
 import { LoadMore } from '../../../components/ui/load-more';
+import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useDeliveryLog, useEventTypes } from '../api/queries';
 import type { Attempt } from '../api/types';
@@ -143,14 +144,7 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
         <Title order={2} size="h3" id="delivery-log-title">
           Delivery log
         </Title>
-        <Button
-          variant="subtle"
-          size="xs"
-          onClick={() => void log.refetch()}
-          loading={log.isRefetching}
-        >
-          Refresh
-        </Button>
+        <RefreshButton query={log} variant="subtle" size="xs" />
       </Group>
       <Filters filters={filters} onChange={setFilters} />
       {log.isPending ? (

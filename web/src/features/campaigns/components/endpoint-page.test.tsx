@@ -9,6 +9,7 @@ import {
   fakeAttempt,
   fakeDashboard,
   fakeEndpoint,
+  fakeLedger,
 } from '../../../testing/fake-dashboard';
 import { renderRoutes } from '../../../testing/render';
 
@@ -27,6 +28,7 @@ function endpointApi(extra: Parameters<typeof fakeDashboard>[0] = {}) {
     'GET /endpoints/5': fakeEndpoint(),
     'GET /event-types': EVENT_TYPES,
     'GET /endpoints/5/attempts': { items: [fakeAttempt(1)], next_cursor: null },
+    'GET /endpoints/5/ledger': fakeLedger(7, { '2026-11-25': { delivered: 3, skipped: 1 } }),
     'GET /attempts/1': {
       ...fakeAttempt(1),
       response_excerpt: '{"ok":true}',
@@ -53,6 +55,21 @@ describe('the endpoint page', () => {
     expect(screen.getByRole('link', { name: 'Edit endpoint' })).toBeInTheDocument();
     expect(screen.getByText('75 %')).toBeInTheDocument();
     expect(screen.getByText('43 ms')).toBeInTheDocument();
+  });
+
+  it('shows the delivery ledger, to viewers too', async () => {
+    fakeDashboard(endpointApi(), 'viewer');
+    renderRoutes(routes, '/endpoints/5');
+    const table = await screen.findByRole('table', { name: 'Delivery ledger' });
+    const [today] = within(table).getAllByTestId('ledger-row');
+    expect([...today.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
+      '2026-11-25',
+      '4',
+      '3',
+      '0',
+      '0',
+      '1',
+    ]);
   });
 
   it('renders no change control at all for a viewer, not even in an opened attempt', async () => {

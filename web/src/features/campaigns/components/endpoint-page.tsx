@@ -41,6 +41,7 @@ import {
 import type { Endpoint } from '../api/types';
 import { formatDuration } from '../lib/format';
 import { OutcomeBadge } from './attempt-detail';
+import { DeliveryLedger } from './delivery-ledger';
 import { DeliveryLog } from './delivery-log';
 import { EndpointStateBadges, HealthFigures } from './health';
 
@@ -177,7 +178,7 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
   );
 }
 
-/** One endpoint: details, health, test events, secret, deletion and its delivery log. */
+/** One endpoint: details, health, test events, secret, deletion, its delivery ledger and log. */
 export function EndpointPage({ endpointId }: { endpointId: number }) {
   const canChange = useCanChange();
   const endpoint = useEndpoint(endpointId);
@@ -284,6 +285,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
           </Text>
         )
       )}
+      <DeliveryLedger endpointId={data.id} />
       <DeliveryLog endpointId={data.id} />
     </Stack>
   );

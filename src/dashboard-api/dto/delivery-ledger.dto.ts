@@ -1,0 +1,67 @@
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+
+// The delivery ledger's schemas (docs/dashboard.md#delivery-ledger). The shape is the delivery
+// domain's (`DeliveryLedger`); `days` is read by `parseLedgerDays`, so the query DTO below checks
+// only that it is given at most once and that no other parameter is.
+
+/** One UTC day of an endpoint's delivery ledger. */
+@ApiSchema({ name: 'DeliveryLedgerDay' })
+export class DeliveryLedgerDayDto {
+  @ApiProperty({ format: 'date', description: 'The UTC day', example: '2026-11-25' })
+  day!: string;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Deliveries created that day for the endpoint; always delivered + failed + pending + skipped',
+    example: 12,
+  })
+  matched!: number;
+
+  @ApiProperty({ type: 'integer', minimum: 0, description: 'Of those, succeeded', example: 9 })
+  delivered!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Of those, failed for good (the retry schedule ran out)',
+    example: 1,
+  })
+  failed!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Of those, still waiting for an attempt or a retry',
+    example: 1,
+  })
+  pending!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Of those, never to be sent: the endpoint was disabled when the event was recorded, or was disabled or deleted before an attempt',
+    example: 1,
+  })
+  skipped!: number;
+}
+
+/** `GET /dashboard/api/endpoints/{endpoint_id}/ledger`. */
+@ApiSchema({ name: 'DeliveryLedger' })
+export class DeliveryLedgerDto {
+  @ApiProperty({
+    type: [DeliveryLedgerDayDto],
+    description: 'One entry per day, today (UTC) first; a day without deliveries is all zeros',
+  })
+  days!: DeliveryLedgerDayDto[];
+}
+
+/** The query of the delivery ledger: `days` at most once; unknown parameters are refused. */
+export class DeliveryLedgerQueryDto {
+  @IsOptional()
+  @IsString()
+  days?: string;
+}
