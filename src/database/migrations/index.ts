@@ -8,6 +8,7 @@ import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
 import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
 import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
+import { EndpointDisabledReason1795810000000 } from './1795810000000-EndpointDisabledReason';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -23,4 +24,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryBatches1795600000000,
   LeadImportKey1795700000000,
   DeliveryRollups1795820000000,
+  EndpointDisabledReason1795810000000,
 ];
