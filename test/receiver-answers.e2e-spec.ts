@@ -233,6 +233,17 @@ describe('Receivers that say "gone" or "later"', () => {
       });
     });
 
+    it('410s answered together disable the endpoint once, with one audit entry', async () => {
+      const { id } = await endpointAnswering({ status: 410, delayMs: 100 });
+      const deliveries = t.app.get(DeliveryService);
+      const attempts = await Promise.all([1, 2, 3, 4, 5].map(() => deliveries.ping(id)));
+      expect(attempts.map((a) => a.status_code)).toEqual([410, 410, 410, 410, 410]);
+      expect(await endpointRow(id)).toMatchObject({ is_enabled: false, disabled_reason: 'gone' });
+      const entries = await auditOf(id);
+      expect(entries).toHaveLength(1);
+      expect(attempts.map((a) => a.id)).toContain(entries[0].details.attempt_id);
+    });
+
     it('a redelivery answered 410 disables the endpoint and fails its pending delivery', async () => {
       // The first attempt fails: the delivery waits an hour for its retry.
       const { me, id } = await endpointAnswering((index) => ({ status: index === 0 ? 500 : 410 }));

@@ -55,6 +55,8 @@ export class DeliveryTargets {
    * batch job reads its endpoint once for all its deliveries).
    */
   private readonly goneAt = new Map<number, number>();
+  /** The {@link disableGone} write under way per endpoint, which concurrent calls join. */
+  private readonly disabling = new Map<number, Promise<boolean>>();
   /**
    * Endpoint look-ups of concurrent delivery attempts made within 2 ms share one query. No
    * caching: each attempt sees whether its endpoint is enabled at that moment.
@@ -98,23 +100,37 @@ export class DeliveryTargets {
    * now on this process sends it no scheduled attempt ({@link sendsTo}), and, if it is still
    * enabled, it is disabled with the reason `gone` and an `endpoint.disable` entry by the actor
    * `system` is added to the audit log, in one transaction. An endpoint already disabled keeps
-   * its reason and time.
+   * its reason and time. Concurrent calls for one endpoint (a batch's attempts answered
+   * together) share one write.
    *
    * Never throws: a failure to write (PostgreSQL unreachable) is logged, the endpoint stays
    * enabled, and its next 410 tries again.
-   * @returns whether this call disabled it.
+   * @returns whether this call (or the one it joined) disabled it.
    */
-  async disableGone(id: number, answer: GoneAnswer): Promise<boolean> {
+  disableGone(id: number, answer: GoneAnswer): Promise<boolean> {
     const seenAt = Date.now();
     this.forgetOldGone(seenAt);
     this.goneAt.set(id, seenAt);
+    const running = this.disabling.get(id);
+    if (running) return running;
+    const done = this.writeGone(id, answer, seenAt).finally(() => this.disabling.delete(id));
+    this.disabling.set(id, done);
+    return done;
+  }
+
+  private async writeGone(id: number, answer: GoneAnswer, seenAt: number): Promise<boolean> {
     try {
+      // The account first, outside the transaction: the endpoint's campaign never changes, and
+      // the transaction then needs no second connection while it holds the endpoint's row.
+      const endpoint = await this.repository.findById(id);
+      if (!endpoint?.isEnabled) return false;
+      const accountId = await this.campaigns.accountOf(endpoint.campaignId);
       const disabled = await this.dataSource.transaction(async (manager) => {
         const row = await this.repository.disableIfEnabled(manager, id, 'gone');
         if (!row) return false;
         await this.audit.record(
           {
-            accountId: await this.campaigns.accountOf(row.campaignId),
+            accountId,
             actor: SYSTEM_ACTOR,
             action: 'endpoint.disable',
             objectType: 'endpoint',
@@ -137,7 +153,8 @@ export class DeliveryTargets {
       if (disabled) this.logger.warn(`Endpoint ${id} answered 410 Gone: disabled`);
       return disabled;
     } catch (error) {
-      if (this.goneAt.get(id) === seenAt) this.goneAt.delete(id);
+      // Still enabled as far as we know: a stale target may send again, and its 410 retries this.
+      this.goneAt.delete(id);
       this.logger.error(
         `Endpoint ${id} answered 410 Gone but could not be disabled (${(error as Error).message}); its next 410 tries again`,
       );
