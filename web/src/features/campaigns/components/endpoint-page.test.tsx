@@ -139,7 +139,7 @@ describe('the endpoint page', () => {
     expect(screen.getByText('Disabled')).toBeInTheDocument();
   });
 
-  it('says when an admin disabled it, and nothing while it is enabled', async () => {
+  it('says when an admin disabled it', async () => {
     fakeDashboard(
       endpointApi({
         'GET /endpoints/5': fakeEndpoint({
