@@ -246,8 +246,16 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
           avg_duration_ms: null,
         },
         previous_secret_expires_at: null,
+        disabled_reason: null,
+        disabled_at: null,
       });
-      const { health: _health, previous_secret_expires_at: _previous, ...listed } = endpoint;
+      const {
+        health: _health,
+        previous_secret_expires_at: _previous,
+        disabled_reason: _reason,
+        disabled_at: _at,
+        ...listed
+      } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
       const [row] = await t.db.query(
         'SELECT campaign_id, secret_encrypted FROM webhook_endpoint WHERE id = $1',
@@ -273,7 +281,11 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         ...body,
         enabled: false,
       });
-      expect(disabled.body.endpoint.is_enabled).toBe(false);
+      expect(disabled.body.endpoint).toMatchObject({
+        is_enabled: false,
+        disabled_reason: 'manual',
+        disabled_at: expect.stringMatching(ISO),
+      });
       expect((await c.viewer.get(`/campaigns/${c.caller.campaignId}/endpoints`)).body).toEqual([
         endpoint,
         disabled.body.endpoint,
@@ -363,7 +375,15 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         subscribed_events: ['form.submitted', 'lead.converted'],
         description: null,
         is_enabled: false,
+        disabled_reason: 'manual',
+        disabled_at: expect.stringMatching(ISO),
       });
+      const [disabledRow] = await t.db.query(
+        'SELECT disabled_reason, disabled_at FROM webhook_endpoint WHERE id = $1',
+        [id],
+      );
+      expect(disabledRow.disabled_reason).toBe('manual');
+      expect(disabledRow.disabled_at.toISOString()).toBe(changed.body.disabled_at);
       expect((await c.dash.get(`/endpoints/${id}`)).body).toEqual(changed.body);
       expect(await publicEndpoints(c.caller)).toEqual([
         expect.objectContaining({
@@ -388,9 +408,18 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       );
       // One field at a time; nothing to change, a null URL or a bad value is 422 and changes nothing.
-      expect((await c.dash.patch(`/endpoints/${id}`, { enabled: true })).body.is_enabled).toBe(
-        true,
-      );
+      // Enabling clears why and since when it was disabled.
+      expect((await c.dash.patch(`/endpoints/${id}`, { enabled: true })).body).toMatchObject({
+        is_enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+      });
+      expect(
+        await t.db.query(
+          'SELECT disabled_reason, disabled_at FROM webhook_endpoint WHERE id = $1',
+          [id],
+        ),
+      ).toEqual([{ disabled_reason: null, disabled_at: null }]);
       for (const [payload, message] of [
         [{}, 'nothing to change: give url, description, events or enabled'],
         [{ url: null }, 'url must be a string'],
@@ -497,6 +526,51 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
   });
 
   describe('test events', () => {
+    it('a test event answered 410 Gone disables the endpoint: the endpoint and the audit log say so', async () => {
+      const c = await customer();
+      const r = await receiver();
+      r.behaviour = { status: 410 };
+      const created = await c.dash.post(`/campaigns/${c.caller.campaignId}/endpoints`, {
+        url: r.url,
+        events: ['lead.created'],
+      });
+      const { id } = created.body.endpoint as { id: number };
+      const sent = await c.dash.post(`/endpoints/${id}/test`, { event_type: 'lead.created' });
+      expect(sent.body).toMatchObject({ status_code: 410, success: false, delivery_id: null });
+      const read = await c.viewer.get(`/endpoints/${id}`);
+      expect(read.body).toMatchObject({
+        is_enabled: false,
+        disabled_reason: 'gone',
+        disabled_at: expect.stringMatching(ISO),
+      });
+      const [row] = await t.db.query(
+        'SELECT is_enabled, disabled_reason, disabled_at FROM webhook_endpoint WHERE id = $1',
+        [id],
+      );
+      expect(row).toEqual({
+        is_enabled: false,
+        disabled_reason: 'gone',
+        disabled_at: new Date(read.body.disabled_at),
+      });
+      // Newest first: the user's test, then (recorded during it) the service's disabling.
+      const log = await c.viewer.get('/audit-log');
+      expect(log.body.items[0]).toMatchObject({ action: 'endpoint.test' });
+      expect(log.body.items[1]).toMatchObject({
+        actor: { type: 'system', user_id: null, email: null },
+        ip: null,
+        action: 'endpoint.disable',
+        object_id: String(id),
+        details: expect.objectContaining({ reason: 'gone', attempt_id: sent.body.id }),
+      });
+      // Enabling it again (an admin) clears the reason.
+      const enabled = await c.dash.patch(`/endpoints/${id}`, { enabled: true });
+      expect(enabled.body).toMatchObject({
+        is_enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+      });
+    });
+
     it('sends a ping and shows the response status, duration and excerpt; it counts in health', async () => {
       const c = await customer();
       const r = await receiver();

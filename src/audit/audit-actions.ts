@@ -1,6 +1,7 @@
 /**
  * The actions the audit log records (docs/dashboard.md#audit-log), `<object>.<verb>`. Sign-ins
- * come from the dashboard; the changes from the dashboard or the CLI.
+ * come from the dashboard; the changes from the dashboard or the CLI, and `endpoint.disable` from
+ * the service itself (docs/webhooks.md#disabled-endpoints).
  */
 export const AUDIT_ACTIONS = [
   'session.sign_in',
@@ -16,6 +17,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.create',
   'endpoint.update',
   'endpoint.delete',
+  'endpoint.disable',
   'secret.rotate',
   'secret.reveal',
   'endpoint.test',

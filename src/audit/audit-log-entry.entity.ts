@@ -2,8 +2,11 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } fr
 import { Account } from '../campaigns/account.entity';
 import { bigintToNumber } from '../database/transformers';
 
-/** Who made a change: a dashboard user, or an operator through the CLI. */
-export type AuditActorType = 'user' | 'cli';
+/**
+ * Who made a change: a dashboard user, an operator through the CLI, or the service itself
+ * (`system`: an endpoint disabled because it answered 410 Gone, docs/webhooks.md#disabled-endpoints).
+ */
+export type AuditActorType = 'user' | 'cli' | 'system';
 
 /**
  * One entry of the audit log (docs/dashboard.md#audit-log): a sign-in (succeeded or failed) or
@@ -13,7 +16,7 @@ export type AuditActorType = 'user' | 'cli';
  */
 @Entity({ name: 'audit_log_entry' })
 @Index('idx_audit_log_entry_account_created', ['accountId', 'createdAt', 'id'])
-@Check('chk_audit_log_entry_actor_type', `"actor_type" IN ('user', 'cli')`)
+@Check('chk_audit_log_entry_actor_type', `"actor_type" IN ('user', 'cli', 'system')`)
 export class AuditLogEntry {
   @PrimaryColumn({
     type: 'bigint',

@@ -8,19 +8,27 @@ import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import type { AuditActorType } from './audit-log-entry.entity';
 import { AuditRepository } from './audit.repository';
 
-/** Who made a change: a dashboard user (the email attempted, for a failed sign-in), or the CLI. */
+/**
+ * Who made a change: a dashboard user (the email attempted, for a failed sign-in), the CLI, or
+ * the service itself (`system`, e.g. an endpoint disabled because it answered 410 Gone).
+ */
 export type AuditActor =
-  { type: 'user'; userId: number | null; email: string | null } | { type: 'cli' };
+  | { type: 'user'; userId: number | null; email: string | null }
+  | { type: 'cli' }
+  | { type: 'system' };
 
 /** The operator CLI as an actor. */
 export const CLI_ACTOR: AuditActor = { type: 'cli' };
+
+/** The service itself as an actor (docs/dashboard.md#audit-log). */
+export const SYSTEM_ACTOR: AuditActor = { type: 'system' };
 
 /** One entry to record ({@link AuditLog.record}). */
 export interface AuditEntryInput {
   /** The account the entry belongs to; null only for a failed sign-in with an unknown email. */
   accountId: number | null;
   actor: AuditActor;
-  /** The client IP; null for the CLI. */
+  /** The client IP; null for the CLI and the system. */
   ip?: string | null;
   action: AuditAction;
   objectType?: AuditObjectType | null;
@@ -55,7 +63,7 @@ export const AUDIT_PAGE_MAX = 100;
 const SECRET_KEYS = /^(password|password_hash|secret|api_key|key|token|csrf_token|session)$/i;
 
 /**
- * The audit log (docs/dashboard.md#audit-log): who (a dashboard user, or `cli`), when, from
+ * The audit log (docs/dashboard.md#audit-log): who (a dashboard user, `cli` or `system`), when, from
  * which IP, did what to which object. Written by the dashboard's edge and by the CLI after each
  * change, read per account, newest first, by keyset. Never holds secrets: `details` keys that
  * name one are refused.
@@ -81,7 +89,7 @@ export class AuditLog {
         actorType: entry.actor.type,
         actorUserId: entry.actor.type === 'user' ? entry.actor.userId : null,
         actorEmail: entry.actor.type === 'user' ? entry.actor.email : null,
-        ip: entry.actor.type === 'cli' ? null : ip,
+        ip: entry.actor.type === 'user' ? ip : null,
         action: entry.action,
         objectType: entry.objectType ?? null,
         objectId:

@@ -1,19 +1,24 @@
 import { Injectable } from '@nestjs/common';
+import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { AttemptLog, type BegunAttempt } from './attempt-log';
 import type { AttemptStart } from './delivery.repository';
+import { GONE } from './retry-schedule';
 import { loggedHeaders, WebhookSender, type SendResult } from './webhook-sender';
 
 /**
  * Makes one attempt: signs it, records it with its request (signatures truncated), then sends
  * exactly that request, so a request never leaves without its row in the delivery log
- * (docs/reliability.md) and the log shows what was sent (docs/dashboard.md#delivery-log). The
- * caller records the result with {@link AttemptLog.finish}.
+ * (docs/reliability.md) and the log shows what was sent (docs/dashboard.md#delivery-log). An
+ * answer of 410 Gone disables the endpoint before the attempt is returned, whoever made it
+ * (scheduled, redelivery, test message: docs/webhooks.md#disabled-endpoints). The caller
+ * records the result with {@link AttemptLog.finish}.
  */
 @Injectable()
 export class AttemptRunner {
   constructor(
     private readonly attempts: AttemptLog,
     private readonly sender: WebhookSender,
+    private readonly endpoints: DeliveryTargets,
   ) {}
 
   /**
@@ -24,7 +29,8 @@ export class AttemptRunner {
    * @param closeOrphans see {@link AttemptLog.begin}.
    * @returns the attempt's id, how many abandoned attempts were closed first, and the result;
    *   null, nothing sent, for a `scheduled` start that another job began first
-   *   ({@link AttemptLog.begin}).
+   *   ({@link AttemptLog.begin}). After a 410 the endpoint is already disabled
+   *   ({@link DeliveryTargets.disableGone}).
    */
   async run(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
@@ -47,6 +53,14 @@ export class AttemptRunner {
     const begun = await this.attempts.begin({ ...start, attemptedAt, request }, closeOrphans);
     if (!begun) return null;
     const result = await this.sender.sendSigned(signed);
+    if (result.statusCode === GONE) {
+      // Never throws: a failure to disable is logged, and the next 410 tries again.
+      await this.endpoints.disableGone(start.endpointId, {
+        attemptId: begun.id,
+        webhookId: start.messageId,
+        deliveryId: start.deliveryId,
+      });
+    }
     return { ...begun, result };
   }
 }

@@ -11,6 +11,7 @@ import {
   type DeliveryLogPage,
   type DeliveryLogQuery,
 } from './delivery-log';
+import { GONE } from './retry-schedule';
 import { testMessage } from './test-messages';
 import {
   isLedgerDays,
@@ -65,7 +66,9 @@ export class DeliveryService {
    * Sends a delivery again now, whatever its state (CLI `delivery redeliver`, the dashboard's
    * `POST /deliveries/{delivery_id}/redeliver`); same `webhook-id` and body
    * (docs/webhooks.md#success-retries-and-health). A success marks the delivery succeeded; a
-   * failure leaves its schedule as is.
+   * failure leaves its schedule as is, except 410 Gone: the endpoint is disabled and the
+   * delivery, unless it had succeeded before, is marked failed
+   * (docs/webhooks.md#disabled-endpoints).
    * @returns the attempt, with its event's type like {@link listAttempts}.
    * @throws NotFoundError for an unknown delivery, or when its endpoint no longer exists.
    */
@@ -89,7 +92,11 @@ export class DeliveryService {
         id,
         result,
         eventCreatedAt: work.status === 'succeeded' ? null : work.eventCreatedAt,
-        next: result.success ? { status: 'succeeded', nextAttemptAt: null } : null,
+        next: result.success
+          ? { status: 'succeeded', nextAttemptAt: null }
+          : result.statusCode === GONE && work.status !== 'succeeded'
+            ? { status: 'failed', nextAttemptAt: null }
+            : null,
       }),
     );
     return { ...record, event_type: work.eventType };
@@ -112,7 +119,8 @@ export class DeliveryService {
    * `test_<uuid>`. It is sent even to a disabled endpoint or one not subscribed to the type,
    * belongs to no delivery and is never retried, and counts in the endpoint's health like a
    * ping. The delivery log shows it with `event_type` null for a ping (filter: `ping`), else
-   * the type.
+   * the type. An answer of 410 Gone disables the endpoint, if enabled
+   * (docs/webhooks.md#disabled-endpoints).
    * @returns the finished attempt: status code, duration, error, response excerpt.
    * @throws InvalidInputError (field `event_type`) for an unknown type; NotFoundError for an
    *   unknown endpoint.

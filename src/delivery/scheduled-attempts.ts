@@ -8,7 +8,7 @@ import { DeliveryRetryError } from './delivery-queue';
 import { DeliveryRepository, type DeliveryWork } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';
-import { nextStep } from './retry-schedule';
+import { GONE, nextStep } from './retry-schedule';
 
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
@@ -42,7 +42,7 @@ export class NotDueError extends Error {
 
 /** The result of one scheduled attempt of a delivery. */
 type Attempted =
-  | { kind: 'succeeded' | 'taken' | 'left' }
+  | { kind: 'succeeded' | 'taken' | 'left' | 'dropped' }
   | { kind: 'retry'; delayMs: number; reason: string }
   | { kind: 'failed'; reason: string };
 
@@ -85,11 +85,12 @@ export class ScheduledAttempts {
    *   the delivery's attempts that a dead process left unfinished first.
    * @returns `skipped` when the delivery is no longer pending (already done, or queued twice)
    *   or another job began the same attempt first, `dropped` when its endpoint was
-   *   disabled or deleted meanwhile (nothing is sent), `missing` when this deployment's
-   *   database has no such delivery (logged).
+   *   disabled or deleted meanwhile, or found gone by another attempt of this process (nothing
+   *   is sent), `missing` when this deployment's database has no such delivery (logged).
    * @throws NotDueError when the delivery is not due yet (the job waits until it is);
    *   DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its
-   *   delay); UnrecoverableError after the last one (the delivery is marked failed).
+   *   delay: the schedule's step, or a 429's or 503's `Retry-After`); UnrecoverableError after
+   *   the last one, or after a 410 Gone (the delivery is marked failed).
    */
   async run(deliveryId: number, endpointId?: number, resumed = false): Promise<AttemptOutcome> {
     // With the endpoint id in the job, the delivery and its endpoint are read at once.
@@ -111,6 +112,8 @@ export class ScheduledAttempts {
     switch (attempted.kind) {
       case 'succeeded':
         return 'succeeded';
+      case 'dropped':
+        return this.drop(work);
       case 'taken':
       case 'left':
         return 'skipped';
@@ -172,7 +175,8 @@ export class ScheduledAttempts {
             return;
           }
           const attempted = await this.attempt(work, target, resumed, true);
-          if (attempted.kind === 'left') tally.left += 1;
+          if (attempted.kind === 'dropped') tally[await this.drop(work)] += 1;
+          else if (attempted.kind === 'left') tally.left += 1;
           else if (attempted.kind === 'taken') tally.skipped += 1;
           else if (attempted.kind === 'succeeded') tally.succeeded += 1;
           else if (attempted.kind === 'failed') tally.failed += 1;
@@ -205,7 +209,7 @@ export class ScheduledAttempts {
       knownTarget !== undefined && work.endpointId === endpointId
         ? knownTarget
         : await this.endpoints.find(work.endpointId);
-    return target && target.isEnabled ? target : null;
+    return target && this.endpoints.sendsTo(target) ? target : null;
   }
 
   private async drop(work: DeliveryWork): Promise<'dropped'> {
@@ -216,7 +220,10 @@ export class ScheduledAttempts {
   /**
    * One scheduled attempt, recorded with the delivery's next state. It waits for one of the
    * process's attempt slots, held while the attempt is begun and sent (not while its result is
-   * recorded: those are written together, in batches).
+   * recorded: those are written together, in batches). Right before it is begun, the target is
+   * checked again ({@link DeliveryTargets.sendsTo}): an endpoint this process found gone since
+   * it was read is not sent to (`dropped`). The delivery's `next_attempt_at` is set from the
+   * same delay the caller queues its retry with ({@link nextStep}).
    * @param ofBatch once the worker is stopping, an attempt of a batch is not started (`left`).
    */
   private async attempt(
@@ -232,18 +239,20 @@ export class ScheduledAttempts {
       eventType: work.eventType,
       scheduled: { attemptCount: work.attemptCount },
     };
-    const begun = await this.slots(async () =>
-      ofBatch && this.stopping
-        ? ('left' as const)
-        : await this.runner.run(start, target, work.body, resumed),
-    );
-    if (begun === 'left') return { kind: 'left' };
+    const begun = await this.slots(async () => {
+      if (ofBatch && this.stopping) return 'left' as const;
+      // The target may have been read before another attempt found the endpoint gone.
+      if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
+      return await this.runner.run(start, target, work.body, resumed);
+    });
+    if (begun === 'left' || begun === 'dropped') return { kind: begun };
     // Another job of the delivery attempted it since it was read, or is attempting it now.
     if (!begun) return { kind: 'taken' };
     const { id: attemptId, closedBefore, result } = begun;
     // Attempts closed as abandoned just now count too: the schedule goes on after them.
     const attemptNumber = work.attemptCount + closedBefore + 1;
-    const next = nextStep(attemptNumber, result.success, this.config.webhookRetryScheduleMs);
+    // A 410 fails the delivery at once; a 429 or 503 may move its next attempt (Retry-After).
+    const next = nextStep(attemptNumber, result, this.config.webhookRetryScheduleMs);
     await this.attempts.finish({
       ...start,
       id: attemptId,
@@ -257,7 +266,10 @@ export class ScheduledAttempts {
     });
     if (result.success) return { kind: 'succeeded' };
     const reason = `delivery ${work.id} attempt ${attemptNumber} failed: ${result.error}`;
-    if (next.status === 'failed') return { kind: 'failed', reason: `${reason}; no retries left` };
+    if (next.status === 'failed') {
+      const why = result.statusCode === GONE ? 'the endpoint is gone' : 'no retries left';
+      return { kind: 'failed', reason: `${reason}; ${why}` };
+    }
     return { kind: 'retry', delayMs: next.delayMs, reason };
   }
 }

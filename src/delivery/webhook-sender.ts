@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { AppConfig } from '../config/app-config';
 import { assertLiteralHostAllowed, guardedLookup, RefusedAddressError } from './address-policy';
+import { retryAfterOfResponse } from './retry-after';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
 export interface WebhookMessage {
@@ -22,6 +23,13 @@ export interface SendResult {
   error: string | null;
   /** At most 1 KiB of the response body. */
   responseExcerpt: string | null;
+  /**
+   * The delay a failed response asked for with `Retry-After`, in ms (RFC 9110: delta-seconds,
+   * or an HTTP-date measured from the response's `Date`); null (or absent) when it carried no
+   * valid one, succeeded or never came. Used for 429 and 503
+   * (docs/webhooks.md#busy-receivers-429-and-503).
+   */
+  retryAfterMs?: number | null;
 }
 
 /** A request of one attempt, signed and ready to send ({@link WebhookSender.sign}). */
@@ -167,6 +175,7 @@ export class WebhookSender implements OnModuleDestroy {
       });
       const durationMs = elapsed();
       const success = response.statusCode >= 200 && response.statusCode < 300;
+      const retryAfterMs = success ? null : retryAfterOfResponse(response.headers, Date.now());
       const responseExcerpt = await readExcerpt(response.body);
       return {
         attemptedAt,
@@ -175,6 +184,7 @@ export class WebhookSender implements OnModuleDestroy {
         success,
         error: success ? null : `HTTP ${response.statusCode}`,
         responseExcerpt,
+        retryAfterMs,
       };
     } catch (error) {
       const timedOut = isTimeout(error);

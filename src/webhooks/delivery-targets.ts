@@ -1,6 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
 import DataLoader from 'dataloader';
-import type { EntityManager } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AuditLog, SYSTEM_ACTOR } from '../audit/audit-log.service';
+import { CampaignsService } from '../campaigns/campaigns.service';
 import { MAX_INT4 } from '../common/ids';
 import { SigningSecretBox } from './signing-secrets';
 import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
@@ -12,6 +15,8 @@ export interface DeliveryTarget {
   isEnabled: boolean;
   /** Plaintext signing secrets: the current one, then the previous one while it is still valid. */
   secrets: string[];
+  /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
+  readAt: number;
 }
 
 /** An endpoint of a campaign as the outbox sees it when an event is recorded. */
@@ -22,6 +27,18 @@ export interface Subscriber {
   /** False: its deliveries are recorded as `skipped`, never sent. */
   isEnabled: boolean;
 }
+
+/** The attempt that was answered 410 Gone, for the audit entry ({@link DeliveryTargets.disableGone}). */
+export interface GoneAnswer {
+  attemptId: number;
+  /** The `webhook-id` sent. */
+  webhookId: string;
+  /** Null for a test message. */
+  deliveryId: number | null;
+}
+
+/** How long this process remembers an endpoint it disabled as gone, in ms (reads older are stale). */
+const GONE_MEMORY_MS = 60 * 60 * 1000;
 
 /** The outcome of one attempt, as the health counters see it. */
 export interface AttemptOutcome {
@@ -34,11 +51,21 @@ export interface AttemptOutcome {
 
 /**
  * What the delivery module needs of webhook endpoints (docs/webhooks.md): where and with which
- * secrets to send, which endpoints an event goes to, and the health counters each attempt
- * adds to. The only way other modules reach the `webhook_endpoint` table.
+ * secrets to send, which endpoints an event goes to, the health counters each attempt adds
+ * to, and disabling an endpoint that answered 410 Gone. The only way other modules reach the
+ * `webhook_endpoint` table.
  */
 @Injectable()
 export class DeliveryTargets {
+  private readonly logger = new Logger(DeliveryTargets.name);
+  /**
+   * Endpoints this process saw answer 410 Gone, with when it disabled them (ms since the
+   * epoch): a target read before that time is stale ({@link sendsTo}), however it was kept (a
+   * batch job reads its endpoint once for all its deliveries).
+   */
+  private readonly goneAt = new Map<number, number>();
+  /** The {@link disableGone} write under way per endpoint, which concurrent calls join. */
+  private readonly disabling = new Map<number, Promise<boolean>>();
   /**
    * Endpoint look-ups of concurrent delivery attempts made within 2 ms share one query. No
    * caching: each attempt sees whether its endpoint is enabled at that moment.
@@ -55,6 +82,9 @@ export class DeliveryTargets {
   constructor(
     private readonly repository: WebhookEndpointsRepository,
     private readonly secretBox: SigningSecretBox,
+    private readonly campaigns: CampaignsService,
+    private readonly audit: AuditLog,
+    @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
   /** The URL, state and valid secrets of an endpoint, or null when it does not exist. */
@@ -62,7 +92,93 @@ export class DeliveryTargets {
     return id > MAX_INT4 ? Promise.resolve(null) : this.targets.load(id);
   }
 
+  /**
+   * Whether a scheduled attempt may still be sent to `target`: it was enabled when read, and
+   * this process has not disabled it as gone since (docs/webhooks.md#disabled-endpoints).
+   * Checked right before each scheduled attempt, so the deliveries of a batch that one of them
+   * found gone are dropped, not sent.
+   */
+  sendsTo(target: DeliveryTarget): boolean {
+    if (!target.isEnabled) return false;
+    const goneAt = this.goneAt.get(target.id);
+    return goneAt === undefined || goneAt < target.readAt;
+  }
+
+  /**
+   * Endpoint `id` answered an attempt with 410 Gone (docs/webhooks.md#disabled-endpoints): from
+   * now on this process sends it no scheduled attempt ({@link sendsTo}), and, if it is still
+   * enabled, it is disabled with the reason `gone` and an `endpoint.disable` entry by the actor
+   * `system` is added to the audit log, in one transaction. An endpoint already disabled keeps
+   * its reason and time. Concurrent calls for one endpoint (a batch's attempts answered
+   * together) share one write.
+   *
+   * Never throws: a failure to write (PostgreSQL unreachable) is logged, the endpoint stays
+   * enabled, and its next 410 tries again.
+   * @returns whether this call (or the one it joined) disabled it.
+   */
+  disableGone(id: number, answer: GoneAnswer): Promise<boolean> {
+    const seenAt = Date.now();
+    this.forgetOldGone(seenAt);
+    this.goneAt.set(id, seenAt);
+    const running = this.disabling.get(id);
+    if (running) return running;
+    const done = this.writeGone(id, answer, seenAt).finally(() => this.disabling.delete(id));
+    this.disabling.set(id, done);
+    return done;
+  }
+
+  private async writeGone(id: number, answer: GoneAnswer, seenAt: number): Promise<boolean> {
+    try {
+      // The account first, outside the transaction: the endpoint's campaign never changes, and
+      // the transaction then needs no second connection while it holds the endpoint's row.
+      const endpoint = await this.repository.findById(id);
+      if (!endpoint?.isEnabled) return false;
+      const accountId = await this.campaigns.accountOf(endpoint.campaignId);
+      const disabled = await this.dataSource.transaction(async (manager) => {
+        const row = await this.repository.disableIfEnabled(manager, id, 'gone');
+        if (!row) return false;
+        await this.audit.record(
+          {
+            accountId,
+            actor: SYSTEM_ACTOR,
+            action: 'endpoint.disable',
+            objectType: 'endpoint',
+            objectId: id,
+            details: {
+              reason: 'gone',
+              status_code: 410,
+              url: row.url,
+              attempt_id: answer.attemptId,
+              webhook_id: answer.webhookId,
+              delivery_id: answer.deliveryId,
+            },
+          },
+          manager,
+        );
+        return true;
+      });
+      // Reads that began before the commit may still have seen it enabled.
+      this.goneAt.set(id, Math.max(seenAt, Date.now()));
+      if (disabled) this.logger.warn(`Endpoint ${id} answered 410 Gone: disabled`);
+      return disabled;
+    } catch (error) {
+      // Still enabled as far as we know: a stale target may send again, and its 410 retries this.
+      this.goneAt.delete(id);
+      this.logger.error(
+        `Endpoint ${id} answered 410 Gone but could not be disabled (${(error as Error).message}); its next 410 tries again`,
+      );
+      return false;
+    }
+  }
+
+  private forgetOldGone(now: number): void {
+    for (const [id, at] of this.goneAt) {
+      if (at < now - GONE_MEMORY_MS) this.goneAt.delete(id);
+    }
+  }
+
   private async findNow(ids: readonly number[]): Promise<Array<DeliveryTarget | null>> {
+    const readAt = Date.now();
     const rows = await this.repository.findTargets(ids);
     const byId = new Map(
       rows.map((row) => {
@@ -70,7 +186,7 @@ export class DeliveryTargets {
         if (row.previous_secret_encrypted && row.previous_secret_valid) {
           secrets.push(this.secretBox.decrypt(row.previous_secret_encrypted));
         }
-        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets }];
+        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, readAt }];
       }),
     );
     return ids.map((id) => byId.get(id) ?? null);

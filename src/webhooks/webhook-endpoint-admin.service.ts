@@ -49,7 +49,7 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * Creates an endpoint with a new signing secret.
+   * Creates an endpoint with a new signing secret; created disabled, it is disabled `manual`.
    * @returns the endpoint and the plaintext secret, which is never available again.
    * @throws InvalidInputError for a bad URL, event type or description;
    *   CampaignNotFoundError for an unknown campaign.
@@ -64,7 +64,7 @@ export class WebhookEndpointAdmin {
       url: validateUrl(fields.url),
       subscribedEvents: validateEvents(fields.events),
       description: validateDescription(fields.description ?? null),
-      isEnabled: fields.enabled ?? true,
+      ...enabledState(fields.enabled ?? true),
       secretEncrypted: this.secretBox.encrypt(secret),
       previousSecretEncrypted: null,
       previousSecretExpiresAt: null,
@@ -79,14 +79,21 @@ export class WebhookEndpointAdmin {
     }
   }
 
-  /** @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value. */
+  /**
+   * Changes an endpoint. Disabling an enabled one records the reason `manual` and the time;
+   * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints).
+   * Disabling one already disabled keeps its reason and time.
+   * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
+   */
   async update(id: number, changes: EndpointChanges): Promise<WebhookEndpointView> {
     const endpoint = await this.require(id);
     if (changes.url !== undefined) endpoint.url = validateUrl(changes.url);
     if (changes.events !== undefined) endpoint.subscribedEvents = validateEvents(changes.events);
     if (changes.description !== undefined)
       endpoint.description = validateDescription(changes.description);
-    if (changes.enabled !== undefined) endpoint.isEnabled = changes.enabled;
+    if (changes.enabled !== undefined && changes.enabled !== endpoint.isEnabled) {
+      Object.assign(endpoint, enabledState(changes.enabled));
+    }
     return toEndpointView(await this.repository.save(endpoint));
   }
 
@@ -177,6 +184,18 @@ export class WebhookEndpointAdmin {
     if (!endpoint) throw endpointNotFound(id);
     return endpoint;
   }
+}
+
+/**
+ * The state columns of an endpoint an admin or operator enables or disables now: enabled
+ * without a reason, or disabled `manual` as of now.
+ */
+function enabledState(
+  enabled: boolean,
+): Pick<WebhookEndpoint, 'isEnabled' | 'disabledReason' | 'disabledAt'> {
+  return enabled
+    ? { isEnabled: true, disabledReason: null, disabledAt: null }
+    : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date() };
 }
 
 function endpointNotFound(id: number): NotFoundError {

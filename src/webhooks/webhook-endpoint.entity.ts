@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -11,14 +12,30 @@ import {
 import { Campaign } from '../campaigns/campaign.entity';
 
 /**
+ * Why an endpoint is disabled (docs/webhooks.md#disabled-endpoints): `manual` when an admin (the
+ * dashboard) or an operator (the CLI) disabled it, `gone` when it answered an attempt with 410
+ * Gone, `auto` reserved for a rule that disables an endpoint after days of failures.
+ */
+export const DISABLED_REASONS = ['manual', 'gone', 'auto'] as const;
+
+/** One of {@link DISABLED_REASONS}. */
+export type DisabledReason = (typeof DISABLED_REASONS)[number];
+
+/**
  * A customer-configured webhook endpoint of a campaign (docs/api.md#webhook-reads, docs/webhooks.md).
  *
  * The signing secret is stored only encrypted (AES-256-GCM with `SECRETS_ENCRYPTION_KEY`).
  * After a rotation the previous secret stays valid until `previousSecretExpiresAt` (24 hours)
  * and deliveries carry both signatures. The health counters are updated in the same
- * statement that records each delivery attempt, so reading health is O(1).
+ * statement that records each delivery attempt, so reading health is O(1). A disabled endpoint
+ * records why and since when (`disabled_reason`, `disabled_at`); an enabled one has neither.
  */
 @Entity({ name: 'webhook_endpoint' })
+@Check('chk_webhook_endpoint_disabled_reason', `"disabled_reason" IN ('manual', 'gone', 'auto')`)
+@Check(
+  'chk_webhook_endpoint_disabled_state',
+  `("is_enabled" AND "disabled_reason" IS NULL AND "disabled_at" IS NULL) OR (NOT "is_enabled" AND "disabled_reason" IS NOT NULL AND "disabled_at" IS NOT NULL)`,
+)
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id!: number;
@@ -42,6 +59,14 @@ export class WebhookEndpoint {
 
   @Column({ name: 'is_enabled', type: 'boolean', default: true })
   isEnabled!: boolean;
+
+  /** Why it is disabled ({@link DISABLED_REASONS}); null while enabled. */
+  @Column({ name: 'disabled_reason', type: 'varchar', length: 16, nullable: true })
+  disabledReason!: DisabledReason | null;
+
+  /** When it was disabled; null while enabled. */
+  @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
+  disabledAt!: Date | null;
 
   /** `v1:<iv>:<tag>:<ciphertext>` (base64) of the `whsec_…` secret. */
   @Column({ name: 'secret_encrypted', type: 'text' })

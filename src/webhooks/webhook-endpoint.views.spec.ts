@@ -11,6 +11,8 @@ function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
     description: 'CRM',
     subscribedEvents: ['lead.created'],
     isEnabled: true,
+    disabledReason: null,
+    disabledAt: null,
     secretEncrypted: 'v1:secret',
     previousSecretEncrypted: null,
     previousSecretExpiresAt: null,
@@ -48,6 +50,8 @@ describe('the dashboard view of an endpoint', () => {
         avg_duration_ms: 15.25,
       },
       previous_secret_expires_at: null,
+      disabled_reason: null,
+      disabled_at: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });
@@ -66,5 +70,21 @@ describe('the dashboard view of an endpoint', () => {
         now,
       ).previous_secret_expires_at,
     ).toBeNull();
+  });
+
+  it('says why and since when a disabled endpoint is disabled', () => {
+    const detail = toEndpointDetail(
+      endpoint({
+        isEnabled: false,
+        disabledReason: 'gone',
+        disabledAt: new Date('2026-11-23T11:30:00.000Z'),
+      }),
+      now,
+    );
+    expect(detail).toMatchObject({
+      is_enabled: false,
+      disabled_reason: 'gone',
+      disabled_at: '2026-11-23T11:30:00.000Z',
+    });
   });
 });

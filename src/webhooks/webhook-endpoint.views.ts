@@ -1,4 +1,4 @@
-import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import type { DisabledReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
 export interface WebhookEndpointView {
@@ -39,13 +39,20 @@ export type EndpointHealthFigures = Omit<
 
 /**
  * An endpoint as the dashboard shows it (docs/dashboard.md#routes): the listing view, its
- * delivery health, and until when the previous signing secret stays valid after a rotation.
- * Never a secret.
+ * delivery health, until when the previous signing secret stays valid after a rotation, and
+ * why and since when it is disabled. Never a secret.
  */
 export interface WebhookEndpointDetail extends WebhookEndpointView {
   health: EndpointHealthFigures;
   /** ISO 8601 UTC; null when no previous secret is valid. */
   previous_secret_expires_at: string | null;
+  /**
+   * Why it is disabled (docs/webhooks.md#disabled-endpoints): `manual`, `gone` (it answered
+   * 410 Gone) or `auto`; null while enabled.
+   */
+  disabled_reason: DisabledReason | null;
+  /** When it was disabled, ISO 8601 UTC; null while enabled. */
+  disabled_at: string | null;
 }
 
 /** The dashboard's view of an endpoint; `now` decides whether the previous secret is still valid. */
@@ -60,6 +67,8 @@ export function toEndpointDetail(
     health,
     previous_secret_expires_at:
       endpoint.previousSecretEncrypted && expires && expires > now ? expires.toISOString() : null,
+    disabled_reason: endpoint.disabledReason,
+    disabled_at: endpoint.disabledAt ? endpoint.disabledAt.toISOString() : null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { DeliveryTargets } from './delivery-targets';
 import { SigningSecretBox } from './signing-secrets';
@@ -11,10 +12,11 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 /**
  * Webhook endpoints as a domain (docs/architecture.md#modules-and-tables), one service per
  * client: {@link WebhookEndpointReads} for the public API, {@link WebhookEndpointAdmin} for the
- * CLI and the dashboard, {@link DeliveryTargets} for the delivery module. No HTTP.
+ * CLI and the dashboard, {@link DeliveryTargets} for the delivery module (which records an
+ * endpoint disabled as gone in the audit log, hence {@link AuditModule}). No HTTP.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint]), CampaignsModule],
+  imports: [TypeOrmModule.forFeature([WebhookEndpoint]), CampaignsModule, AuditModule],
   providers: [
     WebhookEndpointsRepository,
     SigningSecretBox,

@@ -4,7 +4,7 @@ import type { Pool } from 'pg';
 import { EntityManager, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MicroBatcher } from '../common/micro-batcher';
-import { WebhookEndpoint } from './webhook-endpoint.entity';
+import { WebhookEndpoint, type DisabledReason } from './webhook-endpoint.entity';
 
 /** The columns a delivery attempt needs, secrets still encrypted. */
 export interface TargetRow {
@@ -161,6 +161,30 @@ export class WebhookEndpointsRepository {
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );
+  }
+
+  /**
+   * Disables endpoint `id` for `reason` as of now (`disabled_at` by the database's clock), in
+   * the caller's transaction, only if it is enabled: an endpoint already disabled keeps its
+   * reason and time.
+   * @returns its campaign, URL and `disabled_at`; null when it was not enabled or does not exist.
+   */
+  async disableIfEnabled(
+    manager: EntityManager,
+    id: number,
+    reason: DisabledReason,
+  ): Promise<{ campaignId: number; url: string; disabledAt: Date } | null> {
+    // TypeORM answers `[rows, affected]` for an UPDATE.
+    const [rows]: [Array<{ campaign_id: number; url: string; disabled_at: Date }>, number] =
+      await manager.query(
+        `UPDATE webhook_endpoint
+          SET is_enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+        WHERE id = $1 AND is_enabled
+    RETURNING campaign_id, url, disabled_at`,
+        [id, reason],
+      );
+    const [row] = rows;
+    return row ? { campaignId: row.campaign_id, url: row.url, disabledAt: row.disabled_at } : null;
   }
 
   /**

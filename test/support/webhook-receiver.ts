@@ -14,12 +14,14 @@ export interface ReceivedWebhook {
   receivedAt: number;
 }
 
-/** How the receiver answers: a status, after an optional delay, or a redirect. */
+/** How the receiver answers: a status, after an optional delay, or a redirect, with extra headers. */
 export type ReceiverBehaviour = {
   status: number;
   delayMs?: number;
   location?: string;
   body?: string;
+  /** Response headers to add (`Retry-After`, …). */
+  headers?: Record<string, string>;
 };
 
 /**
@@ -53,6 +55,7 @@ export class WebhookReceiver {
         const answer = () => {
           this.pending.delete(res);
           if (b.location) res.setHeader('location', b.location);
+          for (const [name, value] of Object.entries(b.headers ?? {})) res.setHeader(name, value);
           res.statusCode = b.status;
           res.end(b.body ?? '');
         };
@@ -109,5 +112,23 @@ export function verifyWebhook(
     type: string;
     timestamp: string;
     data: Record<string, unknown>;
+  };
+}
+
+/** The receivers a test file starts: `start` one more, `stopAll` in `afterAll`. */
+export function receiverPool(): {
+  start: () => Promise<WebhookReceiver>;
+  stopAll: () => Promise<void>;
+} {
+  const started: WebhookReceiver[] = [];
+  return {
+    start: async () => {
+      const receiver = await new WebhookReceiver().start();
+      started.push(receiver);
+      return receiver;
+    },
+    stopAll: async () => {
+      await Promise.all(started.map((receiver) => receiver.stop()));
+    },
   };
 }

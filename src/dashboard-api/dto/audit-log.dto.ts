@@ -2,23 +2,27 @@ import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { AUDIT_ACTIONS } from '../../audit/audit-actions';
 
-/** Who made an entry: a dashboard user, or an operator through the CLI. */
+/**
+ * Who made an entry: a dashboard user, an operator through the CLI, or the service itself
+ * (`system`: an endpoint disabled because it answered 410 Gone).
+ */
 @ApiSchema({ name: 'AuditActor' })
 export class AuditActorDto {
-  @ApiProperty({ enum: ['user', 'cli'], example: 'user' })
-  type!: 'user' | 'cli';
+  @ApiProperty({ enum: ['user', 'cli', 'system'], example: 'user' })
+  type!: 'user' | 'cli' | 'system';
 
   @ApiProperty({
     type: 'integer',
     nullable: true,
-    description: 'The user; null for the CLI and for a failed sign-in',
+    description: 'The user; null for the CLI, the system and a failed sign-in',
   })
   user_id!: number | null;
 
   @ApiProperty({
     type: 'string',
     nullable: true,
-    description: 'The user’s email, or the one a failed sign-in tried; null for the CLI',
+    description:
+      'The user’s email, or the one a failed sign-in tried; null for the CLI and the system',
   })
   email!: string | null;
 }

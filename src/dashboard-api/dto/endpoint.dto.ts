@@ -7,6 +7,7 @@ import {
   WebhookEndpointHealthDto,
 } from '../../webhooks/dto/webhook-endpoint.dto';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-input';
+import { DISABLED_REASONS, type DisabledReason } from '../../webhooks/webhook-endpoint.entity';
 import type {
   EndpointHealthFigures,
   WebhookEndpointDetail,
@@ -21,7 +22,10 @@ export class EndpointHealthDto
   extends OmitType(WebhookEndpointHealthDto, ['endpoint_id', 'url', 'is_enabled'] as const)
   implements EndpointHealthFigures {}
 
-/** An endpoint as the dashboard shows it: the public listing's fields, its health, never its secret. */
+/**
+ * An endpoint as the dashboard shows it: the public listing's fields, its health, why and since
+ * when it is disabled, never its secret.
+ */
 @ApiSchema({ name: 'DashboardEndpoint' })
 export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookEndpointDetail {
   @ApiProperty({ type: EndpointHealthDto })
@@ -35,6 +39,23 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'Until when the previous signing secret stays valid after a rotation; null when none is',
   })
   previous_secret_expires_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    enum: DISABLED_REASONS,
+    nullable: true,
+    description:
+      'Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (reserved); null while enabled',
+  })
+  disabled_reason!: DisabledReason | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the endpoint was disabled; null while enabled',
+  })
+  disabled_at!: string | null;
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */

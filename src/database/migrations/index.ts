@@ -8,7 +8,8 @@ import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
 import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
 import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
-import { DeliveryLedger1795800000000 } from './1795800000000-DeliveryLedger';
+import { DeliveryLedger1795840000000 } from './1795840000000-DeliveryLedger';
+import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDisabledReason';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -24,5 +25,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryBatches1795600000000,
   LeadImportKey1795700000000,
   DeliveryRollups1795820000000,
-  DeliveryLedger1795800000000,
+  DeliveryLedger1795840000000,
+  EndpointDisabledReason1795850000000,
 ];

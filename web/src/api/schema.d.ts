@@ -300,14 +300,14 @@ export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
     AuditActor: {
-      /** @description The user’s email, or the one a failed sign-in tried; null for the CLI */
+      /** @description The user’s email, or the one a failed sign-in tried; null for the CLI and the system */
       email: string | null;
       /**
        * @example user
        * @enum {string}
        */
-      type: 'user' | 'cli';
-      /** @description The user; null for the CLI and for a failed sign-in */
+      type: 'user' | 'cli' | 'system';
+      /** @description The user; null for the CLI, the system and a failed sign-in */
       user_id: number | null;
     };
     AuditEntry: {
@@ -329,6 +329,7 @@ export interface components {
         | 'endpoint.create'
         | 'endpoint.update'
         | 'endpoint.delete'
+        | 'endpoint.disable'
         | 'secret.rotate'
         | 'secret.reveal'
         | 'endpoint.test'
@@ -509,6 +510,16 @@ export interface components {
       created_at: string;
       /** @example CRM sync */
       description: string | null;
+      /**
+       * Format: date-time
+       * @description When the endpoint was disabled; null while enabled
+       */
+      disabled_at: string | null;
+      /**
+       * @description Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (reserved); null while enabled
+       * @enum {string|null}
+       */
+      disabled_reason: 'manual' | 'gone' | 'auto' | null;
       health: components['schemas']['DashboardEndpointHealth'];
       /** @example 7 */
       id: number;

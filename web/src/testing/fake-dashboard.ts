@@ -47,6 +47,8 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
       avg_duration_ms: 42.5,
     },
     previous_secret_expires_at: null,
+    disabled_reason: null,
+    disabled_at: null,
     ...overrides,
   };
 }

@@ -21,6 +21,7 @@ function entry(id: number, action: string) {
 describe('the audit log', () => {
   it('labels who and what', () => {
     expect(actorLabel({ type: 'cli', user_id: null, email: null })).toBe('cli');
+    expect(actorLabel({ type: 'system', user_id: null, email: null })).toBe('system');
     expect(actorLabel({ type: 'user', user_id: 3, email: 'a@b.c' })).toBe('a@b.c');
     expect(objectLabel({ object_type: 'endpoint', object_id: '12' })).toBe('endpoint 12');
     expect(objectLabel({ object_type: null, object_id: null })).toBe('—');

@@ -7,9 +7,9 @@ import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useAuditLog, type AuditEntry } from '../api/queries';
 
-/** Who made a change: a user's email, or `cli` for the operator. */
+/** Who made a change: a user's email, `cli` for the operator, `system` for the service itself. */
 export function actorLabel(actor: AuditEntry['actor']): string {
-  if (actor.type === 'cli') return 'cli';
+  if (actor.type === 'cli' || actor.type === 'system') return actor.type;
   return actor.email ?? `user ${actor.user_id ?? '?'}`;
 }
 
@@ -102,9 +102,9 @@ export function AuditLogOverview() {
                           <Timestamp value={entry.created_at} />
                         </Table.Td>
                         <Table.Td>
-                          {entry.actor.type === 'cli' ? (
+                          {entry.actor.type !== 'user' ? (
                             <Badge variant="light" color="gray">
-                              cli
+                              {actorLabel(entry.actor)}
                             </Badge>
                           ) : (
                             actorLabel(entry.actor)

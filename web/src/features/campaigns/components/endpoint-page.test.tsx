@@ -133,6 +133,52 @@ describe('the endpoint page', () => {
     await waitFor(() => expect(screen.queryByText('whsec_new')).toBeNull());
   });
 
+  it('says in words when a 410 Gone answer disabled the endpoint, and when', async () => {
+    fakeDashboard(
+      endpointApi({
+        'GET /endpoints/5': fakeEndpoint({
+          is_enabled: false,
+          disabled_reason: 'gone',
+          disabled_at: '2026-11-24T09:30:00Z',
+        }),
+      }),
+      'viewer',
+    );
+    renderRoutes(routes, '/endpoints/5');
+    const notice = await screen.findByTestId('disabled-notice');
+    expect(notice).toHaveTextContent(
+      /^Disabled automatically on .+: the endpoint answered 410 Gone\. Enable it again to resume deliveries\.$/,
+    );
+    expect(within(notice).getByText(/2026/).closest('time')).toHaveAttribute(
+      'datetime',
+      '2026-11-24T09:30:00.000Z',
+    );
+    expect(screen.getByText('Disabled')).toBeInTheDocument();
+  });
+
+  it('says when an admin disabled it', async () => {
+    fakeDashboard(
+      endpointApi({
+        'GET /endpoints/5': fakeEndpoint({
+          is_enabled: false,
+          disabled_reason: 'manual',
+          disabled_at: '2026-11-24T09:30:00Z',
+        }),
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    expect(await screen.findByTestId('disabled-notice')).toHaveTextContent(
+      /^Disabled by an admin on .+\. Enable it again to resume deliveries\.$/,
+    );
+  });
+
+  it('shows no disabled notice for an enabled endpoint', async () => {
+    fakeDashboard(endpointApi());
+    renderRoutes(routes, '/endpoints/5');
+    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    expect(screen.queryByTestId('disabled-notice')).toBeNull();
+  });
+
   it('shows a failed change in the service’s words', async () => {
     fakeDashboard(
       endpointApi({

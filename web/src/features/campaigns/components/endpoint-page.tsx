@@ -178,6 +178,31 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
   );
 }
 
+/**
+ * Why and since when the endpoint is disabled, in words (nothing while it is enabled): a 410
+ * Gone answer disables it automatically; an admin or operator by hand.
+ */
+export function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
+  if (endpoint.is_enabled || !endpoint.disabled_at) return null;
+  const at = <Timestamp value={endpoint.disabled_at} />;
+  let text: React.ReactNode;
+  switch (endpoint.disabled_reason) {
+    case 'gone':
+      text = <>Disabled automatically on {at}: the endpoint answered 410 Gone</>;
+      break;
+    case 'auto':
+      text = <>Disabled automatically on {at} after its deliveries kept failing</>;
+      break;
+    default:
+      text = <>Disabled by an admin on {at}</>;
+  }
+  return (
+    <Text size="sm" data-testid="disabled-notice">
+      {text}. Enable it again to resume deliveries.
+    </Text>
+  );
+}
+
 /** One endpoint: details, health, test events, secret, deletion, its delivery ledger and log. */
 export function EndpointPage({ endpointId }: { endpointId: number }) {
   const canChange = useCanChange();
@@ -261,6 +286,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
           <Group gap="xs">
             <EndpointStateBadges endpoint={data} />
           </Group>
+          <DisabledNotice endpoint={data} />
           <Group gap={6}>
             {data.subscribed_events.map((type) => (
               <Badge key={type} variant="outline" color="gray" tt="none">

@@ -9,8 +9,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * exists since WebhookDelivery1795387645779 (NOT NULL, default `now()`); the `skipped` status
  * needs no change either (`status` is a `varchar(16)`).
  */
-export class DeliveryLedger1795800000000 implements MigrationInterface {
-  name = 'DeliveryLedger1795800000000';
+export class DeliveryLedger1795840000000 implements MigrationInterface {
+  name = 'DeliveryLedger1795840000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(
