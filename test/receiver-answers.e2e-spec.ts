@@ -155,10 +155,13 @@ describe('Receivers that say "gone" or "later"', () => {
         },
       ]);
 
-      // A later event gets no delivery to it, and nothing is sent.
+      // A later event's delivery to it is recorded as skipped (the ledger counts it), and
+      // nothing is sent.
       await upload(me, 1);
       await sleep(500);
-      expect(await deliveriesOf(id)).toHaveLength(3);
+      const after = await deliveriesOf(id);
+      expect(after).toHaveLength(4);
+      expect(after[3]).toMatchObject({ status: 'skipped', attempt_count: 0 });
       expect(r.received).toHaveLength(1);
 
       // The public API shows it disabled, in its unchanged shape.

@@ -339,7 +339,11 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
     const publisher = t.app.get(WebhookEventPublisher);
     // The endpoint is read in the caller's transaction: what that transaction sees decides.
     const recorded = await t.db.transaction(async (manager) => {
-      await manager.query('UPDATE webhook_endpoint SET is_enabled = false WHERE id = $1', [id]);
+      await manager.query(
+        `UPDATE webhook_endpoint SET is_enabled = false, disabled_reason = 'manual', disabled_at = now()
+          WHERE id = $1`,
+        [id],
+      );
       return publisher.record(manager, me.campaignId, [{ type: 'call.completed', data: {} }]);
     });
     await publisher.dispatch(recorded);
