@@ -248,12 +248,18 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         previous_secret_expires_at: null,
         disabled_reason: null,
         disabled_at: null,
+        failing_since: null,
+        failing_reason: null,
+        auto_disable_at: null,
       });
       const {
         health: _health,
         previous_secret_expires_at: _previous,
         disabled_reason: _reason,
         disabled_at: _at,
+        failing_since: _failingSince,
+        failing_reason: _failingReason,
+        auto_disable_at: _autoDisableAt,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);

@@ -1,7 +1,8 @@
 /**
  * The actions the audit log records (docs/dashboard.md#audit-log), `<object>.<verb>`. Sign-ins
- * come from the dashboard; the changes from the dashboard or the CLI, and `endpoint.disable` from
- * the service itself (docs/webhooks.md#disabled-endpoints).
+ * come from the dashboard; the changes from the dashboard or the CLI, and `endpoint.disable`,
+ * `endpoint.failing` and `endpoint.recovered` from the service itself
+ * (docs/webhooks.md#disabled-endpoints, docs/webhooks.md#failing-endpoints).
  */
 export const AUDIT_ACTIONS = [
   'session.sign_in',
@@ -18,6 +19,8 @@ export const AUDIT_ACTIONS = [
   'endpoint.update',
   'endpoint.delete',
   'endpoint.disable',
+  'endpoint.failing',
+  'endpoint.recovered',
   'secret.rotate',
   'secret.reveal',
   'endpoint.test',

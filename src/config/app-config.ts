@@ -39,6 +39,13 @@ export class AppConfig {
   /** How often a worker re-queues deliveries committed but never queued, in ms (`WEBHOOK_SWEEP_INTERVAL_MS`, default 10000). */
   webhookSweepIntervalMs!: number;
   /**
+   * How long an endpoint may be failing, with no success since, before it is disabled with the
+   * reason `auto`, in ms (`WEBHOOK_DISABLE_AFTER`, default 5d; docs/webhooks.md#failing-endpoints).
+   */
+  webhookDisableAfterMs!: number;
+  /** How often a worker applies the failing-endpoint rules, in ms (`WEBHOOK_MONITOR_INTERVAL_MS`, default 60000). */
+  webhookMonitorIntervalMs!: number;
+  /**
    * Prefix of every Redis key of this deployment (`QUEUE_PREFIX`); null (the default) derives
    * it from the database's deployment id, so deployments sharing a Redis never collide.
    */
@@ -107,22 +114,36 @@ export class ConfigError extends Error {
   }
 }
 
-const DURATION_UNITS_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS_MS: Record<string, number> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
 
 /**
- * Parses a comma-separated list of durations such as `5s,5m,30m,2h,500ms`.
+ * Parses a comma-separated list of durations such as `5s,5m,30m,2h,500ms,5d`.
  *
  * @returns the durations in milliseconds, in order.
  * @throws ConfigError naming `variable` when an item is not `<integer><ms|s|m|h>`.
  */
 export function parseDurationList(value: string, variable: string): number[] {
   return value.split(',').map((item) => {
-    const match = /^\s*(\d+)\s*(ms|s|m|h)\s*$/.exec(item);
+    const match = /^\s*(\d+)\s*(ms|s|m|h|d)\s*$/.exec(item);
     if (!match) {
       throw new ConfigError(variable, `has "${item.trim()}"; expected durations like 5s,5m,500ms`);
     }
     return Number(match[1]) * DURATION_UNITS_MS[match[2]];
   });
+}
+
+/** One duration (`5d`, `36h`, …) of {@link parseDurationList}'s form. */
+function oneDuration(variable: string, value: string): number {
+  const durations = parseDurationList(value, variable);
+  if (durations.length !== 1)
+    throw new ConfigError(variable, `has "${value}"; expected one duration like 5d`);
+  return durations[0];
 }
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
@@ -266,6 +287,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     runWorker: bool('RUN_WORKER', true),
     webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 200, 1, 1000),
     webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
+    webhookDisableAfterMs: oneDuration(
+      'WEBHOOK_DISABLE_AFTER',
+      get('WEBHOOK_DISABLE_AFTER') ?? '5d',
+    ),
+    webhookMonitorIntervalMs: int('WEBHOOK_MONITOR_INTERVAL_MS', 60_000, 100, 3_600_000),
     queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,
     logRequestSampleRate,

@@ -39,6 +39,7 @@ import { WebhookSender } from './webhook-sender';
   ],
   exports: [
     DeliveryRepository,
+    DeliveryRollupRepository,
     DeliveryStatsService,
     AttemptLog,
     AttemptRunner,

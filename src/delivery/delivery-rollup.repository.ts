@@ -35,6 +35,21 @@ export interface RollupRow extends RollupTotals {
   start: Date;
 }
 
+/** What the failing-endpoint rules read of one endpoint (docs/webhooks.md#failing-endpoints). */
+export interface FailureSignals {
+  endpointId: number;
+  /** Attempts and successes of the last 60 minutes (minute rows). */
+  hourAttempts: number;
+  hourSuccesses: number;
+  /** Successes since the hour after `since` (hour rows); only when `since` was given. */
+  successesSince: number;
+  /**
+   * Whether every attempt of the last 24 hours failed: the hour that began 24 hours before the
+   * current one had attempts, and no hour since had a success.
+   */
+  failingAllDay: boolean;
+}
+
 /** The SQL of `endpoint_delivery_rollup` (docs/delivery-analytics.md#rollups). */
 @Injectable()
 export class DeliveryRollupRepository {
@@ -76,6 +91,60 @@ export class DeliveryRollupRepository {
         increments.map((i) => JSON.stringify(i.lag)),
       ],
     );
+  }
+
+  /**
+   * The figures the failing-endpoint rules need, for every endpoint with attempts in the last
+   * 24 hours or among `since` (docs/webhooks.md#failing-endpoints). Reads rollups only: at most
+   * 60 minute rows and 25 hour rows per endpoint, plus the hour rows since each failing mark.
+   * @param since failing endpoints and since when they fail, for `successesSince`.
+   */
+  async failureSignals(since: Map<number, Date>): Promise<FailureSignals[]> {
+    const rows: Array<{
+      endpoint_id: number;
+      hour_attempts: number;
+      hour_successes: number;
+      successes_since: number;
+      failing_all_day: boolean;
+    }> = await this.dataSource.query(
+      `WITH now_hour AS (SELECT date_trunc('hour', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS start),
+            marked AS (SELECT * FROM unnest($1::int[], $2::timestamptz[]) AS m(endpoint_id, since)),
+            last_hour AS (
+              SELECT endpoint_id, sum(attempts)::int AS attempts, sum(successes)::int AS successes
+                FROM endpoint_delivery_rollup
+               WHERE period = 'minute' AND bucket_start >= now() - interval '1 hour'
+               GROUP BY endpoint_id),
+            last_day AS (
+              SELECT endpoint_id, sum(successes)::int AS successes, min(bucket_start) AS first_hour
+                FROM endpoint_delivery_rollup, now_hour
+               WHERE period = 'hour' AND bucket_start >= now_hour.start - interval '24 hours'
+               GROUP BY endpoint_id),
+            since_mark AS (
+              SELECT m.endpoint_id, coalesce(sum(r.successes), 0)::int AS successes
+                FROM marked m
+                LEFT JOIN endpoint_delivery_rollup r
+                       ON r.endpoint_id = m.endpoint_id AND r.period = 'hour'
+                      AND r.bucket_start >= date_trunc('hour', m.since AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' + interval '1 hour'
+               GROUP BY m.endpoint_id)
+       SELECT e.endpoint_id,
+              coalesce(h.attempts, 0) AS hour_attempts, coalesce(h.successes, 0) AS hour_successes,
+              coalesce(s.successes, 0) AS successes_since,
+              coalesce(d.successes = 0 AND d.first_hour <= (SELECT start FROM now_hour) - interval '24 hours', false) AS failing_all_day
+         FROM (SELECT endpoint_id FROM last_day UNION SELECT endpoint_id FROM last_hour
+               UNION SELECT endpoint_id FROM marked) AS e
+         LEFT JOIN last_hour h USING (endpoint_id)
+         LEFT JOIN last_day d USING (endpoint_id)
+         LEFT JOIN since_mark s USING (endpoint_id)
+        ORDER BY e.endpoint_id`,
+      [[...since.keys()], [...since.values()]],
+    );
+    return rows.map((row) => ({
+      endpointId: row.endpoint_id,
+      hourAttempts: row.hour_attempts,
+      hourSuccesses: row.hour_successes,
+      successesSince: row.successes_since,
+      failingAllDay: row.failing_all_day,
+    }));
   }
 
   /**

@@ -6,6 +6,7 @@ import { DeliveryDispatcher } from './delivery-dispatcher';
 import { WebhookEventPublisher } from './webhook-event.publisher';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
+import { FailingEndpointMonitor } from './failing-endpoints';
 import { ScheduledAttempts } from './scheduled-attempts';
 
 /**
@@ -21,9 +22,12 @@ import { ScheduledAttempts } from './scheduled-attempts';
 })
 export class DeliveryModule {}
 
-/** The delivery worker and the sweeper: in the API process when `RUN_WORKER`, and in `worker.ts`. */
+/**
+ * The delivery worker, the sweeper and the failing-endpoint monitor: in the API process when
+ * `RUN_WORKER`, and in `worker.ts`.
+ */
 @Module({
   imports: [DeliveryModule],
-  providers: [ScheduledAttempts, DeliveryProcessor, DeliverySweeper],
+  providers: [ScheduledAttempts, DeliveryProcessor, DeliverySweeper, FailingEndpointMonitor],
 })
 export class DeliveryWorkerModule {}

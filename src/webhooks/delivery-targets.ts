@@ -6,6 +6,7 @@ import { AuditLog, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { MAX_INT4 } from '../common/ids';
 import { SigningSecretBox } from './signing-secrets';
+import type { FailingReason } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
 
 /** What the delivery worker needs to send to an endpoint. */
@@ -169,6 +170,63 @@ export class DeliveryTargets {
       );
       return false;
     }
+  }
+
+  /** The endpoints marked failing (docs/webhooks.md#failing-endpoints), by id. */
+  failingEndpoints(): Promise<
+    Array<{ id: number; failingSince: Date; failingReason: FailingReason }>
+  > {
+    return this.repository.findFailing();
+  }
+
+  /**
+   * A change of an endpoint's failing state (docs/webhooks.md#failing-endpoints), with its
+   * audit entry by the actor `system`, in one transaction: `failing` marks an enabled endpoint
+   * failing for `reason`, `recovered` clears the mark, `disable` disables a failing endpoint
+   * with the reason `auto`. `details` (the figures that decided) go into the audit entry.
+   * @returns whether it changed anything (false: already in that state, or gone meanwhile).
+   */
+  async changeFailingState(
+    id: number,
+    change:
+      { kind: 'failing'; reason: FailingReason } | { kind: 'recovered' } | { kind: 'disable' },
+    details: Record<string, unknown>,
+  ): Promise<boolean> {
+    const endpoint = await this.repository.findById(id);
+    if (!endpoint) return false;
+    // The account first, outside the transaction (as writeGone does).
+    const accountId = await this.campaigns.accountOf(endpoint.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const row =
+        change.kind === 'failing'
+          ? await this.repository.markFailing(manager, id, change.reason)
+          : change.kind === 'recovered'
+            ? await this.repository.clearFailing(manager, id)
+            : await this.repository.disableIfEnabled(manager, id, 'auto');
+      if (!row) return false;
+      await this.audit.record(
+        {
+          accountId,
+          actor: SYSTEM_ACTOR,
+          action:
+            change.kind === 'failing'
+              ? 'endpoint.failing'
+              : change.kind === 'recovered'
+                ? 'endpoint.recovered'
+                : 'endpoint.disable',
+          objectType: 'endpoint',
+          objectId: id,
+          details: {
+            ...(change.kind === 'failing' ? { reason: change.reason } : {}),
+            ...(change.kind === 'disable' ? { reason: 'auto' } : {}),
+            url: row.url,
+            ...details,
+          },
+        },
+        manager,
+      );
+      return true;
+    });
   }
 
   private forgetOldGone(now: number): void {

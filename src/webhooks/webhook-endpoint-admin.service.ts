@@ -1,3 +1,4 @@
+import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
@@ -37,6 +38,7 @@ export class WebhookEndpointAdmin {
     private readonly repository: WebhookEndpointsRepository,
     private readonly campaigns: CampaignsService,
     private readonly secretBox: SigningSecretBox,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -131,7 +133,9 @@ export class WebhookEndpointAdmin {
       throw new CampaignNotFoundError(campaignId);
     }
     const now = new Date();
-    return (await this.repository.listOfCampaign(campaignId)).map((e) => toEndpointDetail(e, now));
+    return (await this.repository.listOfCampaign(campaignId)).map((e) =>
+      toEndpointDetail(e, now, this.config.webhookDisableAfterMs),
+    );
   }
 
   /** How many endpoints each campaign has, for campaign listings (0 when none). */
@@ -145,7 +149,11 @@ export class WebhookEndpointAdmin {
    * @throws NotFoundError otherwise (one answer for "not yours" and "does not exist").
    */
   async detailOfAccount(accountId: number, id: number): Promise<WebhookEndpointDetail> {
-    return toEndpointDetail(await this.requireOfAccount(accountId, id));
+    return toEndpointDetail(
+      await this.requireOfAccount(accountId, id),
+      new Date(),
+      this.config.webhookDisableAfterMs,
+    );
   }
 
   /**
@@ -192,10 +200,15 @@ export class WebhookEndpointAdmin {
  */
 function enabledState(
   enabled: boolean,
-): Pick<WebhookEndpoint, 'isEnabled' | 'disabledReason' | 'disabledAt'> {
+): Pick<
+  WebhookEndpoint,
+  'isEnabled' | 'disabledReason' | 'disabledAt' | 'failingSince' | 'failingReason'
+> {
+  // Either way it starts afresh: not failing (docs/webhooks.md#failing-endpoints).
+  const notFailing = { failingSince: null, failingReason: null };
   return enabled
-    ? { isEnabled: true, disabledReason: null, disabledAt: null }
-    : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date() };
+    ? { isEnabled: true, disabledReason: null, disabledAt: null, ...notFailing }
+    : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date(), ...notFailing };
 }
 
 function endpointNotFound(id: number): NotFoundError {

@@ -22,6 +22,16 @@ export const DISABLED_REASONS = ['manual', 'gone', 'auto'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 /**
+ * Why an endpoint is failing (docs/webhooks.md#failing-endpoints): `failure_rate` when more
+ * than half of at least 20 attempts in the last hour failed, `no_success` when every attempt
+ * of the last 24 hours failed.
+ */
+export const FAILING_REASONS = ['failure_rate', 'no_success'] as const;
+
+/** One of {@link FAILING_REASONS}. */
+export type FailingReason = (typeof FAILING_REASONS)[number];
+
+/**
  * A customer-configured webhook endpoint of a campaign (docs/api.md#webhook-reads, docs/webhooks.md).
  *
  * The signing secret is stored only encrypted (AES-256-GCM with `SECRETS_ENCRYPTION_KEY`).
@@ -32,6 +42,11 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number];
  */
 @Entity({ name: 'webhook_endpoint' })
 @Check('chk_webhook_endpoint_disabled_reason', `"disabled_reason" IN ('manual', 'gone', 'auto')`)
+@Check('chk_webhook_endpoint_failing_reason', `"failing_reason" IN ('failure_rate', 'no_success')`)
+@Check(
+  'chk_webhook_endpoint_failing_state',
+  `("failing_since" IS NULL) = ("failing_reason" IS NULL) AND ("failing_since" IS NULL OR "is_enabled")`,
+)
 @Check(
   'chk_webhook_endpoint_disabled_state',
   `("is_enabled" AND "disabled_reason" IS NULL AND "disabled_at" IS NULL) OR (NOT "is_enabled" AND "disabled_reason" IS NOT NULL AND "disabled_at" IS NOT NULL)`,
@@ -67,6 +82,17 @@ export class WebhookEndpoint {
   /** When it was disabled; null while enabled. */
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt!: Date | null;
+
+  /**
+   * Since when it is failing (docs/webhooks.md#failing-endpoints); null while it is not, and
+   * always while disabled.
+   */
+  @Column({ name: 'failing_since', type: 'timestamptz', nullable: true })
+  failingSince!: Date | null;
+
+  /** Why it is failing ({@link FAILING_REASONS}); null while it is not. */
+  @Column({ name: 'failing_reason', type: 'varchar', length: 16, nullable: true })
+  failingReason!: FailingReason | null;
 
   /** `v1:<iv>:<tag>:<ciphertext>` (base64) of the `whsec_…` secret. */
   @Column({ name: 'secret_encrypted', type: 'text' })

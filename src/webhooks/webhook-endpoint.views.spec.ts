@@ -13,6 +13,8 @@ function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
     isEnabled: true,
     disabledReason: null,
     disabledAt: null,
+    failingSince: null,
+    failingReason: null,
     secretEncrypted: 'v1:secret',
     previousSecretEncrypted: null,
     previousSecretExpiresAt: null,
@@ -52,6 +54,9 @@ describe('the dashboard view of an endpoint', () => {
       previous_secret_expires_at: null,
       disabled_reason: null,
       disabled_at: null,
+      failing_since: null,
+      failing_reason: null,
+      auto_disable_at: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

@@ -1,4 +1,4 @@
-import type { DisabledReason, WebhookEndpoint } from './webhook-endpoint.entity';
+import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
 export interface WebhookEndpointView {
@@ -53,12 +53,29 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   disabled_reason: DisabledReason | null;
   /** When it was disabled, ISO 8601 UTC; null while enabled. */
   disabled_at: string | null;
+  /**
+   * Since when it is failing (docs/webhooks.md#failing-endpoints), ISO 8601 UTC; null while it
+   * is not.
+   */
+  failing_since: string | null;
+  /** Why it is failing: `failure_rate` or `no_success`; null while it is not. */
+  failing_reason: FailingReason | null;
+  /**
+   * When a failing endpoint will be disabled with the reason `auto` unless a delivery
+   * succeeds first (`failing_since` + `WEBHOOK_DISABLE_AFTER`), ISO 8601 UTC; null while it is
+   * not failing.
+   */
+  auto_disable_at: string | null;
 }
 
-/** The dashboard's view of an endpoint; `now` decides whether the previous secret is still valid. */
+/**
+ * The dashboard's view of an endpoint; `now` decides whether the previous secret is still
+ * valid, `disableAfterMs` (ms, `WEBHOOK_DISABLE_AFTER`) when a failing one will be disabled.
+ */
 export function toEndpointDetail(
   endpoint: WebhookEndpoint,
   now = new Date(),
+  disableAfterMs = 5 * 86_400_000,
 ): WebhookEndpointDetail {
   const { endpoint_id: _id, url: _url, is_enabled: _enabled, ...health } = toHealthView(endpoint);
   const expires = endpoint.previousSecretExpiresAt;
@@ -69,6 +86,11 @@ export function toEndpointDetail(
       endpoint.previousSecretEncrypted && expires && expires > now ? expires.toISOString() : null,
     disabled_reason: endpoint.disabledReason,
     disabled_at: endpoint.disabledAt ? endpoint.disabledAt.toISOString() : null,
+    failing_since: endpoint.failingSince ? endpoint.failingSince.toISOString() : null,
+    failing_reason: endpoint.failingReason,
+    auto_disable_at: endpoint.failingSince
+      ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
+      : null,
   };
 }
 

@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { Pool } from 'pg';
-import { EntityManager, Repository } from 'typeorm';
+import { EntityManager, IsNull, Not, Repository } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { MicroBatcher } from '../common/micro-batcher';
-import { WebhookEndpoint, type DisabledReason } from './webhook-endpoint.entity';
+import {
+  WebhookEndpoint,
+  type DisabledReason,
+  type FailingReason,
+} from './webhook-endpoint.entity';
 
 /** The columns a delivery attempt needs, secrets still encrypted. */
 export interface TargetRow {
@@ -178,13 +182,68 @@ export class WebhookEndpointsRepository {
     const [rows]: [Array<{ campaign_id: number; url: string; disabled_at: Date }>, number] =
       await manager.query(
         `UPDATE webhook_endpoint
-          SET is_enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now()
+          SET is_enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now(),
+              failing_since = NULL, failing_reason = NULL
         WHERE id = $1 AND is_enabled
     RETURNING campaign_id, url, disabled_at`,
         [id, reason],
       );
     const [row] = rows;
     return row ? { campaignId: row.campaign_id, url: row.url, disabledAt: row.disabled_at } : null;
+  }
+
+  /**
+   * Marks endpoint `id` failing for `reason` as of now, in the caller's transaction, only if it
+   * is enabled and not failing already.
+   * @returns its campaign and URL; null when nothing changed.
+   */
+  async markFailing(
+    manager: EntityManager,
+    id: number,
+    reason: FailingReason,
+  ): Promise<{ campaignId: number; url: string } | null> {
+    return this.changedRow(
+      await manager.query(
+        `UPDATE webhook_endpoint SET failing_since = now(), failing_reason = $2
+          WHERE id = $1 AND is_enabled AND failing_since IS NULL
+      RETURNING campaign_id, url`,
+        [id, reason],
+      ),
+    );
+  }
+
+  /**
+   * Marks endpoint `id` no longer failing, in the caller's transaction.
+   * @returns its campaign and URL; null when it was not failing.
+   */
+  async clearFailing(
+    manager: EntityManager,
+    id: number,
+  ): Promise<{ campaignId: number; url: string } | null> {
+    return this.changedRow(
+      await manager.query(
+        `UPDATE webhook_endpoint SET failing_since = NULL, failing_reason = NULL
+          WHERE id = $1 AND failing_since IS NOT NULL
+      RETURNING campaign_id, url`,
+        [id],
+      ),
+    );
+  }
+
+  /** The endpoints marked failing, with since when and why. */
+  findFailing(): Promise<Array<{ id: number; failingSince: Date; failingReason: FailingReason }>> {
+    return this.endpoints.find({
+      where: { failingSince: Not(IsNull()) },
+      select: { id: true, failingSince: true, failingReason: true },
+      order: { id: 'ASC' },
+    }) as Promise<Array<{ id: number; failingSince: Date; failingReason: FailingReason }>>;
+  }
+
+  /** The row of an `UPDATE … RETURNING campaign_id, url` (TypeORM answers `[rows, affected]`). */
+  private changedRow(result: unknown): { campaignId: number; url: string } | null {
+    const [rows] = result as [Array<{ campaign_id: number; url: string }>, number];
+    const [row] = rows;
+    return row ? { campaignId: row.campaign_id, url: row.url } : null;
   }
 
   /**

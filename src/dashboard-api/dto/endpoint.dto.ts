@@ -7,7 +7,12 @@ import {
   WebhookEndpointHealthDto,
 } from '../../webhooks/dto/webhook-endpoint.dto';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-input';
-import { DISABLED_REASONS, type DisabledReason } from '../../webhooks/webhook-endpoint.entity';
+import {
+  DISABLED_REASONS,
+  FAILING_REASONS,
+  type DisabledReason,
+  type FailingReason,
+} from '../../webhooks/webhook-endpoint.entity';
 import type {
   EndpointHealthFigures,
   WebhookEndpointDetail,
@@ -45,7 +50,7 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
     enum: DISABLED_REASONS,
     nullable: true,
     description:
-      'Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (reserved); null while enabled',
+      'Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (failing with no success for `WEBHOOK_DISABLE_AFTER`); null while enabled',
   })
   disabled_reason!: DisabledReason | null;
 
@@ -56,6 +61,33 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
     description: 'When the endpoint was disabled; null while enabled',
   })
   disabled_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'Since when the endpoint is failing (most of the last hour’s attempts, or every attempt of the last 24 hours, failed); null while it is not',
+  })
+  failing_since!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    enum: FAILING_REASONS,
+    nullable: true,
+    description:
+      '`failure_rate`: more than half of at least 20 attempts in the last hour failed; `no_success`: every attempt of the last 24 hours failed; null while not failing',
+  })
+  failing_reason!: FailingReason | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing',
+  })
+  auto_disable_at!: string | null;
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */

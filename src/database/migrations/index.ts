@@ -10,6 +10,7 @@ import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
 import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
 import { DeliveryLedger1795840000000 } from './1795840000000-DeliveryLedger';
 import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDisabledReason';
+import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -27,4 +28,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryRollups1795820000000,
   DeliveryLedger1795840000000,
   EndpointDisabledReason1795850000000,
+  EndpointFailing1795860000000,
 ];

@@ -330,6 +330,8 @@ export interface components {
         | 'endpoint.update'
         | 'endpoint.delete'
         | 'endpoint.disable'
+        | 'endpoint.failing'
+        | 'endpoint.recovered'
         | 'secret.rotate'
         | 'secret.reveal'
         | 'endpoint.test'
@@ -501,6 +503,11 @@ export interface components {
       name: string;
     };
     DashboardEndpoint: {
+      /**
+       * Format: date-time
+       * @description When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing
+       */
+      auto_disable_at: string | null;
       /** @example 42 */
       campaign_id: number;
       /**
@@ -516,10 +523,20 @@ export interface components {
        */
       disabled_at: string | null;
       /**
-       * @description Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (reserved); null while enabled
+       * @description Why the endpoint is disabled: `manual` (an admin or operator), `gone` (it answered 410 Gone), `auto` (failing with no success for `WEBHOOK_DISABLE_AFTER`); null while enabled
        * @enum {string|null}
        */
       disabled_reason: 'manual' | 'gone' | 'auto' | null;
+      /**
+       * @description `failure_rate`: more than half of at least 20 attempts in the last hour failed; `no_success`: every attempt of the last 24 hours failed; null while not failing
+       * @enum {string|null}
+       */
+      failing_reason: 'failure_rate' | 'no_success' | null;
+      /**
+       * Format: date-time
+       * @description Since when the endpoint is failing (most of the last hour’s attempts, or every attempt of the last 24 hours, failed); null while it is not
+       */
+      failing_since: string | null;
       health: components['schemas']['DashboardEndpointHealth'];
       /** @example 7 */
       id: number;

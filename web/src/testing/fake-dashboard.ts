@@ -49,6 +49,9 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     previous_secret_expires_at: null,
     disabled_reason: null,
     disabled_at: null,
+    failing_since: null,
+    failing_reason: null,
+    auto_disable_at: null,
     ...overrides,
   };
 }

@@ -172,11 +172,34 @@ describe('the endpoint page', () => {
     );
   });
 
+  it('warns while the endpoint is failing: why, since when, and when it will be disabled', async () => {
+    fakeDashboard(
+      endpointApi({
+        'GET /endpoints/5': fakeEndpoint({
+          failing_since: '2026-11-24T09:30:00Z',
+          failing_reason: 'failure_rate',
+          auto_disable_at: '2026-11-29T09:30:00Z',
+        }),
+      }),
+      'viewer',
+    );
+    renderRoutes(routes, '/endpoints/5');
+    const banner = await screen.findByTestId('failing-banner');
+    expect(banner).toHaveTextContent('This endpoint is failing');
+    expect(banner).toHaveTextContent(/more than half of its attempts in the last hour failed/);
+    const times = within(banner)
+      .getAllByText(/2026/)
+      .map((node) => node.closest('time')?.getAttribute('datetime'));
+    expect(times).toEqual(['2026-11-24T09:30:00.000Z', '2026-11-29T09:30:00.000Z']);
+    expect(screen.getByText('Failing')).toBeInTheDocument();
+  });
+
   it('shows no disabled notice for an enabled endpoint', async () => {
     fakeDashboard(endpointApi());
     renderRoutes(routes, '/endpoints/5');
     await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
     expect(screen.queryByTestId('disabled-notice')).toBeNull();
+    expect(screen.queryByTestId('failing-banner')).toBeNull();
   });
 
   it('shows a failed change in the service’s words', async () => {

@@ -43,7 +43,7 @@ import { formatDuration } from '../lib/format';
 import { OutcomeBadge } from './attempt-detail';
 import { DeliveryLedger } from './delivery-ledger';
 import { DeliveryLog } from './delivery-log';
-import { EndpointStateBadges, HealthFigures } from './health';
+import { EndpointStateBadges, FailingBanner, HealthFigures } from './health';
 
 function SendTest({ endpointId }: { endpointId: number }) {
   const eventTypes = useEventTypes();
@@ -287,6 +287,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
             <EndpointStateBadges endpoint={data} />
           </Group>
           <DisabledNotice endpoint={data} />
+          <FailingBanner endpoint={data} />
           <Group gap={6}>
             {data.subscribed_events.map((type) => (
               <Badge key={type} variant="outline" color="gray" tt="none">

@@ -1,10 +1,11 @@
-import { Badge, SimpleGrid } from '@mantine/core';
+import { Alert, Badge, SimpleGrid } from '@mantine/core';
+import { IconAlertTriangle } from '@tabler/icons-react';
 import { Figure } from '../../../components/ui/figure';
 import { Timestamp } from '../../../components/ui/timestamp';
 import type { Endpoint, EndpointHealth } from '../api/types';
 import { formatDuration, formatRate } from '../lib/format';
 
-/** Enabled or disabled, and how its last delivery went. */
+/** Enabled or disabled, failing or not, and how its last delivery went. */
 export function EndpointStateBadges({ endpoint }: { endpoint: Endpoint }) {
   const last = endpoint.health?.last_delivery_is_successful ?? endpoint.last_delivery_is_successful;
   return (
@@ -12,6 +13,11 @@ export function EndpointStateBadges({ endpoint }: { endpoint: Endpoint }) {
       <Badge variant="light" color={endpoint.is_enabled ? 'green' : 'gray'}>
         {endpoint.is_enabled ? 'Enabled' : 'Disabled'}
       </Badge>
+      {endpoint.failing_since && (
+        <Badge variant="filled" color="red">
+          Failing
+        </Badge>
+      )}
       {last !== null && last !== undefined && (
         <Badge variant="outline" color={last ? 'teal' : 'red'}>
           {last ? 'Last delivery succeeded' : 'Last delivery failed'}
@@ -32,5 +38,38 @@ export function HealthFigures({ health }: { health: EndpointHealth }) {
       </Figure>
       <Figure label="Average duration">{formatDuration(health.avg_duration_ms)}</Figure>
     </SimpleGrid>
+  );
+}
+
+/** What each failing reason means, for the banner (docs/webhooks.md#failing-endpoints). */
+const FAILING_REASON_TEXT: Record<NonNullable<Endpoint['failing_reason']>, string> = {
+  failure_rate: 'more than half of its attempts in the last hour failed',
+  no_success: 'every attempt of the last 24 hours failed',
+};
+
+/**
+ * A banner while the endpoint is failing: why, since when, and when it will be disabled if
+ * nothing succeeds first.
+ */
+export function FailingBanner({ endpoint }: { endpoint: Endpoint }) {
+  if (!endpoint.failing_since || !endpoint.failing_reason) return null;
+  return (
+    <Alert
+      color="red"
+      variant="light"
+      title="This endpoint is failing"
+      icon={<IconAlertTriangle size={18} aria-hidden />}
+      data-testid="failing-banner"
+    >
+      Since <Timestamp value={endpoint.failing_since} />,{' '}
+      {FAILING_REASON_TEXT[endpoint.failing_reason]}.{' '}
+      {endpoint.auto_disable_at && (
+        <>
+          Unless a delivery succeeds, it will be disabled automatically on{' '}
+          <Timestamp value={endpoint.auto_disable_at} />.{' '}
+        </>
+      )}
+      Check the receiver and its answers in the delivery log below.
+    </Alert>
   );
 }
