@@ -44,6 +44,9 @@ describe('Delivery charts in a browser', () => {
   let receiver: Awaited<ReturnType<typeof startFlakyReceiver>>;
   let campaignId: number;
   let endpointId: number;
+  let failingCampaignId: number;
+  let failingEndpointId: number;
+  let broken: Server;
   let admin: { email: string };
   const pages: WatchedPage[] = [];
 
@@ -64,6 +67,7 @@ describe('Delivery charts in a browser', () => {
       RUN_WORKER: 'true',
       WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '1h',
+      WEBHOOK_MONITOR_INTERVAL_MS: '500',
     });
     browser = await launchChromium();
     const env = service.env;
@@ -91,6 +95,34 @@ describe('Delivery charts in a browser', () => {
       .api_key as string;
     admin = givenUserOf(env, accountId, 'admin', PASSWORD);
 
+    // A second campaign whose only endpoint answers every delivery with 500: failing.
+    broken = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        response.writeHead(500);
+        response.end('down for maintenance');
+      });
+    });
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    failingCampaignId = cli(env, [
+      'campaign',
+      'create',
+      '--account',
+      String(accountId),
+      '--name',
+      'Broken receiver',
+    ]).id as number;
+    failingEndpointId = cli(env, [
+      'endpoint',
+      'create',
+      '--campaign',
+      String(failingCampaignId),
+      '--url',
+      `http://127.0.0.1:${(broken.address() as AddressInfo).port}/hooks`,
+      '--events',
+      'lead.created',
+    ]).id as number;
+
     const token = (
       (await (
         await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
@@ -100,18 +132,20 @@ describe('Delivery charts in a browser', () => {
         })
       ).json()) as { access_token: string }
     ).access_token;
-    const upload = await fetch(`${service.origin}/api/v1/leads/upload`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({
-        campaign_id: campaignId,
-        compliance_acknowledged: true,
-        leads: Array.from({ length: 70 }, (_, i) => ({
-          phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
-        })),
-      }),
-    });
-    expect(upload.status).toBe(202);
+    const upload = (campaign: number, count: number) =>
+      fetch(`${service.origin}/api/v1/leads/upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({
+          campaign_id: campaign,
+          compliance_acknowledged: true,
+          leads: Array.from({ length: count }, (_, i) => ({
+            phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
+          })),
+        }),
+      });
+    expect((await upload(campaignId, 70)).status).toBe(202);
+    expect((await upload(failingCampaignId, 25)).status).toBe(202);
     const deadline = Date.now() + 20_000;
     while (receiver.count() < 70) {
       if (Date.now() > deadline)
@@ -126,6 +160,7 @@ describe('Delivery charts in a browser', () => {
     await browser?.close();
     await service?.stop();
     await new Promise((resolve) => receiver?.server.close(resolve));
+    await new Promise((resolve) => broken?.close(resolve));
   });
 
   it('shows a campaign’s figures and four charts, and switches the window', async () => {
@@ -175,5 +210,25 @@ describe('Delivery charts in a browser', () => {
     );
     expect(scheme).toBe('dark');
     console.log(`screenshot: ${await watched.screenshot('charts-endpoint-24h-dark')}`);
+  });
+
+  it('warns on a failing endpoint’s page and marks it in its campaign', async () => {
+    const watched = await signedIn();
+    const { page } = watched;
+    await page.goto(`/dashboard/endpoints/${failingEndpointId}`);
+    // The worker checks every 500 ms here; the page shows the mark once it is set.
+    const banner = page.getByRole('alert').filter({ hasText: 'This endpoint is failing' });
+    for (let tries = 0; !(await banner.isVisible()) && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await page.reload();
+    }
+    await banner.waitFor();
+    expect(await banner.innerText()).toMatch(
+      /more than half of its attempts in the last hour failed/,
+    );
+    expect(await banner.innerText()).toMatch(/will be disabled automatically on/);
+    console.log(`screenshot: ${await watched.screenshot('endpoint-failing-banner')}`);
+    await page.goto(`/dashboard/campaigns/${failingCampaignId}`);
+    await page.getByText('Failing', { exact: true }).waitFor();
   });
 });
