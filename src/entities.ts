@@ -4,6 +4,7 @@ import { ApiKey } from './auth/api-key.entity';
 import { Lead } from './leads/lead.entity';
 import { LeadImport } from './leads/lead-import.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
+import { AccountNotification } from './webhooks/account-notifications';
 import { WebhookEvent } from './delivery/webhook-event.entity';
 import { WebhookDelivery } from './delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity';
@@ -26,6 +27,7 @@ export const ENTITIES = [
   LeadImport,
   Lead,
   WebhookEndpoint,
+  AccountNotification,
   WebhookEvent,
   WebhookDelivery,
   WebhookDeliveryAttempt,

@@ -196,6 +196,11 @@ const ROUTES: Record<string, RouteCase> = {
     foreign: theirs(delivery),
   },
   'GET /dashboard/api/event-types': { access: 'any' },
+  'GET /dashboard/api/account/notifications': { access: 'any' },
+  'PUT /dashboard/api/account/notifications': {
+    access: 'admin',
+    body: async () => ({ url: 'https://ops.example.com/notify' }),
+  },
   'GET /dashboard/api/api-keys': { access: 'any' },
   'POST /dashboard/api/api-keys': {
     access: 'admin',

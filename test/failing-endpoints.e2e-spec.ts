@@ -1,5 +1,7 @@
 import { startTestApp, type TestApp } from './support/test-app';
 import { givenUser, signIn } from './support/dashboard';
+import { eventually } from './support/eventually';
+import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { FailingEndpointMonitor } from '../src/delivery/failing-endpoints';
 
 /**
@@ -169,5 +171,81 @@ describe('Failing endpoints (docs/webhooks.md#failing-endpoints)', () => {
       is_enabled: true,
       failing_reason: 'failure_rate',
     });
+  });
+
+  it('sends signed endpoint.failing and endpoint.disabled messages to the account’s notification URL', async () => {
+    const caller = await t.given.caller();
+    const admin = await signIn(t, await givenUser(t, 'admin', caller.accountId));
+    const viewer = await signIn(t, await givenUser(t, 'viewer', caller.accountId));
+    const ops = await new WebhookReceiver().start();
+    try {
+      const put = (session: typeof admin, body: object) =>
+        t
+          .http()
+          .put('/dashboard/api/account/notifications')
+          .set('Cookie', session.cookie)
+          .set('X-CSRF-Token', session.csrf)
+          .send(body);
+      // Only an admin sets it; a bad URL or a missing one changes nothing.
+      await put(viewer, { url: ops.url }).expect(403);
+      const bad = await put(admin, { url: 'ftp://ops.example.com' }).expect(422);
+      expect(bad.body).toMatchObject({ error: 'validation_failed' });
+      expect((await put(admin, {}).expect(422)).body.message).toContain('url');
+      const set = await put(admin, { url: ops.url }).expect(200);
+      expect(set.body).toEqual({ url: ops.url, secret: expect.stringMatching(/^whsec_/) });
+      const secret = set.body.secret as string;
+      // The same URL again keeps its secret (none shown).
+      expect((await put(admin, { url: ops.url }).expect(200)).body).toEqual({ url: ops.url });
+      const read = await t
+        .http()
+        .get('/dashboard/api/account/notifications')
+        .set('Cookie', viewer.cookie)
+        .expect(200);
+      expect(read.body).toEqual({ url: ops.url });
+      const audit = await t.db.query(
+        `SELECT action, details FROM audit_log_entry WHERE account_id = $1 AND action = 'account.notifications_update' ORDER BY id`,
+        [caller.accountId],
+      );
+      expect(audit).toEqual([
+        { action: 'account.notifications_update', details: { url: ops.url, new_secret: true } },
+        { action: 'account.notifications_update', details: { url: ops.url, new_secret: false } },
+      ]);
+
+      const { id } = await t.given.endpoint(caller.campaignId, 'https://hooks.example.com/d', [
+        'lead.created',
+      ]);
+      await rollup(id, 'minute', thisMinute, 40, 0);
+      expect((await monitor.check()).get(id)).toMatchObject({ kind: 'failing' });
+      await eventually(async () => expect(ops.received).toHaveLength(1));
+      const failing = verifyWebhook(secret, ops.received[0]);
+      expect(String(ops.received[0].headers['webhook-id'])).toMatch(/^msg_/);
+      expect(failing).toMatchObject({
+        type: 'endpoint.failing',
+        data: {
+          endpoint_id: id,
+          campaign_id: caller.campaignId,
+          url: 'https://hooks.example.com/d',
+          reason: 'failure_rate',
+          last_hour_attempts: 40,
+          last_hour_successes: 0,
+        },
+      });
+
+      await t.db.query(
+        `UPDATE webhook_endpoint SET failing_since = now() - interval '6 days' WHERE id = $1`,
+        [id],
+      );
+      expect((await monitor.check()).get(id)).toEqual({ kind: 'disable' });
+      await eventually(async () => expect(ops.received).toHaveLength(2));
+      expect(verifyWebhook(secret, ops.received[1])).toMatchObject({
+        type: 'endpoint.disabled',
+        data: { endpoint_id: id, reason: 'auto' },
+      });
+
+      // Removed: no more messages.
+      expect((await put(admin, { url: null }).expect(200)).body).toEqual({ url: null });
+    } finally {
+      await ops.stop();
+    }
   });
 });

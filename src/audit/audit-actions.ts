@@ -9,6 +9,7 @@ export const AUDIT_ACTIONS = [
   'session.sign_in_failed',
   'session.sign_out',
   'account.create',
+  'account.notifications_update',
   'campaign.create',
   'user.create',
   'user.disable',

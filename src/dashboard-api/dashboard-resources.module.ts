@@ -4,6 +4,7 @@ import { ApiKeysModule } from '../auth/api-keys.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryOwnershipModule } from '../delivery/delivery-ownership';
+import { AccountNotificationsController } from './account-notifications.controller';
 import { ApiKeysController } from './api-keys.controller';
 import { AuditLogController } from './audit-log.controller';
 import { CampaignsController } from './campaigns.controller';
@@ -37,6 +38,7 @@ import { EventTypesController } from './event-types.controller';
     DeliveriesController,
     EventTypesController,
     ApiKeysController,
+    AccountNotificationsController,
     AuditLogController,
   ],
   providers: [DashboardAudit],

@@ -45,6 +45,7 @@ import { WebhookSender } from './webhook-sender';
     AttemptRunner,
     DeliveryService,
     WebhookEndpointsModule,
+    WebhookSender,
   ],
 })
 export class DeliveryAttemptsModule {}

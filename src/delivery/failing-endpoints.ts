@@ -1,8 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
+import { randomUUID } from 'node:crypto';
+import { AccountNotifications } from '../webhooks/account-notifications';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import type { FailingReason } from '../webhooks/webhook-endpoint.entity';
 import { DeliveryRollupRepository, type FailureSignals } from './delivery-rollup.repository';
+import { WebhookSender } from './webhook-sender';
 
 /** The last hour's attempts from which a failure rate counts (docs/webhooks.md#failing-endpoints). */
 export const FAILURE_RATE_MIN_ATTEMPTS = 20;
@@ -53,7 +56,9 @@ export function decide(
  * Applies the failing-endpoint rules to every endpoint with recent attempts, from the
  * rollups (docs/delivery-analytics.md): marks endpoints failing, clears the mark when they
  * recover, and disables with the reason `auto` those failing for `WEBHOOK_DISABLE_AFTER` with
- * no success since; each change with an audit entry by the actor `system`. Runs at start and
+ * no success since; each change with an audit entry by the actor `system`, and an
+ * operational message (`endpoint.failing`, `endpoint.disabled`) to the account's
+ * notification URL when it has one (docs/webhooks.md#operational-messages). Runs at start and
  * every `WEBHOOK_MONITOR_INTERVAL_MS` in each worker process; two workers at once change
  * each endpoint once (every change is conditional on the state it changes).
  */
@@ -66,6 +71,8 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
   constructor(
     private readonly rollups: DeliveryRollupRepository,
     private readonly endpoints: DeliveryTargets,
+    private readonly notifications: AccountNotifications,
+    private readonly sender: WebhookSender,
     private readonly config: AppConfig,
   ) {}
 
@@ -106,9 +113,26 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
           last_hour_successes: signals.hourSuccesses,
           ...(since ? { failing_since: since.toISOString() } : {}),
         };
-        if (await this.endpoints.changeFailingState(signals.endpointId, decision, details)) {
-          changed.set(signals.endpointId, decision);
-          this.logger.warn(`Endpoint ${signals.endpointId}: ${describe(decision)}`);
+        const endpoint = await this.endpoints.changeFailingState(
+          signals.endpointId,
+          decision,
+          details,
+        );
+        if (!endpoint) continue;
+        changed.set(signals.endpointId, decision);
+        this.logger.warn(`Endpoint ${signals.endpointId}: ${describe(decision)}`);
+        if (decision.kind !== 'recovered' && endpoint.accountId !== null) {
+          await this.notify(endpoint.accountId, {
+            type: decision.kind === 'failing' ? 'endpoint.failing' : 'endpoint.disabled',
+            data: {
+              endpoint_id: signals.endpointId,
+              campaign_id: endpoint.campaignId,
+              url: endpoint.url,
+              reason: decision.kind === 'failing' ? decision.reason : 'auto',
+              last_hour_attempts: signals.hourAttempts,
+              last_hour_successes: signals.hourSuccesses,
+            },
+          });
         }
       }
     } catch (error) {
@@ -118,6 +142,42 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
     }
     return changed;
   }
+
+  /**
+   * Sends an operational message to the account's notification URL, if it has one: a
+   * Standard Webhooks POST signed with the account's secret, `webhook-id` `msg_<uuid>`. Sent
+   * once, never retried; the outcome is logged. Never throws.
+   */
+  private async notify(accountId: number, message: OperationalMessage): Promise<void> {
+    try {
+      const target = await this.notifications.target(accountId);
+      if (!target) return;
+      const body = JSON.stringify({
+        type: message.type,
+        timestamp: new Date().toISOString(),
+        data: message.data,
+      });
+      const result = await this.sender.send(target.url, [target.secret], {
+        id: `msg_${randomUUID()}`,
+        body,
+      });
+      if (result.success) {
+        this.logger.log(`Sent ${message.type} to account ${accountId}'s notification URL`);
+      } else {
+        this.logger.warn(
+          `Could not send ${message.type} to account ${accountId}'s notification URL: ${result.error}`,
+        );
+      }
+    } catch (error) {
+      this.logger.warn(`Could not send ${message.type}: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** An operational message (docs/webhooks.md#operational-messages). */
+interface OperationalMessage {
+  type: 'endpoint.failing' | 'endpoint.disabled';
+  data: Record<string, unknown>;
 }
 
 function describe(decision: Exclude<FailingDecision, { kind: 'none' }>): string {

@@ -184,16 +184,17 @@ export class DeliveryTargets {
    * audit entry by the actor `system`, in one transaction: `failing` marks an enabled endpoint
    * failing for `reason`, `recovered` clears the mark, `disable` disables a failing endpoint
    * with the reason `auto`. `details` (the figures that decided) go into the audit entry.
-   * @returns whether it changed anything (false: already in that state, or gone meanwhile).
+   * @returns the endpoint's account, campaign and URL when it changed anything; null when it
+   *   did not (already in that state, or deleted meanwhile).
    */
   async changeFailingState(
     id: number,
     change:
       { kind: 'failing'; reason: FailingReason } | { kind: 'recovered' } | { kind: 'disable' },
     details: Record<string, unknown>,
-  ): Promise<boolean> {
+  ): Promise<{ accountId: number | null; campaignId: number; url: string } | null> {
     const endpoint = await this.repository.findById(id);
-    if (!endpoint) return false;
+    if (!endpoint) return null;
     // The account first, outside the transaction (as writeGone does).
     const accountId = await this.campaigns.accountOf(endpoint.campaignId);
     return this.dataSource.transaction(async (manager) => {
@@ -203,7 +204,7 @@ export class DeliveryTargets {
           : change.kind === 'recovered'
             ? await this.repository.clearFailing(manager, id)
             : await this.repository.disableIfEnabled(manager, id, 'auto');
-      if (!row) return false;
+      if (!row) return null;
       await this.audit.record(
         {
           accountId,
@@ -225,7 +226,7 @@ export class DeliveryTargets {
         },
         manager,
       );
-      return true;
+      return { accountId, campaignId: row.campaignId, url: row.url };
     });
   }
 

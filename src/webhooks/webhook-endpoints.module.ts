@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
+import { AccountNotification, AccountNotifications } from './account-notifications';
 import { DeliveryTargets } from './delivery-targets';
 import { SigningSecretBox } from './signing-secrets';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -13,17 +14,23 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
  * Webhook endpoints as a domain (docs/architecture.md#modules-and-tables), one service per
  * client: {@link WebhookEndpointReads} for the public API, {@link WebhookEndpointAdmin} for the
  * CLI and the dashboard, {@link DeliveryTargets} for the delivery module (which records an
- * endpoint disabled as gone in the audit log, hence {@link AuditModule}). No HTTP.
+ * endpoint disabled as gone in the audit log, hence {@link AuditModule}), and
+ * {@link AccountNotifications}, where an account gets operational messages. No HTTP.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([WebhookEndpoint]), CampaignsModule, AuditModule],
+  imports: [
+    TypeOrmModule.forFeature([WebhookEndpoint, AccountNotification]),
+    CampaignsModule,
+    AuditModule,
+  ],
   providers: [
     WebhookEndpointsRepository,
     SigningSecretBox,
     WebhookEndpointReads,
     WebhookEndpointAdmin,
     DeliveryTargets,
+    AccountNotifications,
   ],
-  exports: [WebhookEndpointReads, WebhookEndpointAdmin, DeliveryTargets],
+  exports: [WebhookEndpointReads, WebhookEndpointAdmin, DeliveryTargets, AccountNotifications],
 })
 export class WebhookEndpointsModule {}

@@ -11,6 +11,7 @@ import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
 import { DeliveryLedger1795840000000 } from './1795840000000-DeliveryLedger';
 import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDisabledReason';
 import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
+import { AccountNotification1795870000000 } from './1795870000000-AccountNotification';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -29,4 +30,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryLedger1795840000000,
   EndpointDisabledReason1795850000000,
   EndpointFailing1795860000000,
+  AccountNotification1795870000000,
 ];

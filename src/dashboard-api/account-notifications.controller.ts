@@ -1,0 +1,71 @@
+import { Body, Get, HttpCode, Put } from '@nestjs/common';
+import { InvalidInputError } from '../common/domain-error';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AccountNotifications, type NotificationSetting } from '../webhooks/account-notifications';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput } from './dashboard-input';
+import {
+  NotificationSettingDto,
+  NotificationSettingRequestDto,
+  UpdatedNotificationSettingDto,
+} from './dto/account-notifications.dto';
+
+/**
+ * `GET` and `PUT /dashboard/api/account/notifications` (docs/webhooks.md#operational-messages):
+ * the URL where the session's account gets operational messages about its endpoints
+ * (`endpoint.failing`, `endpoint.disabled`). Changing it is recorded as
+ * `account.notifications_update` (the URL, never the secret).
+ */
+@ApiTags('account')
+@DashboardController('account')
+export class AccountNotificationsController {
+  constructor(
+    private readonly notifications: AccountNotifications,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  @Get('notifications')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'Read the account’s notification URL',
+    operationId: 'getNotificationSetting',
+  })
+  @ApiOkResponse({ type: NotificationSettingDto })
+  @DashboardErrorResponses(401, 500, 503)
+  get(@CurrentActor() actor: DashboardActor): Promise<NotificationSetting> {
+    return this.notifications.setting(actor.accountId);
+  }
+
+  /** Sets or removes the URL; a new URL's signing secret is in the answer, this once. */
+  @Put('notifications')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Set or remove the account’s notification URL',
+    operationId: 'setNotificationSetting',
+  })
+  @ApiCsrfHeader()
+  @ApiBody({ type: NotificationSettingRequestDto })
+  @ApiOkResponse({ type: UpdatedNotificationSettingDto })
+  @DashboardErrorResponses(400, 401, 403, 415, 422, 500, 503)
+  async set(
+    @CurrentActor() actor: DashboardActor,
+    @Body() body: Record<string, unknown>,
+  ): Promise<NotificationSetting & { secret?: string }> {
+    const input = checkedInput(NotificationSettingRequestDto, body);
+    if (input.url === undefined) {
+      throw InvalidInputError.field('url', 'is required: an http(s) URL, or null to remove it');
+    }
+    const result = await this.notifications.set(actor.accountId, input.url);
+    await this.audit.record(
+      actor,
+      'account.notifications_update',
+      { type: 'account', id: actor.accountId },
+      { url: result.url, new_secret: result.secret !== undefined },
+    );
+    return result;
+  }
+}
