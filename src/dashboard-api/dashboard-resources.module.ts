@@ -4,6 +4,7 @@ import { ApiKeysModule } from '../auth/api-keys.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryOwnershipModule } from '../delivery/delivery-ownership';
+import { DeliveryRecoveryModule } from '../delivery/delivery-recovery.service';
 import { ApiKeysController } from './api-keys.controller';
 import { AuditLogController } from './audit-log.controller';
 import { CampaignsController } from './campaigns.controller';
@@ -12,6 +13,7 @@ import { AttemptsController, DeliveriesController } from './delivery-log.control
 import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
+import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
  * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
@@ -27,6 +29,7 @@ import { EventTypesController } from './event-types.controller';
     // DeliveryService, and WebhookEndpointAdmin through the re-exported WebhookEndpointsModule.
     DeliveryAttemptsModule,
     DeliveryOwnershipModule,
+    DeliveryRecoveryModule,
   ],
   controllers: [
     CampaignsController,
@@ -38,6 +41,8 @@ import { EventTypesController } from './event-types.controller';
     EventTypesController,
     ApiKeysController,
     AuditLogController,
+    EndpointRecoveriesController,
+    RecoveriesController,
   ],
   providers: [DashboardAudit],
 })

@@ -8,6 +8,7 @@ import { DeliveryLog1795500000001 } from './1795500000001-DeliveryLog';
 import { DeliveryBatches1795600000000 } from './1795600000000-DeliveryBatches';
 import { LeadImportKey1795700000000 } from './1795700000000-LeadImportKey';
 import { DeliveryRollups1795820000000 } from './1795820000000-DeliveryRollups';
+import { DeliveryRecovery1795830000000 } from './1795830000000-DeliveryRecovery';
 import { DeliveryLedger1795840000000 } from './1795840000000-DeliveryLedger';
 import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDisabledReason';
 import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
@@ -26,6 +27,7 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryBatches1795600000000,
   LeadImportKey1795700000000,
   DeliveryRollups1795820000000,
+  DeliveryRecovery1795830000000,
   DeliveryLedger1795840000000,
   EndpointDisabledReason1795850000000,
   EndpointFailing1795860000000,
