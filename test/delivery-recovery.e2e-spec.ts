@@ -1,3 +1,4 @@
+import { DeliveryRecoveryRunner } from '../src/delivery/delivery-recovery.runner';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
@@ -307,6 +308,44 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
         await t.db.query('SELECT status FROM webhook_delivery WHERE id = ANY($1)', [ids]),
       ).toEqual([{ status: 'succeeded' }, { status: 'succeeded' }]);
     });
+  });
+
+  it('touches only the deliveries that had failed when it started', async () => {
+    const s = await setup();
+    const counted = await failed(s, 2);
+    // The worker's polls stop for a while, as if its process had died after the start.
+    const runner = t.app.get(DeliveryRecoveryRunner);
+    await runner.onModuleDestroy();
+    try {
+      const res = await post(s, `/endpoints/${s.endpointId}/recoveries`, {
+        since: '2020-01-01T00:00:00Z',
+      }).expect(202);
+      expect(res.body).toMatchObject({ status: 'running', total: 2, processed: 0 });
+      const later = await failed(s, 1);
+      s.receiver.behaviour = { status: 204 };
+      runner.onApplicationBootstrap();
+      await eventually(async () => {
+        expect(await recoveryRow(res.body.id)).toMatchObject({
+          status: 'done',
+          total: 2,
+          processed: 2,
+        });
+      }, 20_000);
+      await eventually(async () => {
+        expect(
+          await t.db.query(
+            'SELECT id::int, status, attempt_count FROM webhook_delivery WHERE endpoint_id = $1 ORDER BY id',
+            [s.endpointId],
+          ),
+        ).toEqual([
+          { id: counted[0], status: 'succeeded', attempt_count: 3 },
+          { id: counted[1], status: 'succeeded', attempt_count: 3 },
+          { id: later[0], status: 'failed', attempt_count: 2 },
+        ]);
+      });
+    } finally {
+      runner.onApplicationBootstrap();
+    }
   });
 
   it('refuses another account’s endpoint or recovery (404) and a bad since (422), changing nothing', async () => {

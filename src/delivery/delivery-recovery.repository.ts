@@ -185,13 +185,37 @@ export class DeliveryRecoveryRepository {
       .map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }))
       .sort((a, b) => a.id - b.id);
     if (moved.length === 0) return moved;
+    await this.advance(manager, recovery.id, moved);
+    return moved;
+  }
+
+  /**
+   * Whether any delivery is left for the recovery: `FOR UPDATE` with `LIMIT` may return fewer
+   * rows than there are (rows that changed while it waited for their locks are left out), so an
+   * empty batch alone does not prove the recovery is done.
+   */
+  async anyLeft(manager: EntityManager, recovery: ClaimedRecovery): Promise<boolean> {
+    const [row]: Array<{ left: boolean }> = await manager.query(
+      `SELECT EXISTS (SELECT 1 FROM webhook_delivery
+                       WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2
+                         AND id > $3 AND id <= $4) AS left`,
+      [recovery.endpointId, recovery.since, recovery.cursorDeliveryId, recovery.lastDeliveryId],
+    );
+    return row.left;
+  }
+
+  /** Moves the recovery's cursor past `moved`, counts them and notes them as its last batch. */
+  private async advance(
+    manager: EntityManager,
+    recoveryId: number,
+    moved: QueuedDelivery[],
+  ): Promise<void> {
     await manager.query(
       `UPDATE delivery_recovery
           SET processed = processed + $2, cursor_delivery_id = $3,
               batch_delivery_ids = $4::bigint[], batch_queued_at = now()
         WHERE id = $1`,
-      [recovery.id, moved.length, moved[moved.length - 1].id, moved.map((m) => m.id)],
+      [recoveryId, moved.length, moved[moved.length - 1].id, moved.map((m) => m.id)],
     );
-    return moved;
   }
 }

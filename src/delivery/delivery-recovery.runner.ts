@@ -42,7 +42,9 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
     private readonly dispatcher: DeliveryDispatcher,
   ) {}
 
+  /** Starts polling (a no-op while it polls already). */
   onApplicationBootstrap(): void {
+    if (this.timer) return;
     this.timer = setInterval(() => void this.poll(), RECOVERY_POLL_MS);
     this.timer.unref();
     void this.poll();
@@ -104,7 +106,9 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
         return [];
       }
       const moved = await this.repository.moveBatch(manager, recovery, RECOVERY_BATCH_SIZE);
-      if (moved.length === 0) await this.repository.finish(recovery.id, 'done', manager);
+      if (moved.length === 0 && !(await this.repository.anyLeft(manager, recovery))) {
+        await this.repository.finish(recovery.id, 'done', manager);
+      }
       return moved;
     });
   }
