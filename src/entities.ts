@@ -14,6 +14,7 @@ import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
 import { DashboardSession } from './users/dashboard-session.entity';
 import { AuditLogEntry } from './audit/audit-log-entry.entity';
+import { DeliveryRecovery } from './delivery/delivery-recovery.entity';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
@@ -37,4 +38,5 @@ export const ENTITIES = [
   DashboardUser,
   DashboardSession,
   AuditLogEntry,
+  DeliveryRecovery,
 ];

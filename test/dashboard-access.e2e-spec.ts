@@ -24,6 +24,7 @@ import {
   DASHBOARD_OPENAPI_JSON_PATH,
 } from '../src/dashboard-api/dashboard-routes';
 import type { DashboardAccessLevel } from '../src/dashboard-api/dashboard-access';
+import { DeliveryRecoveries } from '../src/delivery/delivery-recovery.service';
 import { DeliveryService } from '../src/delivery/delivery.service';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
@@ -46,6 +47,8 @@ interface RouteCase {
   params?: (fixture: Fixture) => Promise<Record<string, string | number>>;
   /** The JSON body of a POST, PUT or PATCH; `{}` when not given. */
   body?: (fixture: Fixture) => Promise<unknown>;
+  /** A query string (`?name=value`) the route needs to answer a viewer. */
+  query?: string;
   /**
    * Path parameters naming a resource of `otherAccountId` (or none at all): the route must
    * answer 404 `not_found` to the admin of `accountId`, and change nothing.
@@ -112,6 +115,16 @@ const endpoint = (w: World) => ({ endpoint_id: w.endpointId });
 const attempt = (w: World) => ({ attempt_id: w.attemptId });
 const delivery = (w: World) => ({ delivery_id: w.deliveryId });
 const apiKey = (w: World) => ({ id: w.apiKeyId });
+/** A (finished: nothing had failed) bulk recovery of the account's endpoint. */
+const recovery =
+  (of: (f: Fixture) => Promise<Record<string, number>>) =>
+  async (f: Fixture): Promise<Record<string, number>> => {
+    const { endpoint_id } = await of(f);
+    const { recovery } = await f.t.app
+      .get(DeliveryRecoveries)
+      .start(endpoint_id, '2020-01-01T00:00:00Z');
+    return { recovery_id: recovery.id };
+  };
 
 /** Every route under /dashboard/api/, by `METHOD /path` as Fastify knows it. */
 const ROUTES: Record<string, RouteCase> = {
@@ -212,6 +225,28 @@ const ROUTES: Record<string, RouteCase> = {
     foreign: theirs(apiKey),
   },
   'GET /dashboard/api/audit-log': { access: 'any' },
+  'GET /dashboard/api/endpoints/:endpoint_id/recovery/preview': {
+    access: 'any',
+    params: mine(endpoint),
+    query: '?since=2020-01-01T00:00:00Z',
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/recoveries': {
+    access: 'admin',
+    params: mine(endpoint),
+    body: async () => ({ since: '2020-01-01T00:00:00Z' }),
+    foreign: theirs(endpoint),
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id/recoveries': {
+    access: 'any',
+    params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/recoveries/:recovery_id/cancel': {
+    access: 'admin',
+    params: recovery(mine(endpoint)),
+    foreign: recovery(theirs(endpoint)),
+  },
 };
 
 /** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
@@ -297,7 +332,7 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
 
     async function request(f: Fixture) {
       return {
-        target: path(url, spec.params ? await spec.params(f) : {}),
+        target: path(url, spec.params ? await spec.params(f) : {}) + (spec.query ?? ''),
         body: spec.body ? await spec.body(f) : {},
       };
     }

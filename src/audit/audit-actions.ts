@@ -26,6 +26,8 @@ export const AUDIT_ACTIONS = [
   'secret.reveal',
   'endpoint.test',
   'delivery.redeliver',
+  'delivery.bulk_redeliver',
+  'delivery.bulk_redeliver_cancel',
 ] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */

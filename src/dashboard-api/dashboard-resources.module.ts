@@ -5,6 +5,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
 import { DeliveryOwnershipModule } from '../delivery/delivery-ownership';
 import { AccountNotificationsController } from './account-notifications.controller';
+import { DeliveryRecoveryModule } from '../delivery/delivery-recovery.service';
 import { ApiKeysController } from './api-keys.controller';
 import { AuditLogController } from './audit-log.controller';
 import { CampaignsController } from './campaigns.controller';
@@ -13,6 +14,7 @@ import { AttemptsController, DeliveriesController } from './delivery-log.control
 import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
+import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
  * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
@@ -28,6 +30,7 @@ import { EventTypesController } from './event-types.controller';
     // DeliveryService, and WebhookEndpointAdmin through the re-exported WebhookEndpointsModule.
     DeliveryAttemptsModule,
     DeliveryOwnershipModule,
+    DeliveryRecoveryModule,
   ],
   controllers: [
     CampaignsController,
@@ -40,6 +43,8 @@ import { EventTypesController } from './event-types.controller';
     ApiKeysController,
     AccountNotificationsController,
     AuditLogController,
+    EndpointRecoveriesController,
+    RecoveriesController,
   ],
   providers: [DashboardAudit],
 })

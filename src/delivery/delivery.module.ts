@@ -8,6 +8,8 @@ import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
 import { FailingEndpointMonitor } from './failing-endpoints';
 import { ScheduledAttempts } from './scheduled-attempts';
+import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
+import { DeliveryRecoveryRunner } from './delivery-recovery.runner';
 
 /**
  * Recording and dispatching events (docs/webhooks.md): the outbox publisher any module calls
@@ -23,11 +25,18 @@ import { ScheduledAttempts } from './scheduled-attempts';
 export class DeliveryModule {}
 
 /**
- * The delivery worker, the sweeper and the failing-endpoint monitor: in the API process when
- * `RUN_WORKER`, and in `worker.ts`.
+ * The delivery worker, the sweeper, the failing-endpoint monitor and bulk recoveries' batches:
+ * in the API process when `RUN_WORKER`, and in `worker.ts`.
  */
 @Module({
   imports: [DeliveryModule],
-  providers: [ScheduledAttempts, DeliveryProcessor, DeliverySweeper, FailingEndpointMonitor],
+  providers: [
+    ScheduledAttempts,
+    DeliveryProcessor,
+    DeliverySweeper,
+    FailingEndpointMonitor,
+    DeliveryRecoveryRepository,
+    DeliveryRecoveryRunner,
+  ],
 })
 export class DeliveryWorkerModule {}

@@ -29,6 +29,12 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
 // An endpoint's deliveries by creation time: the delivery ledger's window
 // (docs/dashboard.md#delivery-ledger), and the endpoint's foreign key (its leading column).
 @Index('idx_webhook_delivery_endpoint_id_created_at', ['endpointId', 'createdAt'])
+// Bulk recovery (docs/webhooks.md#bulk-recovery): counting an endpoint's failed deliveries since
+// a time, and walking them by id.
+@Index('idx_webhook_delivery_failed_created', ['endpointId', 'createdAt'], {
+  where: `status = 'failed'`,
+})
+@Index('idx_webhook_delivery_failed_id', ['endpointId', 'id'], { where: `status = 'failed'` })
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;

@@ -12,6 +12,7 @@ import { DeliveryLedger1795840000000 } from './1795840000000-DeliveryLedger';
 import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDisabledReason';
 import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
 import { AccountNotification1795870000000 } from './1795870000000-AccountNotification';
+import { DeliveryRecovery1795880000000 } from './1795880000000-DeliveryRecovery';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -31,4 +32,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointDisabledReason1795850000000,
   EndpointFailing1795860000000,
   AccountNotification1795870000000,
+  DeliveryRecovery1795880000000,
 ];

@@ -171,3 +171,23 @@ export async function closeCheckedPages(pages: WatchedPage[]): Promise<void> {
     await Promise.all(watched.map((page) => page.close()));
   }
 }
+
+/**
+ * A new page (added to `pages`, for {@link closeCheckedPages}) signed in as `email` on the
+ * campaigns page; the 401 of the session check before sign-in is expected.
+ */
+export async function signedInPage(
+  browser: Browser,
+  origin: string,
+  pages: WatchedPage[],
+  email: string,
+  password: string,
+): Promise<WatchedPage> {
+  const watched = await openPage(browser, origin, 'desktop');
+  watched.expectFailure(401, '/dashboard/api/session');
+  pages.push(watched);
+  await watched.page.goto('/dashboard/');
+  await submitSignIn(watched.page, email, password);
+  await watched.page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
+  return watched;
+}

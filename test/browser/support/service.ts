@@ -110,3 +110,23 @@ export function givenUserOf(
   );
   return { accountId, email };
 }
+
+/**
+ * A new account with one campaign and one endpoint of it delivering `events` to `url` (through
+ * the CLI), and an admin of the account with `password`.
+ */
+export function givenEndpointOfNewAccount(
+  env: Record<string, string>,
+  url: string,
+  events: string[],
+  password: string,
+): { accountId: number; campaignId: number; endpointId: number; admin: { email: string } } {
+  const accountId = cli(env, ['account', 'create', '--name', `Browser ${process.pid}`])
+    .id as number;
+  const campaign = ['--account', String(accountId), '--name', 'Winter launch', '--region', 'US'];
+  const campaignId = cli(env, ['campaign', 'create', ...campaign]).id as number;
+  const endpoint = ['--campaign', String(campaignId), '--url', url, '--events', events.join(',')];
+  const endpointId = cli(env, ['endpoint', 'create', ...endpoint]).id as number;
+  const admin = givenUserOf(env, accountId, 'admin', password);
+  return { accountId, campaignId, endpointId, admin };
+}

@@ -209,6 +209,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/endpoints/{endpoint_id}/recoveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the endpoint’s recent recoveries with their progress */
+    get: operations['listRecoveries'];
+    put?: never;
+    /** Redeliver every failed delivery since a time, in the background */
+    post: operations['startRecovery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/endpoints/{endpoint_id}/recovery/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Count the endpoint’s failed deliveries since a time */
+    get: operations['previewRecovery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/endpoints/{endpoint_id}/secret/reveal': {
     parameters: {
       query?: never;
@@ -294,6 +329,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/recoveries/{recovery_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a running recovery */
+    post: operations['cancelRecovery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/session': {
     parameters: {
       query?: never;
@@ -354,7 +406,9 @@ export interface components {
         | 'secret.rotate'
         | 'secret.reveal'
         | 'endpoint.test'
-        | 'delivery.redeliver';
+        | 'delivery.redeliver'
+        | 'delivery.bulk_redeliver'
+        | 'delivery.bulk_redeliver_cancel';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
       created_at: string;
@@ -913,6 +967,36 @@ export interface components {
        */
       url: string | null;
     };
+    Recovery: {
+      /** Format: date-time */
+      created_at: string;
+      /** @example 7 */
+      endpoint_id: number;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @example 4 */
+      id: number;
+      /** @description Deliveries queued again so far */
+      processed: number;
+      /** Format: date-time */
+      since: string;
+      /**
+       * @description `running` while batches remain, `done` once every counted delivery was queued and sent once more, `cancelled` by a user (or because the endpoint was disabled)
+       * @enum {string}
+       */
+      status: 'running' | 'done' | 'cancelled';
+      /** @description Failed deliveries counted at the start */
+      total: number;
+    };
+    RecoveryPreview: {
+      /** @description The endpoint’s deliveries that are failed and were created at or after `since` */
+      failed_count: number;
+      /**
+       * Format: date-time
+       * @description The `since` asked for, in UTC
+       */
+      since: string;
+    };
     RevealedSecret: {
       /**
        * @description The current signing secret
@@ -992,6 +1076,14 @@ export interface components {
        * @example correct horse battery staple
        */
       password: string;
+    };
+    StartRecoveryRequest: {
+      /**
+       * Format: date-time
+       * @description Redeliver the endpoint’s failed deliveries created at or after this time (ISO 8601 with a zone, not in the future)
+       * @example 2026-11-24T09:00:00Z
+       */
+      since: string;
     };
     TestEventRequest: {
       /**
@@ -2315,6 +2407,261 @@ export interface operations {
       };
     };
   };
+  listRecoveries: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The last 10, newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recovery'][];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  startRecovery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartRecoveryRequest'];
+      };
+    };
+    responses: {
+      /** @description The endpoint’s recovery already running (none is started) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recovery'];
+        };
+      };
+      /** @description A new recovery, started */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recovery'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  previewRecovery: {
+    parameters: {
+      query: {
+        /** @description ISO 8601 date-time with a zone, not in the future */
+        since: string;
+      };
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RecoveryPreview'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   revealEndpointSecret: {
     parameters: {
       query?: never;
@@ -2682,6 +3029,92 @@ export interface operations {
       };
       /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  cancelRecovery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Recovery id (positive integer) */
+        recovery_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The recovery as it stands now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Recovery'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -41,6 +41,7 @@ import {
 import type { Endpoint } from '../api/types';
 import { formatDuration } from '../lib/format';
 import { OutcomeBadge } from './attempt-detail';
+import { BulkRecovery } from './bulk-recovery';
 import { DeliveryLedger } from './delivery-ledger';
 import { DeliveryLog } from './delivery-log';
 import { EndpointStateBadges, FailingBanner, HealthFigures } from './health';
@@ -313,6 +314,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
         )
       )}
       <DeliveryLedger endpointId={data.id} />
+      <BulkRecovery endpointId={data.id} />
       <DeliveryLog endpointId={data.id} />
     </Stack>
   );

@@ -1,0 +1,177 @@
+import { Body, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply } from 'fastify';
+import { NotFoundError } from '../common/domain-error';
+import type { RecoveryRecord } from '../delivery/delivery-recovery.repository';
+import { DeliveryRecoveries, type RecoveryPreview } from '../delivery/delivery-recovery.service';
+import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import {
+  RecoveryDto,
+  RecoveryPreviewDto,
+  RecoveryPreviewQueryDto,
+  StartRecoveryRequestDto,
+} from './dto/recovery.dto';
+
+/**
+ * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery): preview,
+ * start and progress, under `/dashboard/api/endpoints/{endpoint_id}/`. Each route checks the
+ * endpoint is the account's first: another account's is `404` like one that does not exist.
+ */
+@ApiTags('recovery')
+@DashboardController('endpoints')
+export class EndpointRecoveriesController {
+  constructor(
+    private readonly recoveries: DeliveryRecoveries,
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  /** `{since, failed_count}`: what a recovery since `since` would redeliver now. */
+  @Get(':endpoint_id/recovery/preview')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'Count the endpoint’s failed deliveries since a time',
+    operationId: 'previewRecovery',
+  })
+  @ApiIdParam('endpoint_id', 'Endpoint id')
+  @ApiQueries([
+    {
+      name: 'since',
+      required: true,
+      schema: { type: 'string', format: 'date-time' },
+      description: 'ISO 8601 date-time with a zone, not in the future',
+    },
+  ])
+  @ApiOkResponse({ type: RecoveryPreviewDto })
+  @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
+  async preview(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Query() query: Record<string, unknown>,
+  ): Promise<RecoveryPreview> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const { since } = checkedInput(RecoveryPreviewQueryDto, query);
+    return this.recoveries.preview(id, since);
+  }
+
+  /**
+   * Starts redelivering the endpoint's failed deliveries since `since`: `202` with the new
+   * recovery (recorded as `delivery.bulk_redeliver`), or `200` with the one already running.
+   */
+  @Post(':endpoint_id/recoveries')
+  @HttpCode(202)
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Redeliver every failed delivery since a time, in the background',
+    operationId: 'startRecovery',
+  })
+  @ApiIdParam('endpoint_id', 'Endpoint id')
+  @ApiCsrfHeader()
+  @ApiBody({ type: StartRecoveryRequestDto })
+  @ApiAcceptedResponse({ type: RecoveryDto, description: 'A new recovery, started' })
+  @ApiOkResponse({
+    type: RecoveryDto,
+    description: 'The endpoint’s recovery already running (none is started)',
+  })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async start(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Body() body: Record<string, unknown>,
+    // The status depends on the outcome, which `@HttpCode` cannot express: this route answers
+    // itself (errors thrown before still go through the error envelope filter).
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    const { since } = checkedInput(StartRecoveryRequestDto, body);
+    const { recovery, started } = await this.recoveries.start(id, since);
+    if (started) {
+      await this.audit.record(
+        actor,
+        'delivery.bulk_redeliver',
+        { type: 'endpoint', id },
+        { recovery_id: recovery.id, since: recovery.since.toISOString(), total: recovery.total },
+      );
+    }
+    await reply.status(started ? 202 : 200).send(recovery);
+  }
+
+  /** The endpoint's last 10 recoveries, newest first. */
+  @Get(':endpoint_id/recoveries')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'List the endpoint’s recent recoveries with their progress',
+    operationId: 'listRecoveries',
+  })
+  @ApiIdParam('endpoint_id', 'Endpoint id')
+  @ApiOkResponse({ type: [RecoveryDto], description: 'The last 10, newest first' })
+  @DashboardErrorResponses(400, 401, 404, 500, 503)
+  async list(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<RecoveryRecord[]> {
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    return this.recoveries.list(id);
+  }
+}
+
+/**
+ * `POST /dashboard/api/recoveries/{recovery_id}/cancel` (docs/dashboard.md#bulk-recovery):
+ * stops a recovery before its next batch. Scoped through the recovery's endpoint; another
+ * account's recovery is `404` like one that does not exist.
+ */
+@ApiTags('recovery')
+@DashboardController('recoveries')
+export class RecoveriesController {
+  constructor(
+    private readonly recoveries: DeliveryRecoveries,
+    private readonly endpoints: WebhookEndpointAdmin,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  /**
+   * The recovery, `cancelled` (or as it ended: cancelling again, or a finished recovery,
+   * changes nothing). Recorded as `delivery.bulk_redeliver_cancel` when it cancelled one.
+   */
+  @Post(':recovery_id/cancel')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Cancel a running recovery', operationId: 'cancelRecovery' })
+  @ApiIdParam('recovery_id', 'Recovery id')
+  @ApiCsrfHeader()
+  @ApiOkResponse({ type: RecoveryDto, description: 'The recovery as it stands now' })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
+  async cancel(
+    @CurrentActor() actor: DashboardActor,
+    @Param('recovery_id', DashboardIdPipe) id: number,
+  ): Promise<RecoveryRecord> {
+    const { endpoint_id: endpointId } = await this.recoveries.get(id);
+    try {
+      await this.endpoints.requireOfAccount(actor.accountId, endpointId);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw new NotFoundError(`recovery ${id} does not exist`);
+      throw error;
+    }
+    const { recovery, cancelled } = await this.recoveries.cancel(id);
+    if (cancelled) {
+      await this.audit.record(
+        actor,
+        'delivery.bulk_redeliver_cancel',
+        { type: 'endpoint', id: endpointId },
+        { recovery_id: id, processed: recovery.processed, total: recovery.total },
+      );
+    }
+    return recovery;
+  }
+}

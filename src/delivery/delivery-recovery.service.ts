@@ -1,0 +1,132 @@
+import { Injectable, Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { InvalidInputError, NotFoundError } from '../common/domain-error';
+import { DeliveryTargets } from '../webhooks/delivery-targets';
+import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
+import { parseInstant } from './delivery-log';
+import { DeliveryRecovery } from './delivery-recovery.entity';
+import { DeliveryRecoveryRepository, type RecoveryRecord } from './delivery-recovery.repository';
+
+/** How many of an endpoint's recoveries {@link DeliveryRecoveries.list} answers. */
+export const RECOVERY_LIST_LIMIT = 10;
+
+/** What a recovery would redeliver: the endpoint's failed deliveries since `since`. */
+export interface RecoveryPreview {
+  since: Date;
+  failed_count: number;
+}
+
+/**
+ * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery): preview,
+ * start, list and cancel. Starting only records the recovery; the delivery worker's
+ * `DeliveryRecoveryRunner` moves its deliveries back to `pending` batch by batch. Ids are taken
+ * as given: the caller scopes the endpoint (and a recovery's endpoint) to its account first.
+ */
+@Injectable()
+export class DeliveryRecoveries {
+  constructor(
+    private readonly repository: DeliveryRecoveryRepository,
+    private readonly targets: DeliveryTargets,
+  ) {}
+
+  /**
+   * How many of the endpoint's deliveries a recovery since `since` would redeliver now.
+   * @param since an ISO 8601 date-time with a zone, not in the future.
+   * @throws InvalidInputError (field `since`) for anything else.
+   */
+  async preview(endpointId: number, since: unknown): Promise<RecoveryPreview> {
+    const at = parseSince(since);
+    return { since: at, failed_count: await this.repository.countFailedSince(endpointId, at) };
+  }
+
+  /**
+   * Starts a recovery of the endpoint's deliveries that are `failed` and were created at or
+   * after `since` (those with an id up to the highest counted now), unless one is running.
+   * @param since as for {@link preview}.
+   * @returns the new recovery (`started` true; already `done` when nothing had failed), or the
+   *   endpoint's running recovery (`started` false): at most one runs per endpoint, which the
+   *   database enforces, so two starts at once give one recovery.
+   * @throws InvalidInputError for a bad `since` (field `since`) or a disabled endpoint (its
+   *   deliveries would be dropped, not sent); NotFoundError when the endpoint does not exist.
+   */
+  async start(
+    endpointId: number,
+    since: unknown,
+  ): Promise<{ recovery: RecoveryRecord; started: boolean }> {
+    const at = parseSince(since);
+    const target = await this.targets.find(endpointId);
+    if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
+    // Two tries: a running recovery that ends between the refused insert and the read.
+    for (let tries = 0; ; tries += 1) {
+      const running = await this.repository.findRunning(endpointId);
+      if (running) return { recovery: running, started: false };
+      if (!target.isEnabled) {
+        throw new InvalidInputError(
+          `webhook endpoint ${endpointId} is disabled: enable it before redelivering its failed deliveries`,
+        );
+      }
+      const recovery = await this.repository.insert(endpointId, at);
+      if (recovery) return { recovery, started: true };
+      if (tries >= 1) throw new Error(`could not start a recovery of endpoint ${endpointId}`);
+    }
+  }
+
+  /** The endpoint's last {@link RECOVERY_LIST_LIMIT} recoveries, newest first. */
+  list(endpointId: number): Promise<RecoveryRecord[]> {
+    return this.repository.listOfEndpoint(endpointId, RECOVERY_LIST_LIMIT);
+  }
+
+  /**
+   * Recovery `id`, for the caller's ownership check through its `endpoint_id`.
+   * @throws NotFoundError when there is none.
+   */
+  async get(id: number): Promise<RecoveryRecord> {
+    const recovery = id > MAX_INT4 ? null : await this.repository.find(id);
+    if (!recovery) throw recoveryNotFound(id);
+    return recovery;
+  }
+
+  /**
+   * Cancels recovery `id`: no further batch is taken (a batch being moved commits first);
+   * deliveries already moved back to `pending` are still sent. Idempotent.
+   * @returns the recovery as it stands, and whether this call cancelled it (false when it had
+   *   already ended, `done` or `cancelled`).
+   * @throws NotFoundError when there is no such recovery.
+   */
+  async cancel(id: number): Promise<{ recovery: RecoveryRecord; cancelled: boolean }> {
+    const cancelled = id > MAX_INT4 ? null : await this.repository.finish(id, 'cancelled');
+    if (cancelled) return { recovery: cancelled, cancelled: true };
+    return { recovery: await this.get(id), cancelled: false };
+  }
+}
+
+const MAX_INT4 = 2_147_483_647;
+
+function recoveryNotFound(id: number): NotFoundError {
+  return new NotFoundError(`recovery ${id} does not exist`);
+}
+
+/**
+ * `since` of a recovery: an ISO 8601 date-time with a zone, not later than now.
+ * @throws InvalidInputError (field `since`) otherwise.
+ */
+export function parseSince(value: unknown): Date {
+  if (typeof value !== 'string') {
+    throw InvalidInputError.field('since', 'must be an ISO 8601 date-time with a time zone');
+  }
+  const at = parseInstant('since', value);
+  if (at.getTime() > Date.now())
+    throw InvalidInputError.field('since', 'must not be in the future');
+  return at;
+}
+
+/**
+ * {@link DeliveryRecoveries} for the dashboard: recording, listing and cancelling recoveries.
+ * The worker's side (`DeliveryRecoveryRunner`) is in `DeliveryWorkerModule`.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([DeliveryRecovery]), WebhookEndpointsModule],
+  providers: [DeliveryRecoveryRepository, DeliveryRecoveries],
+  exports: [DeliveryRecoveries],
+})
+export class DeliveryRecoveryModule {}

@@ -1,0 +1,163 @@
+import { Button, Card, Group, Progress, Stack, Text, TextInput, Title } from '@mantine/core';
+import { IconReload, IconSearch } from '@tabler/icons-react';
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { ConfirmButton } from '../../../components/ui/confirm-button';
+import { ErrorText } from '../../../components/ui/error-text';
+import { Timestamp } from '../../../components/ui/timestamp';
+import { useCanChange } from '../../../lib/roles';
+import {
+  useCancelRecovery,
+  useRecoveries,
+  useRecoveryPreview,
+  useStartRecovery,
+  type Recovery,
+} from '../api/recovery-queries';
+import { campaignKeys } from '../api/queries';
+
+/** `Date` as a `datetime-local` value in the viewer's time zone (`2026-11-24T09:30`). */
+export function toLocalInput(date: Date): string {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(
+    date.getHours(),
+  )}:${pad(date.getMinutes())}`;
+}
+
+/** A `datetime-local` value (the viewer's time zone) as an ISO 8601 UTC time, or null if empty or invalid. */
+export function fromLocalInput(value: string): string | null {
+  if (!value) return null;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? null : date.toISOString();
+}
+
+const plural = (n: number) => `${n} failed ${n === 1 ? 'delivery' : 'deliveries'}`;
+
+function RecoveryProgress({ recovery, endpointId }: { recovery: Recovery; endpointId: number }) {
+  const canChange = useCanChange();
+  const cancel = useCancelRecovery(endpointId);
+  const percent =
+    recovery.total === 0 ? 100 : Math.round((recovery.processed / recovery.total) * 100);
+  const state = {
+    running: 'Redelivering',
+    done: 'Done',
+    cancelled: 'Cancelled',
+  }[recovery.status as Recovery['status']];
+  return (
+    <Stack gap="xs" data-testid="recovery-progress">
+      <Group justify="space-between" gap="xs">
+        <Text size="sm" fw={600}>
+          {state}: failed deliveries since <Timestamp value={recovery.since} />
+        </Text>
+        <Text size="sm" role="status">
+          {recovery.processed} of {recovery.total}
+        </Text>
+      </Group>
+      <Progress
+        value={percent}
+        aria-label="Recovery progress"
+        animated={recovery.status === 'running'}
+        color={recovery.status === 'cancelled' ? 'gray' : undefined}
+      />
+      {recovery.status === 'running' && canChange && (
+        <Group>
+          <Button
+            variant="light"
+            color="red"
+            loading={cancel.isPending}
+            onClick={() => cancel.mutate(recovery.id)}
+          >
+            Cancel recovery
+          </Button>
+        </Group>
+      )}
+      {cancel.isError && <ErrorText error={cancel.error} title="The recovery was not cancelled" />}
+    </Stack>
+  );
+}
+
+/**
+ * The endpoint's "Bulk recovery" card (docs/dashboard.md#bulk-recovery): count the failed
+ * deliveries since a time, redeliver them all in the background (admins), follow the newest
+ * recovery's progress while it runs, and cancel it.
+ */
+export function BulkRecovery({ endpointId }: { endpointId: number }) {
+  const canChange = useCanChange();
+  const [input, setInput] = useState(() => toLocalInput(new Date(Date.now() - 86_400_000)));
+  const [asked, setAsked] = useState<string | null>(null);
+  const preview = useRecoveryPreview(endpointId, asked);
+  const recoveries = useRecoveries(endpointId);
+  const start = useStartRecovery(endpointId);
+  const latest = recoveries.data?.[0];
+  // When a recovery ends, the endpoint's health and delivery log have moved on: read them again.
+  const queryClient = useQueryClient();
+  const wasRunning = useRef(false);
+  const running = latest?.status === 'running';
+  useEffect(() => {
+    if (wasRunning.current && !running) {
+      void queryClient.invalidateQueries({ queryKey: campaignKeys.endpoint(endpointId) });
+    }
+    wasRunning.current = running;
+  }, [running, endpointId, queryClient]);
+  const since = fromLocalInput(input);
+  const count = preview.data?.failed_count;
+
+  return (
+    <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="recovery-title">
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="recovery-title">
+          Bulk recovery
+        </Title>
+        <Text size="sm" c="dimmed">
+          Redelivers every failed delivery since a time, in the background, with the same
+          webhook-id; each gets one more attempt.
+        </Text>
+        <Group align="flex-end" gap="sm" wrap="wrap">
+          <TextInput
+            type="datetime-local"
+            label="Failed since"
+            value={input}
+            onChange={(event) => {
+              setInput(event.currentTarget.value);
+              setAsked(null);
+            }}
+          />
+          <Button
+            variant="default"
+            leftSection={<IconSearch size={16} aria-hidden />}
+            disabled={since === null}
+            loading={preview.isFetching}
+            onClick={() => {
+              setAsked(since);
+              if (since === asked) void preview.refetch();
+            }}
+          >
+            Preview
+          </Button>
+        </Group>
+        {preview.isError && <ErrorText error={preview.error} title="No preview" />}
+        {preview.data && (
+          <Text size="sm" role="status" data-testid="recovery-preview">
+            {plural(preview.data.failed_count)} since <Timestamp value={preview.data.since} />
+          </Text>
+        )}
+        {canChange && preview.data && count !== undefined && count > 0 && (
+          <Group>
+            <ConfirmButton
+              label={`Redeliver ${plural(count)}`}
+              title={`Redeliver ${plural(count)}?`}
+              message="Each is queued again and sent once more, in batches, with its webhook-id. A delivery that fails again stays failed."
+              confirmLabel="Redeliver"
+              color="blue"
+              leftSection={<IconReload size={16} aria-hidden />}
+              pending={start.isPending}
+              error={start.error}
+              onConfirm={() => start.mutateAsync(preview.data.since).then(() => setAsked(null))}
+            />
+          </Group>
+        )}
+        {recoveries.isError && <ErrorText error={recoveries.error} title="No recoveries" />}
+        {latest && <RecoveryProgress recovery={latest} endpointId={endpointId} />}
+      </Stack>
+    </Card>
+  );
+}
