@@ -3,9 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import {
   launchChromium,
-  openPage,
   type WatchedPage,
   closeCheckedPages,
+  openPage,
+  signedInPage,
   submitSignIn,
 } from './support/browser';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
@@ -50,16 +51,7 @@ describe('Delivery charts in a browser', () => {
   let admin: { email: string };
   const pages: WatchedPage[] = [];
 
-  async function signedIn(): Promise<WatchedPage> {
-    const watched = await openPage(browser, service.origin, 'desktop');
-    watched.expectFailure(401, '/dashboard/api/session');
-    pages.push(watched);
-    const { page } = watched;
-    await page.goto('/dashboard/');
-    await submitSignIn(page, admin.email, PASSWORD);
-    await page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
-    return watched;
-  }
+  const signedIn = () => signedInPage(browser, service.origin, pages, admin.email, PASSWORD);
 
   beforeAll(async () => {
     receiver = await startFlakyReceiver();
@@ -230,5 +222,22 @@ describe('Delivery charts in a browser', () => {
     console.log(`screenshot: ${await watched.screenshot('endpoint-failing-banner')}`);
     await page.goto(`/dashboard/campaigns/${failingCampaignId}`);
     await page.getByText('Failing', { exact: true }).waitFor();
+  });
+
+  it('fits a phone: the window control and the charts stack in one column', async () => {
+    const watched = await openPage(browser, service.origin, 'mobile');
+    watched.expectFailure(401, '/dashboard/api/session');
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto(`/dashboard/campaigns/${campaignId}/charts`);
+    await submitSignIn(page, admin.email, PASSWORD);
+    await page.getByRole('heading', { name: 'Campaign delivery charts', level: 1 }).waitFor();
+    await page.getByTestId('window-figures').getByText('70', { exact: true }).waitFor();
+    // Nothing wider than the screen: no sideways scrolling of the whole page.
+    const overflow = await page.evaluate(
+      'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+    );
+    expect(overflow).toBeLessThanOrEqual(0);
+    console.log(`screenshot: ${await watched.screenshot('charts-campaign-24h-mobile')}`);
   });
 });
