@@ -5,13 +5,13 @@
 // lead.created. Starts `node dist/main.js` (API + worker) on a fresh database of its own.
 //
 //   npm run build && node bench/dispatch.mjs [--leads 1000] [--uploads 50]
-import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
+import { givenCampaign, startApi } from './lib/service.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -55,43 +55,12 @@ receiver.listen(0, '127.0.0.1');
 await once(receiver, 'listening');
 const receiverUrl = `http://127.0.0.1:${receiver.address().port}/hook`;
 
-const cli = (...args) =>
-  JSON.parse(
-    execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
-  );
-const api = spawn(
-  process.execPath,
-  [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), join(root, 'dist/main.js')],
-  {
-    env: { ...env, PORT: '0', HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
+const { api, base } = await startApi(
+  root,
+  env,
+  (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
 );
-let out = '';
-api.stdout.on('data', (c) => (out += c));
-while (!/listening on (http:\/\/[\d.:]+)/.test(out)) await new Promise((r) => setTimeout(r, 50));
-const base = out.match(/listening on (http:\/\/[\d.:]+)/)[1];
-
-const account = cli('account', 'create', '--name', 'Bench');
-const campaign = cli('campaign', 'create', '--account', String(account.id), '--name', 'Bench');
-const { api_key } = cli('api-key', 'create', '--account', String(account.id));
-cli(
-  'endpoint',
-  'create',
-  '--campaign',
-  String(campaign.id),
-  '--url',
-  receiverUrl,
-  '--events',
-  'lead.created',
-);
-const { access_token } = await (
-  await fetch(`${base}/api/v1/auth/api-key/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key }),
-  })
-).json();
+const { campaign, accessToken: access_token } = await givenCampaign(root, env, base, receiverUrl);
 
 let phone = 2_000_000;
 async function upload(count) {

@@ -67,7 +67,13 @@ describe('Delivery analytics (docs/delivery-analytics.md)', () => {
       responseExcerpt: null,
       ...result,
     };
-    await attempts.finish({ ...start, id: begun!.id, result: full, next: null });
+    await attempts.finish({
+      ...start,
+      id: begun!.id,
+      deliveryCreatedAt: begun!.deliveryCreatedAt,
+      result: full,
+      next: null,
+    });
   };
 
   it('agrees with the raw attempts: counts exactly, percentiles within the bucket error, in every window', async () => {

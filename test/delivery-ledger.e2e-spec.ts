@@ -40,6 +40,9 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
       // stays pending for the whole test.
       WEBHOOK_SWEEP_INTERVAL_MS: '3600000',
       RATE_LIMIT_SIGN_IN_PER_IP: '1000000',
+      // The ledger never reaches past retention (delivery-retention.e2e-spec.ts): keep 90 days
+      // so that its longest span is tested here.
+      DELIVERY_RETENTION_DAYS: '90',
     });
     doc = (await t.http().get(`${API}/docs-json`).expect(200)).body as OpenAPIObject;
     receiver = await new WebhookReceiver().start();

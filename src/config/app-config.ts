@@ -46,6 +46,13 @@ export class AppConfig {
   /** How often a worker applies the failing-endpoint rules, in ms (`WEBHOOK_MONITOR_INTERVAL_MS`, default 60000). */
   webhookMonitorIntervalMs!: number;
   /**
+   * Days attempts, events and their bodies are kept (`DELIVERY_RETENTION_DAYS`, default 30, 1 to
+   * 3650; docs/operations.md#retention).
+   */
+  deliveryRetentionDays!: number;
+  /** How often a worker applies retention, in ms (`DELIVERY_RETENTION_INTERVAL_MS`, default 3600000). */
+  deliveryRetentionIntervalMs!: number;
+  /**
    * Prefix of every Redis key of this deployment (`QUEUE_PREFIX`); null (the default) derives
    * it from the database's deployment id, so deployments sharing a Redis never collide.
    */
@@ -292,6 +299,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       get('WEBHOOK_DISABLE_AFTER') ?? '5d',
     ),
     webhookMonitorIntervalMs: int('WEBHOOK_MONITOR_INTERVAL_MS', 60_000, 100, 3_600_000),
+    deliveryRetentionDays: int('DELIVERY_RETENTION_DAYS', 30, 1, 3650),
+    deliveryRetentionIntervalMs: int('DELIVERY_RETENTION_INTERVAL_MS', 3_600_000, 1000, 86_400_000),
     queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,
     logRequestSampleRate,

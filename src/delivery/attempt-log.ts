@@ -12,6 +12,7 @@ import {
   type AttemptRecord,
   type AttemptStart,
   type ClosedAttempt,
+  type AttemptKey,
   type FinishedAttempt,
   UNKNOWN_OUTCOME,
 } from './delivery.repository';
@@ -27,9 +28,8 @@ interface BeginRequest {
   closeOrphans: boolean;
 }
 
-/** A begun attempt: its row id, and the delivery's abandoned attempts closed just before. */
-export interface BegunAttempt {
-  id: number;
+/** A begun attempt: its row's key, and the delivery's abandoned attempts closed just before. */
+export interface BegunAttempt extends AttemptKey {
   closedBefore: number;
 }
 
@@ -106,7 +106,7 @@ export class AttemptLog {
     if (orphanScope.length === 0) {
       // One INSERT statement commits on its own: no BEGIN/COMMIT round trips on the hot path.
       const ids = await this.repository.beginAttempts(this.dataSource.manager, starts);
-      return ids.map((id) => (id === null ? null : { id, closedBefore: 0 }));
+      return ids.map((key) => (key === null ? null : { ...key, closedBefore: 0 }));
     }
     return this.dataSource.transaction(async (manager) => {
       // The job's lock is ours: no live scheduled attempt of these deliveries is left.
@@ -126,7 +126,7 @@ export class AttemptLog {
             : start,
         ),
       );
-      return ids.map((id, i) => (id === null ? null : { id, closedBefore: closedBefore[i] }));
+      return ids.map((key, i) => (key === null ? null : { ...key, closedBefore: closedBefore[i] }));
     });
   }
 

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { AttemptLog } from './attempt-log';
+import { AttemptPartitions } from './attempt-partitions';
 import { AttemptRunner } from './attempt-runner';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryRollupRepository } from './delivery-rollup.repository';
@@ -29,6 +30,7 @@ import { WebhookSender } from './webhook-sender';
     WebhookEndpointsModule,
   ],
   providers: [
+    AttemptPartitions,
     DeliveryRepository,
     DeliveryRollupRepository,
     DeliveryStatsService,
@@ -38,6 +40,7 @@ import { WebhookSender } from './webhook-sender';
     WebhookSender,
   ],
   exports: [
+    AttemptPartitions,
     DeliveryRepository,
     DeliveryRollupRepository,
     DeliveryStatsService,

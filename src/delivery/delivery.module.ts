@@ -7,6 +7,7 @@ import { WebhookEventPublisher } from './webhook-event.publisher';
 import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
 import { FailingEndpointMonitor } from './failing-endpoints';
+import { DeliveryRetention } from './delivery-retention';
 import { ScheduledAttempts } from './scheduled-attempts';
 import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
 import { DeliveryRecoveryRunner } from './delivery-recovery.runner';
@@ -25,7 +26,8 @@ import { DeliveryRecoveryRunner } from './delivery-recovery.runner';
 export class DeliveryModule {}
 
 /**
- * The delivery worker, the sweeper, the failing-endpoint monitor and bulk recoveries' batches:
+ * The delivery worker, the sweeper, the failing-endpoint monitor, bulk recoveries' batches and
+ * retention (docs/operations.md#retention):
  * in the API process when `RUN_WORKER`, and in `worker.ts`.
  */
 @Module({
@@ -37,6 +39,7 @@ export class DeliveryModule {}
     FailingEndpointMonitor,
     DeliveryRecoveryRepository,
     DeliveryRecoveryRunner,
+    DeliveryRetention,
   ],
 })
 export class DeliveryWorkerModule {}

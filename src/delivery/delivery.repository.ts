@@ -85,9 +85,17 @@ export interface NewAttempt {
   next: { status: DeliveryStatus; nextAttemptAt: Date | null } | null;
 }
 
-/** A begun attempt (its row id) with its result. */
-export interface FinishedAttempt extends NewAttempt {
+/**
+ * A begun attempt's row: its id and its partition key (docs/operations.md#retention), the
+ * delivery's creation time or, without a delivery, the attempt's own.
+ */
+export interface AttemptKey {
   id: number;
+  deliveryCreatedAt: Date;
+}
+
+/** A begun attempt (its row's key) with its result. */
+export interface FinishedAttempt extends NewAttempt, AttemptKey {
   /**
    * When the attempt's event was recorded, if a success of this attempt would be its
    * delivery's first (the delivery had not succeeded before): the rollups then count its
@@ -311,7 +319,7 @@ export class DeliveryRepository {
   async beginAttempts(
     manager: EntityManager,
     starts: AttemptStart[],
-  ): Promise<Array<number | null>> {
+  ): Promise<Array<AttemptKey | null>> {
     // Of two scheduled starts of one delivery in one batch, the second is not even tried.
     const claimed = new Set<number>();
     const written = starts.filter((a) => {
@@ -320,34 +328,43 @@ export class DeliveryRepository {
       claimed.add(a.deliveryId);
       return true;
     });
-    const rows: Array<{ id: string; delivery_id: string | null; attempt_number: number | null }> =
-      await manager.query(
-        `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
+    const rows: Array<{
+      id: string;
+      delivery_id: string | null;
+      attempt_number: number | null;
+      delivery_created_at: Date;
+    }> = await manager.query(
+      // The partition key is the delivery's creation time (the attempt's own without one), so
+      // every attempt of a delivery lands in its partition (docs/operations.md#retention). To
+      // the millisecond, so that the Date it comes back as names the row exactly at finish.
+      `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
                                              duration_ms, success, request_url, request_headers, request_body,
-                                             attempt_number)
+                                             attempt_number, delivery_created_at)
        SELECT a.endpoint_id, a.delivery_id, a.message_id, a.event_type, a.attempted_at,
-              0, false, a.request_url, a.request_headers::json, a.request_body, a.attempt_number
+              0, false, a.request_url, a.request_headers::json, a.request_body, a.attempt_number,
+              date_trunc('milliseconds', COALESCE(d.created_at, a.attempted_at))
          FROM unnest($1::int[], $2::bigint[], $3::text[], $4::text[], $5::timestamptz[], $6::text[], $7::text[], $8::text[], $9::int[])
               WITH ORDINALITY
               AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, ord)
+         LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
         ORDER BY a.ord
-           ON CONFLICT (delivery_id, attempt_number) DO NOTHING
-       RETURNING id, delivery_id, attempt_number`,
-        [
-          written.map((a) => a.endpointId),
-          written.map((a) => a.deliveryId),
-          written.map((a) => a.messageId),
-          written.map((a) => a.eventType),
-          written.map((a) => a.attemptedAt),
-          written.map((a) => a.request.url),
-          written.map((a) => JSON.stringify(a.request.headers)),
-          written.map((a) => a.request.body),
-          written.map((a) => (a.scheduled ? a.scheduled.attemptCount + 1 : null)),
-        ],
-      );
+           ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING
+       RETURNING id, delivery_id, attempt_number, delivery_created_at`,
+      [
+        written.map((a) => a.endpointId),
+        written.map((a) => a.deliveryId),
+        written.map((a) => a.messageId),
+        written.map((a) => a.eventType),
+        written.map((a) => a.attemptedAt),
+        written.map((a) => a.request.url),
+        written.map((a) => JSON.stringify(a.request.headers)),
+        written.map((a) => a.request.body),
+        written.map((a) => (a.scheduled ? a.scheduled.attemptCount + 1 : null)),
+      ],
+    );
     // INSERT … SELECT … ORDER BY inserts, and so returns, in that order; a start not written is
     // a scheduled one, so the next row returned is a later start's.
-    const ids = new Map<AttemptStart, number>();
+    const ids = new Map<AttemptStart, AttemptKey>();
     let next = 0;
     for (const a of written) {
       const row = rows[next];
@@ -357,7 +374,7 @@ export class DeliveryRepository {
           (Number(row.delivery_id) === a.deliveryId &&
             row.attempt_number === a.scheduled.attemptCount + 1));
       if (isOurs) {
-        ids.set(a, Number(row.id));
+        ids.set(a, { id: Number(row.id), deliveryCreatedAt: row.delivery_created_at });
         next += 1;
       }
     }
@@ -385,9 +402,13 @@ export class DeliveryRepository {
         `UPDATE webhook_delivery_attempt a
             SET duration_ms = u.duration_ms, status_code = u.status_code, success = u.success,
                 error = u.error, response_excerpt = u.response_excerpt, finished_at = now()
-           FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[])
-                AS u(id, duration_ms, status_code, success, error, response_excerpt)
-          WHERE a.id = u.id AND num_nulls(a.finished_at) = 1
+           FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[], $7::timestamptz[])
+                AS u(id, duration_ms, status_code, success, error, response_excerpt, delivery_created_at)
+          WHERE a.id = u.id AND a.delivery_created_at = u.delivery_created_at
+            -- The same keys as arrays: the planner then reads only the batch's partitions
+            -- (usually one), each by its primary key, instead of joining every partition.
+            AND a.id = ANY($1::bigint[]) AND a.delivery_created_at = ANY($7::timestamptz[])
+            AND num_nulls(a.finished_at) = 1
       RETURNING ${ATTEMPT_COLUMNS}`,
         [
           attempts.map((a) => a.id),
@@ -396,6 +417,7 @@ export class DeliveryRepository {
           attempts.map((a) => a.result.success),
           attempts.map((a) => a.result.error),
           attempts.map((a) => a.result.responseExcerpt),
+          attempts.map((a) => a.deliveryCreatedAt),
         ],
       ),
     );

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../config/app-config';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
@@ -60,6 +61,7 @@ export class DeliveryService {
     private readonly attempts: AttemptLog,
     private readonly runner: AttemptRunner,
     private readonly endpoints: DeliveryTargets,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -85,11 +87,12 @@ export class DeliveryService {
       eventType: work.eventType,
     };
     // Not a scheduled start (no attempt number): it is always begun, never null.
-    const { id, result } = (await this.runner.run(start, target, work.body))!;
+    const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, work.body))!;
     const record = this.finished(
       await this.attempts.finish({
         ...start,
         id,
+        deliveryCreatedAt,
         result,
         eventCreatedAt: work.status === 'succeeded' ? null : work.eventCreatedAt,
         next: result.success
@@ -136,8 +139,10 @@ export class DeliveryService {
       eventType: message.eventType,
     };
     // Not a scheduled start: always begun, never null.
-    const { id, result } = (await this.runner.run(start, target, message.body))!;
-    return this.finished(await this.attempts.finish({ ...start, id, result, next: null }));
+    const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, message.body))!;
+    return this.finished(
+      await this.attempts.finish({ ...start, id, deliveryCreatedAt, result, next: null }),
+    );
   }
 
   /**
@@ -188,10 +193,11 @@ export class DeliveryService {
    * deliveries created that day for the endpoint (`matched`) split by where they stand now:
    * `delivered` (succeeded), `failed` (for good), `pending`, `skipped` (skipped, or dropped).
    * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
-   * on every day.
+   * on every day. It never reaches past the retention period (docs/operations.md#retention):
+   * older deliveries are gone, so at most `DELIVERY_RETENTION_DAYS` days are returned.
    * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
    * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, skipped}]}`,
-   *   `days` entries, newest first.
+   *   `min(days, DELIVERY_RETENTION_DAYS)` entries, newest first.
    * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
    *   unknown endpoint.
    */
@@ -203,7 +209,8 @@ export class DeliveryService {
       throw InvalidInputError.field('days', `must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
     }
     await this.requireEndpoint(endpointId);
-    return { days: await this.repository.countDeliveriesByDay(endpointId, days) };
+    const retained = Math.min(days, this.config.deliveryRetentionDays);
+    return { days: await this.repository.countDeliveriesByDay(endpointId, retained) };
   }
 
   /**

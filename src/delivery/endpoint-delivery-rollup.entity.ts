@@ -1,4 +1,4 @@
-import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
 import type { Histogram, RollupPeriod } from './delivery-rollup';
 
@@ -9,6 +9,8 @@ import type { Histogram, RollupPeriod } from './delivery-rollup';
  * agrees with them; charts and percentiles read these rows, never the attempts.
  */
 @Entity({ name: 'endpoint_delivery_rollup' })
+/** Retention prunes expired rows by period and age (docs/operations.md#retention). */
+@Index('idx_endpoint_delivery_rollup_period_bucket_start', ['period', 'bucketStart'])
 export class EndpointDeliveryRollup {
   @PrimaryColumn({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;

@@ -248,7 +248,7 @@ export class ScheduledAttempts {
     if (begun === 'left' || begun === 'dropped') return { kind: begun };
     // Another job of the delivery attempted it since it was read, or is attempting it now.
     if (!begun) return { kind: 'taken' };
-    const { id: attemptId, closedBefore, result } = begun;
+    const { id: attemptId, deliveryCreatedAt, closedBefore, result } = begun;
     // Attempts closed as abandoned just now count too: the schedule goes on after them.
     const attemptNumber = work.attemptCount + closedBefore + 1;
     // A 410 fails the delivery at once; a 429 or 503 may move its next attempt (Retry-After).
@@ -256,6 +256,7 @@ export class ScheduledAttempts {
     await this.attempts.finish({
       ...start,
       id: attemptId,
+      deliveryCreatedAt,
       result,
       // Scheduled attempts run only while the delivery is pending: a success is its first.
       eventCreatedAt: work.eventCreatedAt,

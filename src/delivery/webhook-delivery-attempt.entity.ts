@@ -21,10 +21,31 @@ import { bigintToNumber } from '../database/transformers';
   { where: 'finished_at IS NOT NULL' },
 )
 @Index('idx_webhook_delivery_attempt_unfinished', ['attemptedAt'], { where: 'finished_at IS NULL' })
-@Index('uq_webhook_delivery_attempt_number', ['deliveryId', 'attemptNumber'], { unique: true })
+@Index('uq_webhook_delivery_attempt_number', ['deliveryId', 'attemptNumber', 'deliveryCreatedAt'], {
+  unique: true,
+})
 export class WebhookDeliveryAttempt {
-  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
+  @PrimaryColumn({
+    type: 'bigint',
+    generated: 'increment',
+    transformer: bigintToNumber,
+    primaryKeyConstraintName: 'PK_webhook_delivery_attempt',
+  })
   id!: number;
+
+  /**
+   * The partition key (docs/operations.md#retention): the delivery's creation time, or the
+   * attempt's own for attempts without a delivery, to the millisecond. Every attempt of a delivery shares it, so
+   * they live in one daily partition and are dropped together with it. The service always sets
+   * it; the default, the time of the insert, serves rows written by hand.
+   */
+  @PrimaryColumn({
+    name: 'delivery_created_at',
+    type: 'timestamptz',
+    default: () => 'now()',
+    primaryKeyConstraintName: 'PK_webhook_delivery_attempt',
+  })
+  deliveryCreatedAt!: Date;
 
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;

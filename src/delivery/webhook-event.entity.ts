@@ -8,6 +8,8 @@ import { Campaign } from '../campaigns/campaign.entity';
  */
 @Entity({ name: 'webhook_event' })
 @Index('idx_webhook_event_campaign_id_created_at', ['campaignId', 'createdAt'])
+/** Retention deletes expired events by age (docs/operations.md#retention). */
+@Index('idx_webhook_event_created_at', ['createdAt'])
 export class WebhookEvent {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;

@@ -1,0 +1,176 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { AppConfig } from '../config/app-config';
+import {
+  ATTEMPT_TABLE,
+  AttemptPartitions,
+  DAY_MS,
+  listAttemptPartitions,
+  utcDay,
+} from './attempt-partitions';
+
+/** Rows one retention statement deletes at most, so no statement holds locks for long. */
+export const RETENTION_BATCH = 1_000;
+/** How long minute rollups are kept: they feed the 1-hour window and the last-hour rule only. */
+export const MINUTE_ROLLUP_RETENTION = '7 days';
+/** How long hour and day rollups are kept. */
+export const ROLLUP_RETENTION = '13 months';
+/** Lets one worker at a time apply retention (an arbitrary constant). */
+const RETENTION_LOCK_KEY = 727_401_003;
+
+/** What one retention pass removed and made. */
+export interface RetentionReport {
+  /** Everything recorded before this time is gone (a UTC midnight). */
+  cutoff: Date;
+  droppedPartitions: string[];
+  deletedEvents: number;
+  deletedRollups: number;
+  madePartitions: string[];
+}
+
+/**
+ * Keeps the database bounded (docs/operations.md#retention). Each pass, in one worker at a
+ * time:
+ * 1. drops the attempts' daily partitions that end on or before the cutoff (midnight UTC,
+ *    `DELIVERY_RETENTION_DAYS` days before today), detaching each `CONCURRENTLY` first, so
+ *    attempts are written and read on while a partition of any size goes;
+ * 2. deletes the events recorded before the cutoff, with their deliveries, in batches of
+ *    {@link RETENTION_BATCH};
+ * 3. prunes rollups: minute rows after {@link MINUTE_ROLLUP_RETENTION}, hour and day rows after
+ *    {@link ROLLUP_RETENTION};
+ * 4. makes the attempts' partitions ahead ({@link AttemptPartitions}).
+ *
+ * The endpoints' health counters are never touched: they stay all-time and exact.
+ */
+@Injectable()
+export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(DeliveryRetention.name);
+  private timer?: NodeJS.Timeout;
+  private running: Promise<RetentionReport | null> | null = null;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly partitions: AttemptPartitions,
+    private readonly config: AppConfig,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.timer = setInterval(() => void this.run(), this.config.deliveryRetentionIntervalMs);
+    this.timer.unref();
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /**
+   * One pass. Never throws: a failure is logged and the next pass goes on from there.
+   * @returns what it did, or null when another worker's pass is running (or this one failed).
+   */
+  run(now = Date.now()): Promise<RetentionReport | null> {
+    this.running ??= this.pass(now).finally(() => (this.running = null));
+    return this.running;
+  }
+
+  private async pass(now: number): Promise<RetentionReport | null> {
+    const cutoff = new Date(utcDay(now).getTime() - this.config.deliveryRetentionDays * DAY_MS);
+    // A session of its own: the advisory lock, and DETACH … CONCURRENTLY, need one connection
+    // outside any transaction.
+    const runner = this.dataSource.createQueryRunner();
+    try {
+      await runner.connect();
+      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
+        'SELECT pg_try_advisory_lock($1) AS locked',
+        [RETENTION_LOCK_KEY],
+      );
+      if (!locked) return null;
+      try {
+        const report: RetentionReport = {
+          cutoff,
+          droppedPartitions: await this.dropPartitions(runner, cutoff),
+          deletedEvents: await this.deleteEvents(runner, cutoff),
+          deletedRollups: await this.pruneRollups(runner, now),
+          madePartitions: await this.partitions.ensureAhead(now),
+        };
+        const { droppedPartitions, deletedEvents, deletedRollups } = report;
+        if (droppedPartitions.length + deletedEvents + deletedRollups > 0) {
+          this.logger.log(
+            `Retention before ${cutoff.toISOString()}: dropped ${droppedPartitions.length} attempt partition(s)` +
+              `${droppedPartitions.length ? ` (${droppedPartitions.join(', ')})` : ''}, deleted ${deletedEvents} event(s) and ${deletedRollups} rollup row(s)`,
+          );
+        }
+        return report;
+      } finally {
+        await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK_KEY]);
+      }
+    } catch (error) {
+      this.logger.error(`Retention pass failed: ${(error as Error).message}`);
+      return null;
+    } finally {
+      await runner.release();
+    }
+  }
+
+  /**
+   * Drops each partition whose range ends on or before `cutoff`. A detach left half-done by a
+   * process that stopped is finished first; `CONCURRENTLY` waits for queries already using
+   * the partition instead of blocking new ones.
+   */
+  private async dropPartitions(runner: QueryRunner, cutoff: Date): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const partition of await listAttemptPartitions(runner)) {
+      if (partition.to.getTime() > cutoff.getTime()) continue;
+      await runner.query(
+        `ALTER TABLE "${ATTEMPT_TABLE}" DETACH PARTITION "${partition.name}" ${
+          partition.detaching ? 'FINALIZE' : 'CONCURRENTLY'
+        }`,
+      );
+      await runner.query(`DROP TABLE "${partition.name}"`);
+      dropped.push(partition.name);
+    }
+    return dropped;
+  }
+
+  /**
+   * Deletes the events recorded before `cutoff`, oldest first, {@link RETENTION_BATCH} per
+   * statement; each takes its deliveries along (and any of their attempts still in a later
+   * partition).
+   */
+  private async deleteEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count]: [unknown, number] = await runner.query(
+        `DELETE FROM webhook_event WHERE id IN (
+           SELECT id FROM webhook_event WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+        [cutoff, RETENTION_BATCH],
+      );
+      deleted += count;
+      if (count < RETENTION_BATCH) return deleted;
+    }
+  }
+
+  /** Deletes expired rollup rows, {@link RETENTION_BATCH} per statement. */
+  private async pruneRollups(runner: QueryRunner, now: number): Promise<number> {
+    let deleted = 0;
+    for (const [periods, keep] of [
+      [['minute'], MINUTE_ROLLUP_RETENTION],
+      [['hour', 'day'], ROLLUP_RETENTION],
+    ] as const) {
+      for (;;) {
+        const [, count]: [unknown, number] = await runner.query(
+          `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
+             SELECT ctid FROM endpoint_delivery_rollup
+              WHERE period = ANY($1::text[]) AND bucket_start < $2::timestamptz - $3::interval
+              LIMIT $4))`,
+          [periods, new Date(now), keep, RETENTION_BATCH],
+        );
+        deleted += count;
+        if (count < RETENTION_BATCH) break;
+      }
+    }
+    return deleted;
+  }
+}
