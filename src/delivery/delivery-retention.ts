@@ -136,8 +136,8 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
 
   /**
    * Deletes the events recorded before `cutoff`, oldest first, {@link RETENTION_BATCH} per
-   * statement; each takes its deliveries along (and any of their attempts still in a later
-   * partition).
+   * statement; each takes its deliveries along. Their attempts were in the partitions just
+   * dropped (attempts have no foreign key to deliveries, docs/decisions.md#retention).
    */
   private async deleteEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
     let deleted = 0;

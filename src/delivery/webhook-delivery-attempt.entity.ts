@@ -60,11 +60,13 @@ export class WebhookDeliveryAttempt {
   @Column({ name: 'delivery_id', type: 'bigint', nullable: true, transformer: bigintToNumber })
   deliveryId!: number | null;
 
-  @ManyToOne(() => WebhookDelivery, { onDelete: 'CASCADE' })
-  @JoinColumn({
-    name: 'delivery_id',
-    foreignKeyConstraintName: 'fk_webhook_delivery_attempt_delivery',
-  })
+  /**
+   * No foreign key (docs/decisions.md#retention): deleting a delivery would have to look for
+   * its attempts in every partition. A delivery's attempts are in its own day's partition and
+   * go with it; an endpoint's go with the endpoint (the key above).
+   */
+  @ManyToOne(() => WebhookDelivery, { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'delivery_id' })
   delivery?: WebhookDelivery;
 
   /** The `webhook-id` sent: the event id, `ping_<uuid>` (ping) or `test_<uuid>` (test event). */
