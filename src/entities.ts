@@ -3,6 +3,7 @@ import { Campaign } from './campaigns/campaign.entity';
 import { ApiKey } from './auth/api-key.entity';
 import { Lead } from './leads/lead.entity';
 import { LeadImport } from './leads/lead-import.entity';
+import { LeadImportRejection } from './leads/lead-import-rejection.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notifications';
 import { WebhookEvent } from './delivery/webhook-event.entity';
@@ -26,6 +27,7 @@ export const ENTITIES = [
   Campaign,
   ApiKey,
   LeadImport,
+  LeadImportRejection,
   Lead,
   WebhookEndpoint,
   AccountNotification,

@@ -65,6 +65,8 @@ interface World {
   /** A pending delivery to `endpointId`. */
   deliveryId: number;
   apiKeyId: number;
+  /** An import (upload) of `campaignId` by `apiKeyId`, with one rejected row. */
+  importId: string;
 }
 
 const worlds = new WeakMap<Fixture, Map<number, Promise<World>>>();
@@ -87,7 +89,20 @@ function world(f: Fixture, accountId: number): Promise<World> {
         .get(WebhookEventPublisher)
         .publish(campaignId, [{ type: 'lead.created', data: { id: 1, campaign_id: campaignId } }]);
       const { id: apiKeyId } = await f.t.given.apiKey(accountId);
+      const [{ id: importId }] = await f.t.db.query(
+        `INSERT INTO lead_import (id, campaign_id, api_key_id, source, tags, disclaimer_version,
+                                  compliance_acknowledged_at, received_count, valid_count,
+                                  invalid_count, duplicate_count)
+         VALUES (gen_random_uuid(), $1, $2, 'api', '{}', 'v1.0', now(), 1, 0, 1, 0) RETURNING id`,
+        [campaignId, apiKeyId],
+      );
+      await f.t.db.query(
+        `INSERT INTO lead_import_rejection (import_id, row, field, message, submitted)
+         VALUES ($1, 0, 'phone', 'phone is required', '{}')`,
+        [importId],
+      );
       return {
+        importId,
         campaignId,
         endpointId,
         attemptId: attempt.id,
@@ -102,12 +117,12 @@ function world(f: Fixture, accountId: number): Promise<World> {
 
 /** Path parameters naming `pick`'s resource of the caller's account (`mine`) or another's. */
 const mine =
-  (pick: (w: World) => Record<string, number>) =>
-  async (f: Fixture): Promise<Record<string, number>> =>
+  (pick: (w: World) => Record<string, string | number>) =>
+  async (f: Fixture): Promise<Record<string, string | number>> =>
     pick(await world(f, f.accountId));
 const theirs =
-  (pick: (w: World) => Record<string, number>) =>
-  async (f: Fixture): Promise<Record<string, number>> =>
+  (pick: (w: World) => Record<string, string | number>) =>
+  async (f: Fixture): Promise<Record<string, string | number>> =>
     pick(await world(f, f.otherAccountId));
 
 const campaign = (w: World) => ({ campaign_id: w.campaignId });
@@ -115,14 +130,15 @@ const endpoint = (w: World) => ({ endpoint_id: w.endpointId });
 const attempt = (w: World) => ({ attempt_id: w.attemptId });
 const delivery = (w: World) => ({ delivery_id: w.deliveryId });
 const apiKey = (w: World) => ({ id: w.apiKeyId });
+const leadImport = (w: World) => ({ import_id: w.importId });
 /** A (finished: nothing had failed) bulk recovery of the account's endpoint. */
 const recovery =
-  (of: (f: Fixture) => Promise<Record<string, number>>) =>
+  (of: (f: Fixture) => Promise<Record<string, string | number>>) =>
   async (f: Fixture): Promise<Record<string, number>> => {
     const { endpoint_id } = await of(f);
     const { recovery } = await f.t.app
       .get(DeliveryRecoveries)
-      .start(endpoint_id, '2020-01-01T00:00:00Z');
+      .start(Number(endpoint_id), '2020-01-01T00:00:00Z');
     return { recovery_id: recovery.id };
   };
 
@@ -208,6 +224,26 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(delivery),
     foreign: theirs(delivery),
   },
+  'GET /dashboard/api/campaigns/:campaign_id/imports': {
+    access: 'any',
+    params: mine(campaign),
+    foreign: theirs(campaign),
+  },
+  'GET /dashboard/api/imports/:import_id': {
+    access: 'any',
+    params: mine(leadImport),
+    foreign: theirs(leadImport),
+  },
+  'GET /dashboard/api/imports/:import_id/rejections': {
+    access: 'any',
+    params: mine(leadImport),
+    foreign: theirs(leadImport),
+  },
+  'GET /dashboard/api/imports/:import_id/rejections.csv': {
+    access: 'any',
+    params: mine(leadImport),
+    foreign: theirs(leadImport),
+  },
   'GET /dashboard/api/event-types': { access: 'any' },
   'GET /dashboard/api/account/notifications': { access: 'any' },
   'PUT /dashboard/api/account/notifications': {
@@ -250,6 +286,8 @@ const ROUTES: Record<string, RouteCase> = {
 };
 
 /** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
+/** An import id (UUID) that nothing has. */
+const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 const MISSING_ID = 2_147_483_000;
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -465,7 +503,12 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
         const { body } = await request(f);
         // Made before the snapshot: only the requests themselves must change nothing.
         const theirs = await foreign(f);
-        const missing = Object.fromEntries(Object.keys(theirs).map((name) => [name, MISSING_ID]));
+        const missing = Object.fromEntries(
+          Object.entries(theirs).map(([name, value]) => [
+            name,
+            typeof value === 'string' ? MISSING_UUID : MISSING_ID,
+          ]),
+        );
         const admin = await signIn(t, f.admin);
         const before = await snapshot();
         const headers = { Cookie: admin.cookie, 'X-CSRF-Token': admin.csrf };
@@ -476,7 +519,8 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
         });
         // The same answer as for an id nothing has, but for the id the message names.
         const none = await send(method, path(url, missing), headers, body);
-        const shape = (message: string) => message.replace(/\d+/g, 'N');
+        const shape = (message: string) =>
+          message.replace(/[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}/g, 'U').replace(/\d+/g, 'N');
         expect({
           status: none.status,
           body: { ...none.body, message: shape(none.body.message) },

@@ -14,6 +14,8 @@ import { AttemptsController, DeliveriesController } from './delivery-log.control
 import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
+import { CampaignImportsController, ImportsController } from './imports.controller';
+import { LeadImportsModule } from '../leads/lead-imports';
 import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
@@ -31,9 +33,12 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     DeliveryAttemptsModule,
     DeliveryOwnershipModule,
     DeliveryRecoveryModule,
+    LeadImportsModule,
   ],
   controllers: [
     CampaignsController,
+    CampaignImportsController,
+    ImportsController,
     EndpointsController,
     EndpointStatsController,
     CampaignStatsController,

@@ -25,6 +25,8 @@ export interface RetentionReport {
   cutoff: Date;
   droppedPartitions: string[];
   deletedEvents: number;
+  /** Rejected rows of imports (docs/dashboard.md#imports). */
+  deletedRejections: number;
   deletedRollups: number;
   madePartitions: string[];
 }
@@ -35,8 +37,8 @@ export interface RetentionReport {
  * 1. drops the attempts' daily partitions that end on or before the cutoff (midnight UTC,
  *    `DELIVERY_RETENTION_DAYS` days before today), detaching each `CONCURRENTLY` first, so
  *    attempts are written and read on while a partition of any size goes;
- * 2. deletes the events recorded before the cutoff, with their deliveries, in batches of
- *    {@link RETENTION_BATCH};
+ * 2. deletes the events recorded before the cutoff, with their deliveries, and the rejected
+ *    rows of imports made before it, in batches of {@link RETENTION_BATCH};
  * 3. prunes rollups: minute rows after {@link MINUTE_ROLLUP_RETENTION}, hour and day rows after
  *    {@link ROLLUP_RETENTION};
  * 4. makes the attempts' partitions ahead ({@link AttemptPartitions}).
@@ -92,14 +94,20 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
           cutoff,
           droppedPartitions: await this.dropPartitions(runner, cutoff),
           deletedEvents: await this.deleteEvents(runner, cutoff),
+          deletedRejections: await this.deleteInBatches(
+            runner,
+            `DELETE FROM lead_import_rejection WHERE ctid = ANY(ARRAY(
+               SELECT ctid FROM lead_import_rejection WHERE created_at < $1 LIMIT $2))`,
+            [cutoff],
+          ),
           deletedRollups: await this.pruneRollups(runner, now),
           madePartitions: await this.partitions.ensureAhead(now),
         };
-        const { droppedPartitions, deletedEvents, deletedRollups } = report;
-        if (droppedPartitions.length + deletedEvents + deletedRollups > 0) {
+        const { droppedPartitions, deletedEvents, deletedRejections, deletedRollups } = report;
+        if (droppedPartitions.length + deletedEvents + deletedRejections + deletedRollups > 0) {
           this.logger.log(
             `Retention before ${cutoff.toISOString()}: dropped ${droppedPartitions.length} attempt partition(s)` +
-              `${droppedPartitions.length ? ` (${droppedPartitions.join(', ')})` : ''}, deleted ${deletedEvents} event(s) and ${deletedRollups} rollup row(s)`,
+              `${droppedPartitions.length ? ` (${droppedPartitions.join(', ')})` : ''}, deleted ${deletedEvents} event(s), ${deletedRejections} rejected import row(s) and ${deletedRollups} rollup row(s)`,
           );
         }
         return report;
@@ -139,17 +147,13 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
    * statement; each takes its deliveries along. Their attempts were in the partitions just
    * dropped (attempts have no foreign key to deliveries, docs/decisions.md#retention).
    */
-  private async deleteEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
-    let deleted = 0;
-    for (;;) {
-      const [, count]: [unknown, number] = await runner.query(
-        `DELETE FROM webhook_event WHERE id IN (
-           SELECT id FROM webhook_event WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
-        [cutoff, RETENTION_BATCH],
-      );
-      deleted += count;
-      if (count < RETENTION_BATCH) return deleted;
-    }
+  private deleteEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
+    return this.deleteInBatches(
+      runner,
+      `DELETE FROM webhook_event WHERE id IN (
+         SELECT id FROM webhook_event WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
+      [cutoff],
+    );
   }
 
   /** Deletes expired rollup rows, {@link RETENTION_BATCH} per statement. */
@@ -159,18 +163,37 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
       [['minute'], MINUTE_ROLLUP_RETENTION],
       [['hour', 'day'], ROLLUP_RETENTION],
     ] as const) {
-      for (;;) {
-        const [, count]: [unknown, number] = await runner.query(
-          `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
-             SELECT ctid FROM endpoint_delivery_rollup
-              WHERE period = ANY($1::text[]) AND bucket_start < $2::timestamptz - $3::interval
-              LIMIT $4))`,
-          [periods, new Date(now), keep, RETENTION_BATCH],
-        );
-        deleted += count;
-        if (count < RETENTION_BATCH) break;
-      }
+      deleted += await this.deleteInBatches(
+        runner,
+        `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
+           SELECT ctid FROM endpoint_delivery_rollup
+            WHERE period = ANY($3::text[]) AND bucket_start < $1::timestamptz - $4::interval
+            LIMIT $2))`,
+        [new Date(now), periods, keep],
+      );
     }
     return deleted;
+  }
+
+  /**
+   * Runs `sql` (a DELETE of at most `$2` rows; `$1` and the rest are `params`) until it
+   * deletes fewer than {@link RETENTION_BATCH} rows.
+   * @returns how many rows it deleted in all.
+   */
+  private async deleteInBatches(
+    runner: QueryRunner,
+    sql: string,
+    [first, ...rest]: unknown[],
+  ): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const [, count]: [unknown, number] = await runner.query(sql, [
+        first,
+        RETENTION_BATCH,
+        ...rest,
+      ]);
+      deleted += count;
+      if (count < RETENTION_BATCH) return deleted;
+    }
   }
 }

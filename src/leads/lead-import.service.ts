@@ -15,6 +15,7 @@ import {
 } from './lead-batch';
 import { leadEvents } from './lead-events';
 import { LeadScreener } from './lead-screener';
+import { rejectionsOf } from './import-rejections';
 import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
 import { retryOnTransactionConflict } from './transaction-retry';
 
@@ -25,6 +26,8 @@ interface ImportPlan {
   /** The `lead_import` row as inserted, before campaign duplicates are known. */
   record: NewLeadImport;
   skipDuplicates: boolean;
+  /** The upload's leads as submitted: rejected rows are stored with their fields. */
+  leads: readonly unknown[];
   apiKeyId: number;
   /** A claimed `Idempotency-Key` whose response is stored in the transaction. */
   idempotencyKey?: string;
@@ -91,6 +94,7 @@ export class LeadImportService {
         ...importCounts(request.leads.length, batch),
       },
       skipDuplicates: request.skip_duplicates,
+      leads: request.leads,
       apiKeyId: principal.apiKeyId,
       idempotencyKey,
     };
@@ -129,6 +133,12 @@ export class LeadImportService {
         importCounts(record.receivedCount, outcome),
       );
     }
+
+    await this.leads.insertRejections(
+      manager,
+      context.importId,
+      rejectionsOf(outcome.errors, plan.leads),
+    );
 
     const subscribed =
       inserted.count > 0

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import type { ImportCounts } from './lead-batch';
 import { LeadImport } from './lead-import.entity';
+import type { ImportRejection } from './import-rejections';
 import { leadColumnLiterals } from './lead-columns';
 import type { NormalizedLead } from './lead-validator';
 
@@ -120,6 +121,30 @@ export class LeadsRepository {
     // A copy: TypeORM writes generated columns (created_at) back into the object it inserts,
     // and a retried transaction must insert the record as planned, not as the failed run left it.
     await manager.insert(LeadImport, { ...record });
+  }
+
+  /**
+   * Stores an import's rejected rows (docs/dashboard.md#imports) in its transaction: one
+   * statement whatever their number.
+   */
+  async insertRejections(
+    manager: EntityManager,
+    importId: string,
+    rejections: ImportRejection[],
+  ): Promise<void> {
+    if (rejections.length === 0) return;
+    await manager.query(
+      `INSERT INTO lead_import_rejection (import_id, row, field, message, submitted)
+       SELECT $1, r.row, r.field, r.message, r.submitted::jsonb
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS r(row, field, message, submitted)`,
+      [
+        importId,
+        rejections.map((r) => r.row),
+        rejections.map((r) => r.field),
+        rejections.map((r) => r.message),
+        rejections.map((r) => JSON.stringify(r.submitted)),
+      ],
+    );
   }
 
   /** Sets the counts of an import's record, in the import's transaction. */

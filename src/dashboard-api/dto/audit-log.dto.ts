@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
 import { AUDIT_ACTIONS } from '../../audit/audit-actions';
+import { PageQueryDto } from './page-query.dto';
 
 /**
  * Who made an entry: a dashboard user, an operator through the CLI, or the service itself
@@ -80,12 +80,4 @@ export class AuditLogPageDto {
 }
 
 /** The query of `GET /dashboard/api/audit-log`; unknown or repeated parameters are refused. */
-export class AuditLogQueryDto {
-  @IsOptional()
-  @IsString()
-  limit?: string;
-
-  @IsOptional()
-  @IsString()
-  cursor?: string;
-}
+export class AuditLogQueryDto extends PageQueryDto {}

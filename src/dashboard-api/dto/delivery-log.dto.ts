@@ -1,5 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
+import { PageQueryDto } from './page-query.dto';
 import { PING } from '../../delivery/test-messages';
 import { EVENT_TYPES } from '../../webhooks/event-types';
 
@@ -121,7 +122,7 @@ export class DeliveryAttemptDetailDto extends DeliveryAttemptResultDto {
  * The query of `GET /dashboard/api/endpoints/{endpoint_id}/attempts`: each parameter at most
  * once (a repeated one is a list, refused); unknown parameters are refused.
  */
-export class DeliveryLogQueryDto {
+export class DeliveryLogQueryDto extends PageQueryDto {
   @IsOptional()
   @IsString()
   outcome?: string;
@@ -137,14 +138,6 @@ export class DeliveryLogQueryDto {
   @IsOptional()
   @IsString()
   to?: string;
-
-  @IsOptional()
-  @IsString()
-  limit?: string;
-
-  @IsOptional()
-  @IsString()
-  cursor?: string;
 }
 
 /** The values `event_type` takes in the delivery log's filter. */

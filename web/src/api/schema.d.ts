@@ -122,6 +122,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/campaigns/{campaign_id}/imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List a campaign’s imports */
+    get: operations['listImports'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/campaigns/{campaign_id}/stats': {
     parameters: {
       query?: never;
@@ -321,6 +338,57 @@ export interface paths {
     };
     /** List the event types with an example payload each */
     get: operations['listEventTypes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/imports/{import_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an import */
+    get: operations['getImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/imports/{import_id}/rejections': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List an import’s rejected rows */
+    get: operations['listImportRejections'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/imports/{import_id}/rejections.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download an import’s rejected rows as CSV */
+    get: operations['downloadImportRejections'];
     put?: never;
     post?: never;
     delete?: never;
@@ -944,6 +1012,43 @@ export interface components {
       /** @description No answer within the timeout */
       timeout: number;
     };
+    ImportApiKey: {
+      /** @example 3 */
+      id: number;
+      /** @example CRM sync */
+      name: string | null;
+      /**
+       * @description The start of the key, as the key list shows it
+       * @example ck_live_4f9a
+       */
+      prefix: string;
+    };
+    ImportRejection: {
+      /**
+       * @example phone
+       * @enum {string}
+       */
+      field: 'phone' | 'email' | 'first_name' | 'last_name' | 'company' | 'title';
+      /** @example phone is not a valid phone number */
+      message: string;
+      /** @description 0-based index in the upload’s `leads` */
+      row: number;
+      /**
+       * @description The lead’s fields as submitted (strings cut to 1,000 characters)
+       * @example {
+       *       "phone": "12345",
+       *       "first_name": "Ada"
+       *     }
+       */
+      submitted: {
+        [key: string]: unknown;
+      };
+    };
+    ImportRejectionPage: {
+      items: components['schemas']['ImportRejection'][];
+      /** @description Pass as `cursor` for the next page */
+      next_cursor: string | null;
+    };
     LagPercentiles: {
       p50: number | null;
       p95: number | null;
@@ -952,6 +1057,42 @@ export interface components {
       p50: number | null;
       p95: number | null;
       p99: number | null;
+    };
+    LeadImport: {
+      api_key: components['schemas']['ImportApiKey'];
+      campaign_id: number;
+      /** @example 203.0.113.7 */
+      client_ip: string | null;
+      /** Format: date-time */
+      compliance_acknowledged_at: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @example v1.0 */
+      disclaimer_version: string;
+      duplicate_count: number;
+      /**
+       * Format: uuid
+       * @description The upload’s `import_id`
+       */
+      id: string;
+      invalid_count: number;
+      received_count: number;
+      /** @description Rejected rows still kept (0 once retention removed them) */
+      rejected_rows_kept: number;
+      /** @example crm-sync */
+      source: string;
+      /**
+       * @example [
+       *       "spring"
+       *     ]
+       */
+      tags: string[];
+      valid_count: number;
+    };
+    LeadImportPage: {
+      items: components['schemas']['LeadImport'][];
+      /** @description Pass as `cursor` for the next page */
+      next_cursor: string | null;
     };
     NotificationSetting: {
       /**
@@ -1791,6 +1932,86 @@ export interface operations {
       };
       /** @description Content-Type is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listImports: {
+    parameters: {
+      query?: {
+        /** @description The `next_cursor` of the previous page, unchanged */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadImportPage'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
         headers: {
           [name: string]: unknown;
         };
@@ -3052,6 +3273,194 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The upload’s `import_id` */
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadImport'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listImportRejections: {
+    parameters: {
+      query?: {
+        /** @description The `next_cursor` of the previous page, unchanged */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description The upload’s `import_id` */
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ImportRejectionPage'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  downloadImportRejections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The upload’s `import_id` */
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
         };
       };
     };

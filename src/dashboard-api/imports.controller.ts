@@ -1,0 +1,166 @@
+import { Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+  type ApiQueryOptions,
+} from '@nestjs/swagger';
+import { Readable } from 'node:stream';
+import { NotFoundError } from '../common/domain-error';
+import { rejectionsCsv } from '../leads/import-rejections';
+import {
+  IMPORTS_PAGE_DEFAULT,
+  IMPORTS_PAGE_MAX,
+  LeadImports,
+  pageSize,
+  REJECTIONS_PAGE_DEFAULT,
+  REJECTIONS_PAGE_MAX,
+  type LeadImportView,
+  type Page,
+} from '../leads/lead-imports';
+import type { ImportRejection } from '../leads/import-rejections';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
+import { ApiIdParam, ApiQueries } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './dto/lead-import.dto';
+import { PageQueryDto } from './dto/page-query.dto';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An `import_id` path parameter: a UUID; anything else names no import (`404`). */
+function importId(value: string): string {
+  if (!UUID.test(value)) throw new NotFoundError(`import ${value.slice(0, 64)} does not exist`);
+  return value.toLowerCase();
+}
+
+const pageQuery = (fallback: number, max: number): ApiQueryOptions[] => [
+  {
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: max, default: fallback },
+  },
+  {
+    name: 'cursor',
+    required: false,
+    schema: { type: 'string' },
+    description: 'The `next_cursor` of the previous page, unchanged',
+  },
+];
+
+const ApiImportIdParam = () =>
+  ApiParam({
+    name: 'import_id',
+    description: 'The upload’s `import_id`',
+    schema: { type: 'string', format: 'uuid' },
+  });
+
+/**
+ * `GET /dashboard/api/campaigns/{campaign_id}/imports` (docs/dashboard.md#imports): a
+ * campaign's import history, newest first. Another account's campaign is `404`.
+ */
+@ApiTags('imports')
+@DashboardController('campaigns')
+export class CampaignImportsController {
+  constructor(private readonly imports: LeadImports) {}
+
+  @Get(':campaign_id/imports')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'List a campaign’s imports', operationId: 'listImports' })
+  @ApiIdParam('campaign_id', 'Campaign id')
+  @ApiQueries(pageQuery(IMPORTS_PAGE_DEFAULT, IMPORTS_PAGE_MAX))
+  @ApiOkResponse({ type: LeadImportPageDto })
+  @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
+  list(
+    @CurrentActor() actor: DashboardActor,
+    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @Query() query: Record<string, unknown>,
+  ): Promise<Page<LeadImportView>> {
+    const { limit, cursor } = checkedInput(PageQueryDto, query);
+    const size = pageSize(limit, IMPORTS_PAGE_DEFAULT, IMPORTS_PAGE_MAX);
+    return this.imports.list(actor.accountId, campaignId, size, cursor);
+  }
+}
+
+/**
+ * `/dashboard/api/imports/{import_id}` (docs/dashboard.md#imports): one import's compliance
+ * record and counts, its rejected rows, and those rows as a CSV file safe to open in a
+ * spreadsheet. Another account's import is `404`, as is an id that is not a UUID.
+ */
+@ApiTags('imports')
+@DashboardController('imports')
+export class ImportsController {
+  constructor(private readonly imports: LeadImports) {}
+
+  @Get(':import_id')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'Read an import', operationId: 'getImport' })
+  @ApiImportIdParam()
+  @ApiOkResponse({ type: LeadImportDto })
+  @DashboardErrorResponses(401, 404, 500, 503)
+  get(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+  ): Promise<LeadImportView> {
+    return this.imports.find(actor.accountId, importId(id));
+  }
+
+  @Get(':import_id/rejections')
+  @DashboardAccess('any')
+  @ApiOperation({ summary: 'List an import’s rejected rows', operationId: 'listImportRejections' })
+  @ApiImportIdParam()
+  @ApiQueries(pageQuery(REJECTIONS_PAGE_DEFAULT, REJECTIONS_PAGE_MAX))
+  @ApiOkResponse({ type: ImportRejectionPageDto })
+  @DashboardErrorResponses(401, 404, 422, 500, 503)
+  rejections(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<Page<ImportRejection>> {
+    const { limit, cursor } = checkedInput(PageQueryDto, query);
+    const size = pageSize(limit, REJECTIONS_PAGE_DEFAULT, REJECTIONS_PAGE_MAX);
+    return this.imports.rejections(actor.accountId, importId(id), size, cursor);
+  }
+
+  /**
+   * The rejected rows as CSV, written as they are read. The import is looked up first, so an
+   * unknown one is a `404` envelope, never a half-written file.
+   */
+  @Get(':import_id/rejections.csv')
+  @DashboardAccess('any')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Download an import’s rejected rows as CSV',
+    operationId: 'downloadImportRejections',
+  })
+  @ApiImportIdParam()
+  @ApiProduces('text/csv')
+  @ApiOkResponse({
+    description:
+      'RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  })
+  @DashboardErrorResponses(401, 404, 500, 503)
+  async csv(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+  ): Promise<StreamableFile> {
+    const found = await this.imports.find(actor.accountId, importId(id));
+    const pages = this.imports.allRejections(actor.accountId, found.id);
+    async function* lines() {
+      let header = true;
+      for await (const page of pages) {
+        yield rejectionsCsv(page, header);
+        header = false;
+      }
+      if (header) yield rejectionsCsv([], true);
+    }
+    return new StreamableFile(Readable.from(lines()), {
+      type: 'text/csv; charset=utf-8',
+      disposition: `attachment; filename="import-${found.id}-rejected.csv"`,
+    });
+  }
+}
