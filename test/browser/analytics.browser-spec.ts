@@ -9,7 +9,14 @@ import {
   signedInPage,
   submitSignIn,
 } from './support/browser';
-import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
+import { uploadLeads } from './support/public-api';
+import {
+  cli,
+  givenUserOf,
+  LOCAL_DELIVERY_WATCHED,
+  startDashboardService,
+  type DashboardService,
+} from './support/service';
 
 /**
  * A receiver that answers like a real one having a bad spell: most requests 204 after a short
@@ -55,12 +62,7 @@ describe('Delivery charts in a browser', () => {
 
   beforeAll(async () => {
     receiver = await startFlakyReceiver();
-    service = await startDashboardService({
-      RUN_WORKER: 'true',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1h',
-      WEBHOOK_MONITOR_INTERVAL_MS: '500',
-    });
+    service = await startDashboardService(LOCAL_DELIVERY_WATCHED);
     browser = await launchChromium();
     const env = service.env;
     const accountId = cli(env, ['account', 'create', '--name', `Browser charts ${process.pid}`])
@@ -115,29 +117,8 @@ describe('Delivery charts in a browser', () => {
       'lead.created',
     ]).id as number;
 
-    const token = (
-      (await (
-        await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ api_key: apiKey }),
-        })
-      ).json()) as { access_token: string }
-    ).access_token;
-    const upload = (campaign: number, count: number) =>
-      fetch(`${service.origin}/api/v1/leads/upload`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-        body: JSON.stringify({
-          campaign_id: campaign,
-          compliance_acknowledged: true,
-          leads: Array.from({ length: count }, (_, i) => ({
-            phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
-          })),
-        }),
-      });
-    expect((await upload(campaignId, 70)).status).toBe(202);
-    expect((await upload(failingCampaignId, 25)).status).toBe(202);
+    await uploadLeads(service.origin, apiKey, campaignId, 70);
+    await uploadLeads(service.origin, apiKey, failingCampaignId, 25);
     const deadline = Date.now() + 20_000;
     while (receiver.count() < 70) {
       if (Date.now() > deadline)

@@ -44,6 +44,18 @@ export async function startDashboardService(
   };
 }
 
+/**
+ * {@link startDashboardService} overrides for a worker that delivers to receivers on 127.0.0.1,
+ * leaves a failed delivery failed for the length of a test (the next try is an hour away) and
+ * looks for failing endpoints every 500 ms (docs/webhooks.md#failing-endpoints).
+ */
+export const LOCAL_DELIVERY_WATCHED = {
+  RUN_WORKER: 'true',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  WEBHOOK_RETRY_SCHEDULE: '1h',
+  WEBHOOK_MONITOR_INTERVAL_MS: '500',
+};
+
 /** Runs the operator CLI (dist/cli.js) with `input` on stdin; returns its JSON. */
 export function cli(
   env: Record<string, string>,

@@ -58,6 +58,12 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./routes/api-keys')).ApiKeysRoute }),
           },
           {
+            path: 'settings/notifications',
+            lazy: async () => ({
+              Component: (await import('./routes/notifications')).NotificationsRoute,
+            }),
+          },
+          {
             path: 'audit-log',
             lazy: async () => ({ Component: (await import('./routes/audit-log')).AuditLogRoute }),
           },

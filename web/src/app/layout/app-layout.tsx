@@ -13,6 +13,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAlertTriangle,
+  IconBell,
   IconClipboardList,
   IconKey,
   IconLogout,
@@ -30,6 +31,11 @@ const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
   { to: '/campaigns', label: 'Campaigns', icon: <IconSpeakerphone size={18} aria-hidden /> },
   { to: '/api-keys', label: 'API keys', icon: <IconKey size={18} aria-hidden /> },
   { to: '/audit-log', label: 'Audit log', icon: <IconClipboardList size={18} aria-hidden /> },
+  {
+    to: '/settings/notifications',
+    label: 'Notifications',
+    icon: <IconBell size={18} aria-hidden />,
+  },
 ];
 
 function SignedInUser() {
@@ -55,8 +61,8 @@ function SignedInUser() {
 
 /**
  * The signed-in shell: a header (the product, the signed-in user and role, **Sign out**), the
- * navigation (**Campaigns**, **API keys**, **Audit log**; a drawer behind a menu button on narrow
- * screens) and the page. A "Skip to content" link comes first for keyboard users.
+ * navigation (**Campaigns**, **API keys**, **Audit log**, **Notifications**; a drawer behind a menu
+ * button on narrow screens) and the page. A "Skip to content" link comes first for keyboard users.
  */
 export function AppLayout() {
   const [navOpened, nav] = useDisclosure(false);

@@ -1,0 +1,31 @@
+/**
+ * Uploads `count` leads (phones +1415555xxxx) to `campaignId` through the public API, as an
+ * integration holding `apiKey` would: the key is exchanged for a bearer token first.
+ * @throws unless the token exchange answers 200 and the upload 202.
+ */
+export async function uploadLeads(
+  origin: string,
+  apiKey: string,
+  campaignId: number,
+  count: number,
+): Promise<void> {
+  const exchange = await fetch(`${origin}/api/v1/auth/api-key/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
+  if (exchange.status !== 200) throw new Error(`token exchange answered ${exchange.status}`);
+  const { access_token: token } = (await exchange.json()) as { access_token: string };
+  const upload = await fetch(`${origin}/api/v1/leads/upload`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      campaign_id: campaignId,
+      compliance_acknowledged: true,
+      leads: Array.from({ length: count }, (_, i) => ({
+        phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
+      })),
+    }),
+  });
+  if (upload.status !== 202) throw new Error(`the upload answered ${upload.status}`);
+}
