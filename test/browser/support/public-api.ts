@@ -1,14 +1,16 @@
 /**
- * Uploads `count` leads (phones +1415555xxxx) to `campaignId` through the public API, as an
- * integration holding `apiKey` would: the key is exchanged for a bearer token first.
+ * Uploads leads to `campaignId` through the public API, as an integration holding `apiKey`
+ * would: the key is exchanged for a bearer token first. `leads` is a number of leads (phones
+ * +1415555xxxx) or the leads themselves.
+ * @returns the 202's body.
  * @throws unless the token exchange answers 200 and the upload 202.
  */
 export async function uploadLeads(
   origin: string,
   apiKey: string,
   campaignId: number,
-  count: number,
-): Promise<void> {
+  leads: number | Array<Record<string, unknown>>,
+): Promise<{ import_id: string }> {
   const exchange = await fetch(`${origin}/api/v1/auth/api-key/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -22,10 +24,14 @@ export async function uploadLeads(
     body: JSON.stringify({
       campaign_id: campaignId,
       compliance_acknowledged: true,
-      leads: Array.from({ length: count }, (_, i) => ({
-        phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
-      })),
+      leads:
+        typeof leads === 'number'
+          ? Array.from({ length: leads }, (_, i) => ({
+              phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
+            }))
+          : leads,
     }),
   });
   if (upload.status !== 202) throw new Error(`the upload answered ${upload.status}`);
+  return (await upload.json()) as { import_id: string };
 }

@@ -54,6 +54,10 @@ export const routes: RouteObject[] = [
             }),
           },
           {
+            path: 'imports/:importId',
+            lazy: async () => ({ Component: (await import('./routes/import')).ImportRoute }),
+          },
+          {
             path: 'api-keys',
             lazy: async () => ({ Component: (await import('./routes/api-keys')).ApiKeysRoute }),
           },

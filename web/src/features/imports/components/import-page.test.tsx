@@ -1,0 +1,117 @@
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { describe, expect, it } from 'vitest';
+import { json } from '../../../testing/fake-api';
+import { fakeDashboard } from '../../../testing/fake-dashboard';
+import { renderWithProviders } from '../../../testing/render';
+import { ImportHistory } from './import-history';
+import { ImportPage } from './import-page';
+
+const ID = '0b9c2f4e-6a1d-4c8e-9f57-2d3a1b7c9e10';
+
+function fakeImport(overrides: Record<string, unknown> = {}) {
+  return {
+    id: ID,
+    campaign_id: 3,
+    created_at: '2026-11-25T10:00:00.000Z',
+    api_key: { id: 7, name: 'CRM sync', prefix: 'ck_live_4f9a' },
+    source: 'crm-sync',
+    tags: ['spring'],
+    disclaimer_version: 'v2.1',
+    compliance_acknowledged_at: '2026-11-25T10:00:00.000Z',
+    client_ip: '203.0.113.7',
+    received_count: 5,
+    valid_count: 2,
+    invalid_count: 3,
+    duplicate_count: 0,
+    rejected_rows_kept: 3,
+    ...overrides,
+  };
+}
+
+const rejection = (row: number, field: string, submitted: Record<string, unknown>) => ({
+  row,
+  field,
+  message: `${field} is wrong`,
+  submitted,
+});
+
+describe('import history', () => {
+  it('lists a campaign’s imports with who made them and their counts, each linking to its page', async () => {
+    fakeDashboard({
+      'GET /campaigns/3/imports': () =>
+        json(200, {
+          items: [fakeImport(), fakeImport({ id: 'x', invalid_count: 0 })],
+          next_cursor: null,
+        }),
+    });
+    renderWithProviders(<ImportHistory campaignId={3} />);
+    const table = await screen.findByRole('table', { name: 'Imports' });
+    const rows = within(table).getAllByRole('row').slice(1);
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toHaveTextContent('CRM sync (ck_live_4f9a…)');
+    expect(rows[0]).toHaveTextContent('crm-sync');
+    expect(within(rows[0]).getByRole('link')).toHaveAttribute('href', `/imports/${ID}`);
+  });
+
+  it('says so when a campaign has no import yet', async () => {
+    fakeDashboard({
+      'GET /campaigns/3/imports': () => json(200, { items: [], next_cursor: null }),
+    });
+    renderWithProviders(<ImportHistory campaignId={3} />);
+    expect(await screen.findByText('No imports yet')).toBeVisible();
+  });
+});
+
+describe('an import’s page', () => {
+  it('shows the compliance record, the rejected rows as submitted, and the CSV download', async () => {
+    const { requests } = fakeDashboard({
+      [`GET /imports/${ID}`]: () => json(200, fakeImport()),
+      [`GET /imports/${ID}/rejections`]: (_request, url) =>
+        url.searchParams.get('cursor')
+          ? json(200, {
+              items: [rejection(9, 'email', { phone: '+1', email: 'x' })],
+              next_cursor: null,
+            })
+          : json(200, {
+              items: [rejection(1, 'phone', { phone: '12345', first_name: '=SUM(A1)' })],
+              next_cursor: 'next',
+            }),
+    });
+    renderWithProviders(<ImportPage importId={ID} />);
+    expect(await screen.findByText('203.0.113.7')).toBeVisible();
+    expect(screen.getByText('CRM sync (ck_live_4f9a…)')).toBeVisible();
+    const table = await screen.findByRole('table', { name: 'Rejected rows' });
+    expect(within(table).getByText('=SUM(A1)')).toBeVisible();
+    expect(within(table).getByText('phone is wrong')).toBeVisible();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Load more' }));
+    expect(await within(table).findByText('email is wrong')).toBeVisible();
+    expect(
+      requests()
+        .filter((r) => r.url.includes('/rejections'))
+        .at(-1)!.url,
+    ).toContain('cursor=next');
+    expect(screen.getByRole('link', { name: 'Download rejected rows (CSV)' })).toHaveAttribute(
+      'href',
+      `/dashboard/api/imports/${ID}/rejections.csv`,
+    );
+  });
+
+  it('says when the rejected rows are past retention, and offers no download', async () => {
+    fakeDashboard({
+      [`GET /imports/${ID}`]: () => json(200, fakeImport({ rejected_rows_kept: 0 })),
+    });
+    renderWithProviders(<ImportPage importId={ID} />);
+    expect(await screen.findByText(/no longer kept/)).toBeVisible();
+    expect(screen.queryByRole('link', { name: /Download/ })).toBeNull();
+  });
+
+  it('shows the service’s answer when the import does not exist', async () => {
+    fakeDashboard({
+      [`GET /imports/${ID}`]: () =>
+        json(404, { error: 'not_found', message: `import ${ID} does not exist` }),
+    });
+    renderWithProviders(<ImportPage importId={ID} />);
+    expect(await screen.findByRole('alert')).toHaveTextContent(`import ${ID} does not exist`);
+  });
+});

@@ -1,0 +1,200 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Code,
+  Group,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core';
+import { IconCircleCheck, IconDownload } from '@tabler/icons-react';
+import { Link } from 'react-router';
+import { Figure } from '../../../components/ui/figure';
+import { useCampaigns } from '../../campaigns/api/queries';
+import { LoadMore } from '../../../components/ui/load-more';
+import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { Timestamp } from '../../../components/ui/timestamp';
+import {
+  rejectionsCsvUrl,
+  useImport,
+  useImportRejections,
+  type ImportRejection,
+  type LeadImport,
+} from '../api/queries';
+import { importedBy } from './import-history';
+
+const SUBMITTED_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company', 'title'] as const;
+
+/** A submitted value as the table shows it: strings as sent, anything else as JSON. */
+function shown(value: unknown): string {
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function ComplianceRecord({ item }: { item: LeadImport }) {
+  return (
+    <Paper withBorder radius="md" p="lg">
+      <Stack gap="md">
+        <Title order={2} size="h4">
+          Compliance record
+        </Title>
+        <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+          <Figure label="Imported at">
+            <Timestamp value={item.created_at} />
+          </Figure>
+          <Figure label="By API key">{importedBy(item)}</Figure>
+          <Figure label="Client IP">{item.client_ip ?? '—'}</Figure>
+          <Figure label="Source">{item.source}</Figure>
+          <Figure label="Tags">{item.tags.length ? item.tags.join(', ') : '—'}</Figure>
+          <Figure label="Disclaimer version">
+            {item.disclaimer_version}, acknowledged{' '}
+            <Timestamp value={item.compliance_acknowledged_at} />
+          </Figure>
+        </SimpleGrid>
+        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+          <Figure label="Received">{item.received_count.toLocaleString()}</Figure>
+          <Figure label="Imported">{item.valid_count.toLocaleString()}</Figure>
+          <Figure label="Duplicates">{item.duplicate_count.toLocaleString()}</Figure>
+          <Figure label="Rejected">{item.invalid_count.toLocaleString()}</Figure>
+        </SimpleGrid>
+        <Text size="xs" c="dimmed">
+          Import id <Code>{item.id}</Code>
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}
+
+function RejectionsTable({ rows }: { rows: ImportRejection[] }) {
+  return (
+    <Paper withBorder radius="md">
+      <Table.ScrollContainer minWidth={760}>
+        <Table verticalSpacing="xs" aria-label="Rejected rows" striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Row</Table.Th>
+              <Table.Th>Problem</Table.Th>
+              {SUBMITTED_FIELDS.map((field) => (
+                <Table.Th key={field}>{field}</Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {rows.map((row) => (
+              <Table.Tr key={row.row}>
+                <Table.Td>{row.row}</Table.Td>
+                <Table.Td>
+                  <Text size="sm" c="red">
+                    {row.message}
+                  </Text>
+                </Table.Td>
+                {SUBMITTED_FIELDS.map((field) => (
+                  <Table.Td key={field}>
+                    <Text
+                      size="sm"
+                      fw={row.field === field ? 700 : undefined}
+                      style={{ overflowWrap: 'break-word', maxWidth: '24rem' }}
+                    >
+                      {shown(row.submitted[field])}
+                    </Text>
+                  </Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Paper>
+  );
+}
+
+/**
+ * One import (docs/dashboard.md#imports): its compliance record and counts, and the rows it
+ * rejected with what was submitted, to read here or download as CSV.
+ */
+export function ImportPage({ importId }: { importId: string }) {
+  const item = useImport(importId);
+  const campaigns = useCampaigns();
+  const rejections = useImportRejections(importId);
+  if (item.isPending) return <PageLoader label="Loading the import…" />;
+  if (item.isError) return <PageError error={item.error} onRetry={() => void item.refetch()} />;
+  const rows = rejections.data?.pages.flatMap((page) => page.items) ?? [];
+  const campaignPath = `/campaigns/${item.data.campaign_id}`;
+  const campaignName =
+    campaigns.data?.find((c) => c.id === item.data.campaign_id)?.name ??
+    `Campaign ${item.data.campaign_id}`;
+  return (
+    <>
+      <Breadcrumbs mb="xs" aria-label="Breadcrumb">
+        <Anchor component={Link} to="/campaigns" size="sm">
+          Campaigns
+        </Anchor>
+        <Anchor component={Link} to={campaignPath} size="sm">
+          {campaignName}
+        </Anchor>
+        <Text size="sm">Import</Text>
+      </Breadcrumbs>
+      <PageHeader
+        title="Import"
+        description="An upload of leads: who sent it, what it was acknowledged under, and the rows it rejected."
+        actions={
+          item.data.rejected_rows_kept > 0 ? (
+            <Button
+              component="a"
+              href={rejectionsCsvUrl(importId)}
+              download
+              variant="default"
+              leftSection={<IconDownload size={16} aria-hidden />}
+            >
+              Download rejected rows (CSV)
+            </Button>
+          ) : null
+        }
+      />
+      <Stack gap="lg">
+        <ComplianceRecord item={item.data} />
+        <Stack gap="sm" component="section" aria-labelledby="rejections-title">
+          <Group justify="space-between">
+            <Title order={2} size="h4" id="rejections-title">
+              Rejected rows
+            </Title>
+            {item.data.invalid_count > 0 && (
+              <Badge color="red" variant="light">
+                {item.data.invalid_count.toLocaleString()} rejected
+              </Badge>
+            )}
+          </Group>
+          {item.data.invalid_count === 0 ? (
+            <Alert color="green" icon={<IconCircleCheck size={18} aria-hidden />}>
+              Every lead of this import was valid.
+            </Alert>
+          ) : item.data.rejected_rows_kept === 0 ? (
+            <Alert color="gray">
+              The rejected rows are no longer kept: they are removed after the retention period,
+              like delivery attempts. The counts above stay.
+            </Alert>
+          ) : rejections.isPending ? (
+            <PageLoader label="Loading the rejected rows…" />
+          ) : rejections.isError ? (
+            <PageError error={rejections.error} onRetry={() => void rejections.refetch()} />
+          ) : (
+            <>
+              <Text size="sm" c="dimmed">
+                Rows count from 0, in the order the leads were sent. The field that failed is in
+                bold.
+              </Text>
+              <RejectionsTable rows={rows} />
+              <LoadMore pages={rejections} />
+            </>
+          )}
+        </Stack>
+      </Stack>
+    </>
+  );
+}
