@@ -13,6 +13,7 @@ import { EndpointDisabledReason1795850000000 } from './1795850000000-EndpointDis
 import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
 import { AccountNotification1795870000000 } from './1795870000000-AccountNotification';
 import { DeliveryRecovery1795880000000 } from './1795880000000-DeliveryRecovery';
+import { MissedDeliveryReplay1795890000000 } from './1795890000000-MissedDeliveryReplay';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -33,4 +34,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointFailing1795860000000,
   AccountNotification1795870000000,
   DeliveryRecovery1795880000000,
+  MissedDeliveryReplay1795890000000,
 ];

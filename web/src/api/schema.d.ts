@@ -619,6 +619,16 @@ export interface components {
       last_delivery_is_successful: boolean | null;
       /**
        * Format: date-time
+       * @description When the endpoint was last disabled: `disabled_at` while it is disabled, and the `disabled_at` it had once it is enabled again (where a replay of what it missed starts); null if it has not been disabled since this was recorded
+       */
+      last_disabled_at: string | null;
+      /**
+       * @description Why the endpoint was last disabled, like `last_disabled_at`; null with it
+       * @enum {string|null}
+       */
+      last_disabled_reason: 'manual' | 'gone' | 'auto' | null;
+      /**
+       * Format: date-time
        * @description Until when the previous signing secret stays valid after a rotation; null when none is
        */
       previous_secret_expires_at: string | null;
