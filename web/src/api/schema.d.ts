@@ -219,7 +219,7 @@ export interface paths {
     /** List the endpoint’s recent recoveries with their progress */
     get: operations['listRecoveries'];
     put?: never;
-    /** Redeliver every failed delivery since a time, in the background */
+    /** Redeliver every failed (or, with the scope `missed`, every missed) delivery since a time, in the background */
     post: operations['startRecovery'];
     delete?: never;
     options?: never;
@@ -234,7 +234,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count the endpoint’s failed deliveries since a time */
+    /** Count the endpoint’s failed, and skipped or dropped, deliveries since a time */
     get: operations['previewRecovery'];
     put?: never;
     post?: never;
@@ -408,6 +408,7 @@ export interface components {
         | 'endpoint.test'
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
+        | 'delivery.replay_missed'
         | 'delivery.bulk_redeliver_cancel';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
@@ -988,6 +989,11 @@ export interface components {
       id: number;
       /** @description Deliveries queued again so far */
       processed: number;
+      /**
+       * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
+       * @enum {string}
+       */
+      scope: 'failed' | 'missed';
       /** Format: date-time */
       since: string;
       /**
@@ -995,7 +1001,7 @@ export interface components {
        * @enum {string}
        */
       status: 'running' | 'done' | 'cancelled';
-      /** @description Failed deliveries counted at the start */
+      /** @description Deliveries of its scope counted at the start */
       total: number;
     };
     RecoveryPreview: {
@@ -1006,6 +1012,8 @@ export interface components {
        * @description The `since` asked for, in UTC
        */
       since: string;
+      /** @description The endpoint’s deliveries that are skipped (recorded while it was disabled) or dropped (disabled before their attempt) and were created at or after `since`: sent again by a replay (scope `missed`) only */
+      skipped_count: number;
     };
     RevealedSecret: {
       /**
@@ -1089,8 +1097,13 @@ export interface components {
     };
     StartRecoveryRequest: {
       /**
+       * @description `failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
+       * @enum {string}
+       */
+      scope?: 'failed' | 'missed';
+      /**
        * Format: date-time
-       * @description Redeliver the endpoint’s failed deliveries created at or after this time (ISO 8601 with a zone, not in the future)
+       * @description Send again the endpoint’s deliveries of the scope created at or after this time (ISO 8601 with a zone, not in the future)
        * @example 2026-11-24T09:00:00Z
        */
       since: string;
