@@ -791,9 +791,9 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
           body: {
             error: 'validation_failed',
             message:
-              typeof scope === 'string'
-                ? 'scope must be one of failed, missed'
-                : expect.stringMatching(/scope/),
+              typeof scope === 'number'
+                ? 'scope must be a string'
+                : 'scope must be one of failed, missed',
           },
         });
       }
