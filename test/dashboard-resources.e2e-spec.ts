@@ -248,6 +248,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         previous_secret_expires_at: null,
         disabled_reason: null,
         disabled_at: null,
+        last_disabled_at: null,
+        last_disabled_reason: null,
         failing_since: null,
         failing_reason: null,
         auto_disable_at: null,
@@ -257,6 +259,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         previous_secret_expires_at: _previous,
         disabled_reason: _reason,
         disabled_at: _at,
+        last_disabled_at: _lastAt,
+        last_disabled_reason: _lastReason,
         failing_since: _failingSince,
         failing_reason: _failingReason,
         auto_disable_at: _autoDisableAt,
@@ -383,6 +387,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         is_enabled: false,
         disabled_reason: 'manual',
         disabled_at: expect.stringMatching(ISO),
+        last_disabled_reason: 'manual',
+        last_disabled_at: changed.body.disabled_at,
       });
       const [disabledRow] = await t.db.query(
         'SELECT disabled_reason, disabled_at FROM webhook_endpoint WHERE id = $1',
@@ -414,18 +420,28 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       );
       // One field at a time; nothing to change, a null URL or a bad value is 422 and changes nothing.
-      // Enabling clears why and since when it was disabled.
+      // Enabling clears why and since when it was disabled, and keeps them as the last ones.
       expect((await c.dash.patch(`/endpoints/${id}`, { enabled: true })).body).toMatchObject({
         is_enabled: true,
         disabled_reason: null,
         disabled_at: null,
+        last_disabled_reason: 'manual',
+        last_disabled_at: changed.body.disabled_at,
       });
       expect(
         await t.db.query(
-          'SELECT disabled_reason, disabled_at FROM webhook_endpoint WHERE id = $1',
+          `SELECT disabled_reason, disabled_at, last_disabled_reason, last_disabled_at
+             FROM webhook_endpoint WHERE id = $1`,
           [id],
         ),
-      ).toEqual([{ disabled_reason: null, disabled_at: null }]);
+      ).toEqual([
+        {
+          disabled_reason: null,
+          disabled_at: null,
+          last_disabled_reason: 'manual',
+          last_disabled_at: new Date(changed.body.disabled_at as string),
+        },
+      ]);
       for (const [payload, message] of [
         [{}, 'nothing to change: give url, description, events or enabled'],
         [{ url: null }, 'url must be a string'],

@@ -1,7 +1,9 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
 import { DeliveryRecoveryRunner } from '../src/delivery/delivery-recovery.runner';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
+import { expectToMatchOpenApi } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 
@@ -9,9 +11,15 @@ import { WebhookReceiver } from './support/webhook-receiver';
  * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery,
  * docs/dashboard.md#bulk-recovery): the preview's count, a recovery that sends every failed
  * delivery exactly once more through the normal pipeline, one running recovery per endpoint,
- * cancelling, a recovery left by a process without a worker, and the routes' refusals. A short
- * retry schedule ('1s') makes deliveries fail for good quickly while the receiver answers 500.
+ * cancelling, a recovery left by a process without a worker, and the routes' refusals; then the
+ * same machinery replaying what an endpoint missed while disabled (scope `missed`, below). A
+ * short retry schedule ('1s') makes deliveries fail for good quickly while the receiver refuses.
  */
+const API = '/dashboard/api';
+const PREVIEW = '/dashboard/api/endpoints/{endpoint_id}/recovery/preview';
+const RECOVERIES = '/dashboard/api/endpoints/{endpoint_id}/recoveries';
+const ENDPOINT = '/dashboard/api/endpoints/{endpoint_id}';
+
 describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', () => {
   let t: TestApp;
   const receivers: WebhookReceiver[] = [];
@@ -106,12 +114,16 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     const res = await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${since}`).expect(
       200,
     );
-    expect(res.body).toEqual({ since, failed_count: 2 });
+    expect(res.body).toEqual({ since, failed_count: 2, skipped_count: 0 });
     const all = await get(
       s,
       `/endpoints/${s.endpointId}/recovery/preview?since=2020-01-01T00:00:00%2B02:00`,
     ).expect(200);
-    expect(all.body).toEqual({ since: '2019-12-31T22:00:00.000Z', failed_count: 5 });
+    expect(all.body).toEqual({
+      since: '2019-12-31T22:00:00.000Z',
+      failed_count: 5,
+      skipped_count: 0,
+    });
     // Another endpoint's failures and deliveries that did not fail are not counted.
     const other = await setup();
     expect(
@@ -120,7 +132,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
           200,
         )
       ).body,
-    ).toEqual({ since, failed_count: 0 });
+    ).toEqual({ since, failed_count: 0, skipped_count: 0 });
   });
 
   it('redelivers every failed delivery since the time exactly once more, with the same webhook-id, and ends done', async () => {
@@ -135,6 +147,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     expect(res.body).toEqual({
       id: expect.any(Number),
       endpoint_id: s.endpointId,
+      scope: 'failed',
       since,
       status: 'running',
       total: 3,
@@ -431,5 +444,376 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
       error: 'validation_failed',
     });
     expect({ recoveries: await count(), audits: await audits() }).toEqual(before);
+  });
+
+  /**
+   * Replaying what an endpoint missed while it was disabled, a recovery with the scope `missed`
+   * (docs/webhooks.md#replaying-missed-deliveries, docs/dashboard.md#replaying-missed-deliveries):
+   * events recorded while it is disabled leave `skipped` deliveries; once an admin enables it
+   * again, the endpoint view keeps when and why it had been disabled, the preview counts the
+   * skipped and failed deliveries since then, and the replay sends them through the worker to
+   * the real local receiver, one running per endpoint, recorded in the audit log, with the
+   * delivery ledger's identity holding throughout.
+   */
+  describe('replaying missed deliveries (scope missed)', () => {
+    let doc: OpenAPIObject;
+    beforeAll(async () => {
+      doc = (await t.http().get(`${API}/docs-json`).expect(200)).body as OpenAPIObject;
+    });
+
+    /**
+     * {@link setup}, with a receiver that answers each event as its `data.want` says: `ok` 204,
+     * `gone` 410, anything else 500.
+     */
+    async function replaySetup(): Promise<Setup> {
+      const s = await setup();
+      s.receiver.behaviour = (i) => {
+        const body = JSON.parse(s.receiver.received[i].body) as { data: { want?: string } };
+        const { want } = body.data;
+        return { status: want === 'ok' ? 204 : want === 'gone' ? 410 : 500 };
+      };
+      return s;
+    }
+
+    /**
+     * Records one `lead.created` event per `wants` entry; the ids of their deliveries to the
+     * endpoint, skipped ones included, in order.
+     */
+    async function publish(s: Setup, wants: string[]): Promise<number[]> {
+      const recorded = await t.app.get(WebhookEventPublisher).publish(
+        s.campaignId,
+        wants.map((want, i) => ({
+          type: 'lead.created' as const,
+          data: { id: i, campaign_id: s.campaignId, want },
+        })),
+      );
+      const rows: Array<{ id: number }> = await t.db.query(
+        'SELECT id::int FROM webhook_delivery WHERE event_id = ANY($1) AND endpoint_id = $2 ORDER BY id',
+        [recorded.events.map((e) => e.id), s.endpointId],
+      );
+      return rows.map((r) => r.id);
+    }
+
+    const patch = (s: Setup, body: object) =>
+      t
+        .http()
+        .patch(`${API}/endpoints/${s.endpointId}`)
+        .set({ Cookie: s.session.cookie, 'X-CSRF-Token': s.session.csrf })
+        .send(body);
+
+    type Row = { id: number; status: string; attempt_count: number; next_attempt_at: Date | null };
+    const deliveries = async (s: Setup): Promise<Row[]> =>
+      t.db.query(
+        `SELECT id::int, status, attempt_count, next_attempt_at FROM webhook_delivery
+          WHERE endpoint_id = $1 ORDER BY id`,
+        [s.endpointId],
+      );
+    const statusOf = async (ids: number[]): Promise<string[]> =>
+      (
+        await t.db.query('SELECT status FROM webhook_delivery WHERE id = ANY($1) ORDER BY id', [
+          ids,
+        ])
+      ).map((r: { status: string }) => r.status);
+
+    /** Requests the receiver got for each of the endpoint's deliveries, by delivery id. */
+    const sentPerDelivery = async (s: Setup) => {
+      const sent = perWebhookId(s.receiver);
+      const rows: Array<{ id: number; event_id: string }> = await t.db.query(
+        'SELECT id::int, event_id FROM webhook_delivery WHERE endpoint_id = $1',
+        [s.endpointId],
+      );
+      return new Map(rows.map((row) => [row.id, sent.get(row.event_id)]));
+    };
+
+    /**
+     * The endpoint's ledger for today (`days=1`), checked against the document, against its rows
+     * of `webhook_delivery`, and for the identity matched = delivered + failed + pending + skipped.
+     */
+    async function ledgerHolds(s: Setup) {
+      const res = await get(s, `/endpoints/${s.endpointId}/ledger?days=1`).expect(200);
+      expectToMatchOpenApi(doc, 'get', '/dashboard/api/endpoints/{endpoint_id}/ledger', res);
+      const [day] = res.body.days as Array<Record<string, number>>;
+      expect(day.matched).toBe(day.delivered + day.failed + day.pending + day.skipped);
+      const [db] = await t.db.query(
+        `SELECT count(*)::int AS matched,
+                count(*) FILTER (WHERE status = 'succeeded')::int AS delivered,
+                count(*) FILTER (WHERE status = 'failed')::int AS failed,
+                count(*) FILTER (WHERE status = 'pending')::int AS pending,
+                count(*) FILTER (WHERE status IN ('skipped', 'dropped'))::int AS skipped
+           FROM webhook_delivery WHERE endpoint_id = $1`,
+        [s.endpointId],
+      );
+      expect({ ...day, day: undefined }).toEqual({ ...db, day: undefined });
+      return day;
+    }
+
+    const replayRow = async (id: number) =>
+      (
+        await t.db.query(
+          `SELECT endpoint_id, scope, since, status, total, processed, finished_at
+             FROM delivery_recovery WHERE id = $1`,
+          [id],
+        )
+      )[0];
+
+    it('offers, after an admin enables it again, the skipped and failed deliveries since it was disabled, and replays each once through the worker', async () => {
+      const s = await replaySetup();
+      // Before the endpoint is disabled: one delivery fails for good. It is not part of the replay.
+      const [before] = await publish(s, ['no']);
+      await eventually(async () => expect(await statusOf([before])).toEqual(['failed']), 20_000);
+
+      // An admin disables it; events recorded meanwhile leave skipped deliveries, never queued.
+      const disabled = await patch(s, { enabled: false }).expect(200);
+      expect(disabled.body).toMatchObject({ is_enabled: false, disabled_reason: 'manual' });
+      const disabledAt = disabled.body.disabled_at as string;
+      expect(disabled.body).toMatchObject({
+        last_disabled_at: disabledAt,
+        last_disabled_reason: 'manual',
+      });
+      const skipped = await publish(s, ['ok', 'ok', 'ok']);
+      const skippedRows = (await deliveries(s)).filter((d) => skipped.includes(d.id));
+      expect(
+        skippedRows.map(({ status, attempt_count, next_attempt_at }) => ({
+          status,
+          attempt_count,
+          next_attempt_at,
+        })),
+      ).toEqual(Array(3).fill({ status: 'skipped', attempt_count: 0, next_attempt_at: null }));
+
+      // Enabled again: disabled_at is cleared, and kept as last_disabled_at.
+      const enabled = await patch(s, { enabled: true }).expect(200);
+      expectToMatchOpenApi(doc, 'patch', ENDPOINT, enabled);
+      expect(enabled.body).toMatchObject({
+        is_enabled: true,
+        disabled_reason: null,
+        disabled_at: null,
+        last_disabled_at: disabledAt,
+        last_disabled_reason: 'manual',
+      });
+      const view = await get(s, `/endpoints/${s.endpointId}`).expect(200);
+      expectToMatchOpenApi(doc, 'get', ENDPOINT, view);
+      expect(view.body).toMatchObject({ last_disabled_at: disabledAt });
+      expect(
+        await t.db.query(
+          'SELECT last_disabled_at, last_disabled_reason FROM webhook_endpoint WHERE id = $1',
+          [s.endpointId],
+        ),
+      ).toEqual([{ last_disabled_at: new Date(disabledAt), last_disabled_reason: 'manual' }]);
+
+      // The receiver still refuses the first event after the endpoint was enabled: it fails too.
+      const [after] = await publish(s, ['no']);
+      await eventually(async () => expect(await statusOf([after])).toEqual(['failed']), 20_000);
+      await ledgerHolds(s);
+
+      // The count first: three skipped and one failed since it was disabled.
+      const preview = await get(
+        s,
+        `/endpoints/${s.endpointId}/recovery/preview?since=${disabledAt}`,
+      ).expect(200);
+      expectToMatchOpenApi(doc, 'get', PREVIEW, preview);
+      expect(preview.body).toEqual({ since: disabledAt, failed_count: 1, skipped_count: 3 });
+
+      // The receiver works now, slowly enough for a second start to find the replay running.
+      s.receiver.behaviour = { status: 204, delayMs: 1_000 };
+      const received = s.receiver.received.length;
+      const [first, second] = await Promise.all([
+        post(s, `/endpoints/${s.endpointId}/recoveries`, { since: disabledAt, scope: 'missed' }),
+        post(s, `/endpoints/${s.endpointId}/recoveries`, { since: disabledAt, scope: 'missed' }),
+      ]);
+      const started = first.status === 202 ? first : second;
+      for (const res of [first, second]) expectToMatchOpenApi(doc, 'post', RECOVERIES, res);
+      expect([first.status, second.status].sort()).toEqual([200, 202]);
+      expect(started.body).toEqual({
+        id: expect.any(Number),
+        endpoint_id: s.endpointId,
+        scope: 'missed',
+        since: disabledAt,
+        status: 'running',
+        total: 4,
+        processed: 0,
+        created_at: expect.any(String),
+        finished_at: null,
+      });
+      const id = started.body.id as number;
+      expect(second.body.id).toBe(id);
+      // A third start while it runs answers the same replay, and starts nothing.
+      const third = await post(s, `/endpoints/${s.endpointId}/recoveries`, {
+        since: disabledAt,
+        scope: 'missed',
+      }).expect(200);
+      expect(third.body).toMatchObject({ id, scope: 'missed', status: 'running', total: 4 });
+      expect(
+        await t.db.query(
+          'SELECT count(*)::int AS n FROM delivery_recovery WHERE endpoint_id = $1',
+          [s.endpointId],
+        ),
+      ).toEqual([{ n: 1 }]);
+
+      // The skipped deliveries become pending, due now, and the worker attempts them.
+      await eventually(async () => {
+        const rows = (await deliveries(s)).filter((d) => skipped.includes(d.id));
+        expect(rows.every((d) => d.status !== 'skipped')).toBe(true);
+      });
+      await eventually(async () => {
+        expect(await replayRow(id)).toEqual({
+          endpoint_id: s.endpointId,
+          scope: 'missed',
+          since: new Date(disabledAt),
+          status: 'done',
+          total: 4,
+          processed: 4,
+          finished_at: expect.any(Date),
+        });
+      }, 20_000);
+      await sleep(1_500); // a retry, if one were due, would come 1 s after its attempt
+
+      // Each replayed delivery reached the receiver exactly once more and succeeded; the one that
+      // failed before the endpoint was disabled was left alone.
+      expect(s.receiver.received.length).toBe(received + 4);
+      const sent = await sentPerDelivery(s);
+      expect(
+        (await deliveries(s)).map((d) => ({
+          id: d.id,
+          status: d.status,
+          attempts: d.attempt_count,
+          sent: sent.get(d.id),
+        })),
+      ).toEqual([
+        { id: before, status: 'failed', attempts: 2, sent: 2 },
+        ...skipped.map((d) => ({ id: d, status: 'succeeded', attempts: 1, sent: 1 })),
+        { id: after, status: 'succeeded', attempts: 3, sent: 3 },
+      ]);
+      expect(await ledgerHolds(s)).toMatchObject({
+        matched: 5,
+        delivered: 4,
+        failed: 1,
+        pending: 0,
+        skipped: 0,
+      });
+
+      const list = await get(s, `/endpoints/${s.endpointId}/recoveries`).expect(200);
+      expectToMatchOpenApi(doc, 'get', RECOVERIES, list);
+      expect(list.body).toEqual([
+        { ...started.body, status: 'done', processed: 4, finished_at: expect.any(String) },
+      ]);
+      // One audit entry, for the start (the answers of the running replay record nothing).
+      expect(
+        await t.db.query(
+          `SELECT actor_type, actor_user_id, object_type, object_id, details FROM audit_log_entry
+            WHERE account_id = $1 AND action = 'delivery.replay_missed'`,
+          [s.admin.accountId],
+        ),
+      ).toEqual([
+        {
+          actor_type: 'user',
+          actor_user_id: s.admin.id,
+          object_type: 'endpoint',
+          object_id: String(s.endpointId),
+          details: { recovery_id: id, since: disabledAt, total: 4 },
+        },
+      ]);
+    }, 90_000);
+
+    it('keeps a 410 Gone’s reason, and replays since an earlier time its failed and dropped deliveries too', async () => {
+      const s = await replaySetup();
+      const start = ((await t.db.query('SELECT now() AS now'))[0].now as Date).toISOString();
+      // The first answers 410 (the endpoint is disabled `gone`); the second is refused with 500,
+      // and its retry is dropped because the endpoint is disabled by then.
+      const [gone, dropped] = await publish(s, ['gone', 'no']);
+      await eventually(
+        async () => expect(await statusOf([gone, dropped])).toEqual(['failed', 'dropped']),
+        20_000,
+      );
+      const skipped = await publish(s, ['ok', 'ok']);
+      expect(await statusOf(skipped)).toEqual(['skipped', 'skipped']);
+      const [{ disabled_at: disabledAt }] = await t.db.query(
+        `SELECT disabled_at FROM webhook_endpoint WHERE id = $1 AND disabled_reason = 'gone'`,
+        [s.endpointId],
+      );
+
+      const enabled = await patch(s, { enabled: true }).expect(200);
+      const since = (disabledAt as Date).toISOString();
+      expect(enabled.body).toMatchObject({ last_disabled_at: since, last_disabled_reason: 'gone' });
+      // Since it was disabled: the two skipped. Since before the 410: the failed and dropped too.
+      expect(
+        (await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${since}`).expect(200))
+          .body,
+      ).toEqual({ since, failed_count: 0, skipped_count: 2 });
+      expect(
+        (await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${start}`).expect(200))
+          .body,
+      ).toEqual({ since: start, failed_count: 1, skipped_count: 3 });
+      // A bulk recovery (scope `failed`, the default) would send the failed one only.
+      s.receiver.behaviour = { status: 204 };
+      const res = await post(s, `/endpoints/${s.endpointId}/recoveries`, {
+        since: start,
+        scope: 'missed',
+      }).expect(202);
+      expect(res.body).toMatchObject({ scope: 'missed', total: 4 });
+      await eventually(async () => {
+        expect(await replayRow(res.body.id)).toMatchObject({ status: 'done', processed: 4 });
+      }, 20_000);
+      await eventually(async () =>
+        expect(await statusOf([gone, dropped, ...skipped])).toEqual(Array(4).fill('succeeded')),
+      );
+      await ledgerHolds(s);
+    }, 60_000);
+
+    it('answers a running bulk recovery to a replay start, and refuses a bad scope or a disabled endpoint', async () => {
+      const s = await replaySetup();
+      const failed = await publish(s, Array(120).fill('no'));
+      await eventually(
+        async () => expect(new Set(await statusOf(failed))).toEqual(new Set(['failed'])),
+        30_000,
+      );
+      s.receiver.behaviour = { status: 204, delayMs: 2_000 };
+      const since = '2020-01-01T00:00:00.000Z';
+      const bulk = await post(s, `/endpoints/${s.endpointId}/recoveries`, { since }).expect(202);
+      expect(bulk.body).toMatchObject({ scope: 'failed', total: 120 });
+      // One recovery runs per endpoint, whatever its scope: the replay start answers it.
+      const replay = await post(s, `/endpoints/${s.endpointId}/recoveries`, {
+        since,
+        scope: 'missed',
+      }).expect(200);
+      expect(replay.body).toMatchObject({ id: bulk.body.id, scope: 'failed', status: 'running' });
+      await post(s, `/recoveries/${bulk.body.id}/cancel`).expect(200);
+
+      const audits = async () =>
+        (await t.db.query('SELECT count(*)::int AS n FROM audit_log_entry'))[0].n as number;
+      const recoveries = async () =>
+        (await t.db.query('SELECT count(*)::int AS n FROM delivery_recovery'))[0].n as number;
+      const before = { audits: await audits(), recoveries: await recoveries() };
+      for (const scope of ['skipped', '', 'MISSED', 1, null]) {
+        const bad = await post(s, `/endpoints/${s.endpointId}/recoveries`, { since, scope });
+        expect({ scope, status: bad.status, body: bad.body }).toEqual({
+          scope,
+          status: 422,
+          body: {
+            error: 'validation_failed',
+            message:
+              typeof scope === 'number'
+                ? 'scope must be a string'
+                : 'scope must be one of failed, missed',
+          },
+        });
+      }
+      await t.db.query(
+        `UPDATE webhook_endpoint SET is_enabled = false, disabled_reason = 'manual', disabled_at = now()
+          WHERE id = $1`,
+        [s.endpointId],
+      );
+      const disabled = await post(s, `/endpoints/${s.endpointId}/recoveries`, {
+        since,
+        scope: 'missed',
+      });
+      expect({ status: disabled.status, body: disabled.body }).toEqual({
+        status: 422,
+        body: {
+          error: 'validation_failed',
+          message: `webhook endpoint ${s.endpointId} is disabled: enable it before replaying its missed deliveries`,
+        },
+      });
+      expect({ audits: await audits(), recoveries: await recoveries() }).toEqual(before);
+    }, 60_000);
   });
 });

@@ -27,6 +27,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.test',
   'delivery.redeliver',
   'delivery.bulk_redeliver',
+  'delivery.replay_missed',
   'delivery.bulk_redeliver_cancel',
 ] as const;
 

@@ -24,9 +24,11 @@ import {
 } from './dto/recovery.dto';
 
 /**
- * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery): preview,
- * start and progress, under `/dashboard/api/endpoints/{endpoint_id}/`. Each route checks the
- * endpoint is the account's first: another account's is `404` like one that does not exist.
+ * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery), and the
+ * replay of what it missed while disabled (scope `missed`,
+ * docs/dashboard.md#replaying-missed-deliveries): preview, start and progress, under
+ * `/dashboard/api/endpoints/{endpoint_id}/`. Each route checks the endpoint is the account's
+ * first: another account's is `404` like one that does not exist.
  */
 @ApiTags('recovery')
 @DashboardController('endpoints')
@@ -37,11 +39,14 @@ export class EndpointRecoveriesController {
     private readonly audit: DashboardAudit,
   ) {}
 
-  /** `{since, failed_count}`: what a recovery since `since` would redeliver now. */
+  /**
+   * `{since, failed_count, skipped_count}`: what a recovery since `since` would send again now
+   * (the skipped and dropped ones with the scope `missed` only).
+   */
   @Get(':endpoint_id/recovery/preview')
   @DashboardAccess('any')
   @ApiOperation({
-    summary: 'Count the endpoint’s failed deliveries since a time',
+    summary: 'Count the endpoint’s failed, and skipped or dropped, deliveries since a time',
     operationId: 'previewRecovery',
   })
   @ApiIdParam('endpoint_id', 'Endpoint id')
@@ -66,14 +71,17 @@ export class EndpointRecoveriesController {
   }
 
   /**
-   * Starts redelivering the endpoint's failed deliveries since `since`: `202` with the new
-   * recovery (recorded as `delivery.bulk_redeliver`), or `200` with the one already running.
+   * Starts redelivering the endpoint's failed deliveries since `since` (or, with the scope
+   * `missed`, replaying its failed, skipped and dropped ones): `202` with the new recovery
+   * (recorded as `delivery.bulk_redeliver`, or `delivery.replay_missed`), or `200` with the one
+   * already running, whatever its scope.
    */
   @Post(':endpoint_id/recoveries')
   @HttpCode(202)
   @DashboardAccess('admin')
   @ApiOperation({
-    summary: 'Redeliver every failed delivery since a time, in the background',
+    summary:
+      'Redeliver every failed (or, with the scope `missed`, every missed) delivery since a time, in the background',
     operationId: 'startRecovery',
   })
   @ApiIdParam('endpoint_id', 'Endpoint id')
@@ -94,12 +102,12 @@ export class EndpointRecoveriesController {
     @Res() reply: FastifyReply,
   ): Promise<void> {
     await this.endpoints.requireOfAccount(actor.accountId, id);
-    const { since } = checkedInput(StartRecoveryRequestDto, body);
-    const { recovery, started } = await this.recoveries.start(id, since);
+    const { since, scope } = checkedInput(StartRecoveryRequestDto, body);
+    const { recovery, started } = await this.recoveries.start(id, since, scope);
     if (started) {
       await this.audit.record(
         actor,
-        'delivery.bulk_redeliver',
+        recovery.scope === 'missed' ? 'delivery.replay_missed' : 'delivery.bulk_redeliver',
         { type: 'endpoint', id },
         { recovery_id: recovery.id, since: recovery.since.toISOString(), total: recovery.total },
       );

@@ -1,4 +1,5 @@
 import {
+  Check,
   Column,
   CreateDateColumn,
   Entity,
@@ -14,8 +15,20 @@ import { bigintToNumber } from '../database/transformers';
 export type RecoveryStatus = 'running' | 'done' | 'cancelled';
 
 /**
- * One bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery): the
- * deliveries it covers (failed, created at or after `since`, id at most `last_delivery_id`, as
+ * What a recovery covers: `failed` deliveries (a bulk recovery, docs/webhooks.md#bulk-recovery),
+ * or every delivery the endpoint `missed`, those `failed`, `skipped` (recorded while it was
+ * disabled) and `dropped` (disabled before their attempt): a replay
+ * (docs/webhooks.md#replaying-missed-deliveries).
+ */
+export const RECOVERY_SCOPES = ['failed', 'missed'] as const;
+
+/** One of {@link RECOVERY_SCOPES}. */
+export type RecoveryScope = (typeof RECOVERY_SCOPES)[number];
+
+/**
+ * One bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery), or a
+ * replay of the deliveries it missed (`scope` `missed`): the deliveries it covers (of its
+ * scope's statuses, created at or after `since`, id at most `last_delivery_id`, as
  * counted when it started), how far the worker got (`cursor_delivery_id`, `processed`), and the
  * batch it queued last (`batch_delivery_ids`), which must leave `pending` before the next batch
  * is taken. At most one recovery per endpoint is `running` (a unique partial index).
@@ -26,6 +39,7 @@ export type RecoveryStatus = 'running' | 'done' | 'cancelled';
   where: `status = 'running'`,
 })
 @Index('idx_delivery_recovery_endpoint', ['endpointId', 'id'])
+@Check('chk_delivery_recovery_scope', `"scope" IN ('failed', 'missed')`)
 export class DeliveryRecovery {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id!: number;
@@ -43,7 +57,11 @@ export class DeliveryRecovery {
   @Column({ type: 'varchar', length: 16 })
   status!: RecoveryStatus;
 
-  /** Failed deliveries counted at the start. */
+  /** The statuses it covers ({@link RECOVERY_SCOPES}). */
+  @Column({ type: 'varchar', length: 16, default: 'failed' })
+  scope!: RecoveryScope;
+
+  /** Deliveries of its scope counted at the start. */
   @Column({ type: 'integer' })
   total!: number;
 

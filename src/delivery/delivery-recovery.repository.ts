@@ -2,15 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { QueuedDelivery } from './delivery-queue';
-import type { RecoveryStatus } from './delivery-recovery.entity';
+import type { RecoveryScope, RecoveryStatus } from './delivery-recovery.entity';
 
-/** A bulk recovery as the dashboard shows it (docs/webhooks.md#bulk-recovery). */
+/**
+ * A bulk recovery, or a replay of missed deliveries, as the dashboard shows it
+ * (docs/webhooks.md#bulk-recovery, docs/webhooks.md#replaying-missed-deliveries).
+ */
 export interface RecoveryRecord {
   id: number;
   endpoint_id: number;
+  /** `failed`, or `missed` (failed, skipped and dropped). */
+  scope: RecoveryScope;
   since: Date;
   status: RecoveryStatus;
-  /** Failed deliveries counted at the start. */
+  /** Deliveries of its scope counted at the start. */
   total: number;
   /** Deliveries moved back to `pending` so far. */
   processed: number;
@@ -22,31 +27,53 @@ export interface RecoveryRecord {
 export interface ClaimedRecovery {
   id: number;
   endpointId: number;
+  scope: RecoveryScope;
   since: Date;
   lastDeliveryId: number;
   cursorDeliveryId: number;
 }
 
-const RECORD_COLUMNS = 'id, endpoint_id, since, status, total, processed, created_at, finished_at';
+/** How many of an endpoint's deliveries since a time a replay would send again, by status. */
+export interface MissedCounts {
+  /** `failed`: their retry schedule ran out. */
+  failed: number;
+  /** `skipped` (recorded while it was disabled) or `dropped` (disabled before their attempt). */
+  skipped: number;
+}
+
+const RECORD_COLUMNS =
+  'id, endpoint_id, scope, since, status, total, processed, created_at, finished_at';
+
+/**
+ * The statuses of each scope as SQL, written as the partial indexes' predicates
+ * (`idx_webhook_delivery_failed_*`, `idx_webhook_delivery_missed_*`) so that PostgreSQL uses them.
+ */
+const SCOPE_STATUSES: Record<RecoveryScope, string> = {
+  failed: `status = 'failed'`,
+  missed: `status IN ('failed', 'skipped', 'dropped')`,
+};
 
 /**
  * Every query on `delivery_recovery`, and the recovery's moves of `webhook_delivery` rows
  * (docs/webhooks.md#bulk-recovery). Counting and walking failed deliveries use the partial
  * indexes `idx_webhook_delivery_failed_created` (endpoint, created_at) and
- * `idx_webhook_delivery_failed_id` (endpoint, id), both `WHERE status = 'failed'`.
+ * `idx_webhook_delivery_failed_id` (endpoint, id), both `WHERE status = 'failed'`; missed ones
+ * (failed, skipped, dropped) the `idx_webhook_delivery_missed_*` pair.
  */
 @Injectable()
 export class DeliveryRecoveryRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** How many of the endpoint's deliveries are `failed` and were created at or after `since`. */
-  async countFailedSince(endpointId: number, since: Date): Promise<number> {
-    const [row]: Array<{ n: number }> = await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM webhook_delivery
-        WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2`,
+  /** Of the endpoint's deliveries created at or after `since`, how many failed, skipped or dropped. */
+  async countMissedSince(endpointId: number, since: Date): Promise<MissedCounts> {
+    const [row]: MissedCounts[] = await this.dataSource.query(
+      `SELECT count(*) FILTER (WHERE status = 'failed')::int AS failed,
+              count(*) FILTER (WHERE status <> 'failed')::int AS skipped
+         FROM webhook_delivery
+        WHERE endpoint_id = $1 AND ${SCOPE_STATUSES.missed} AND created_at >= $2`,
       [endpointId, since],
     );
-    return row.n;
+    return row;
   }
 
   /** The endpoint's running recovery, or null. */
@@ -59,24 +86,29 @@ export class DeliveryRecoveryRepository {
   }
 
   /**
-   * Starts a recovery of the endpoint's failed deliveries created at or after `since`, counting
-   * them and noting the highest id counted, in one statement. With nothing to redeliver the
-   * recovery is `done` at once.
+   * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`,
+   * counting them and noting the highest id counted, in one statement. With nothing to
+   * redeliver the recovery is `done` at once.
    * @returns null when the endpoint already has a running recovery (the unique partial index
    *   `uq_delivery_recovery_running` refused a second one).
    */
-  async insert(endpointId: number, since: Date): Promise<RecoveryRecord | null> {
+  async insert(
+    endpointId: number,
+    since: Date,
+    scope: RecoveryScope,
+  ): Promise<RecoveryRecord | null> {
     const rows: RecoveryRecord[] = await this.dataSource.query(
       `INSERT INTO delivery_recovery
-              (endpoint_id, since, status, total, last_delivery_id, cursor_delivery_id, finished_at)
-       SELECT $1, $2, CASE WHEN count(*) = 0 THEN 'done' ELSE 'running' END, count(*),
+              (endpoint_id, scope, since, status, total, last_delivery_id, cursor_delivery_id,
+               finished_at)
+       SELECT $1, $3, $2, CASE WHEN count(*) = 0 THEN 'done' ELSE 'running' END, count(*),
               coalesce(max(id), 0), coalesce(min(id) - 1, 0),
               CASE WHEN count(*) = 0 THEN now() END
          FROM webhook_delivery
-        WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2
+        WHERE endpoint_id = $1 AND ${SCOPE_STATUSES[scope]} AND created_at >= $2
        ON CONFLICT (endpoint_id) WHERE status = 'running' DO NOTHING
        RETURNING ${RECORD_COLUMNS}`,
-      [endpointId, since],
+      [endpointId, since, scope],
     );
     return rows[0] ?? null;
   }
@@ -125,11 +157,12 @@ export class DeliveryRecoveryRepository {
     const rows: Array<{
       id: number;
       endpoint_id: number;
+      scope: RecoveryScope;
       since: Date;
       last_delivery_id: string;
       cursor_delivery_id: string;
     }> = await manager.query(
-      `SELECT r.id, r.endpoint_id, r.since, r.last_delivery_id, r.cursor_delivery_id
+      `SELECT r.id, r.endpoint_id, r.scope, r.since, r.last_delivery_id, r.cursor_delivery_id
          FROM delivery_recovery r
         WHERE r.status = 'running'
           AND (r.batch_queued_at IS NULL
@@ -146,6 +179,7 @@ export class DeliveryRecoveryRepository {
     return {
       id: row.id,
       endpointId: row.endpoint_id,
+      scope: row.scope,
       since: row.since,
       lastDeliveryId: Number(row.last_delivery_id),
       cursorDeliveryId: Number(row.cursor_delivery_id),
@@ -153,9 +187,10 @@ export class DeliveryRecoveryRepository {
   }
 
   /**
-   * Moves the recovery's next `limit` failed deliveries (by id, after its cursor, up to its last
-   * id) back to `pending`, due now, and advances the recovery past them: its cursor, `processed`
-   * and its last batch, in the caller's transaction.
+   * Moves the recovery's next `limit` deliveries of its scope (by id, after its cursor, up to its
+   * last id) to `pending`, due now, and advances the recovery past them: its cursor, `processed`
+   * and its last batch, in the caller's transaction. Each keeps its attempt count: a failed one
+   * (beyond the schedule) gets one more attempt, a skipped one (none yet) the whole schedule.
    * @returns the deliveries moved, to queue after the commit; empty when none is left.
    */
   async moveBatch(
@@ -166,7 +201,7 @@ export class DeliveryRecoveryRepository {
     const [rows]: [Array<{ id: string; endpoint_id: number }>, number] = await manager.query(
       `UPDATE webhook_delivery d SET status = 'pending', next_attempt_at = now()
          FROM (SELECT id FROM webhook_delivery
-                WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2
+                WHERE endpoint_id = $1 AND ${SCOPE_STATUSES[recovery.scope]} AND created_at >= $2
                   AND id > $3 AND id <= $4
                 ORDER BY id
                 LIMIT $5
@@ -197,8 +232,8 @@ export class DeliveryRecoveryRepository {
   async anyLeft(manager: EntityManager, recovery: ClaimedRecovery): Promise<boolean> {
     const [row]: Array<{ left: boolean }> = await manager.query(
       `SELECT EXISTS (SELECT 1 FROM webhook_delivery
-                       WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2
-                         AND id > $3 AND id <= $4) AS left`,
+                       WHERE endpoint_id = $1 AND ${SCOPE_STATUSES[recovery.scope]}
+                         AND created_at >= $2 AND id > $3 AND id <= $4) AS left`,
       [recovery.endpointId, recovery.since, recovery.cursorDeliveryId, recovery.lastDeliveryId],
     );
     return row.left;

@@ -19,11 +19,13 @@ export const RECOVERY_BATCH_STALE_MS = 5 * 60_000;
 const BATCHES_PER_POLL = 20;
 
 /**
- * The delivery worker's side of bulk recovery (docs/webhooks.md#bulk-recovery). Every
+ * The delivery worker's side of bulk recovery (docs/webhooks.md#bulk-recovery) and of the
+ * replay of missed deliveries, the same recovery with the scope `missed`
+ * (docs/webhooks.md#replaying-missed-deliveries). Every
  * `RECOVERY_POLL_MS` each worker process takes the first running recovery whose last batch has
  * been sent (no longer `pending`), locking its row (`FOR UPDATE SKIP LOCKED`, so two workers
  * never take the same batch), and in that transaction moves its next
- * {@link RECOVERY_BATCH_SIZE} failed deliveries back to `pending` (due now) and advances its
+ * {@link RECOVERY_BATCH_SIZE} deliveries of its scope to `pending` (due now) and advances its
  * cursor and `processed`; after the commit it queues them through `DeliveryDispatcher`, so the
  * normal pipeline sends them with their webhook-id. When none is left the recovery is `done`.
  * Everything lives in PostgreSQL: a recovery left running by a worker that died is taken by

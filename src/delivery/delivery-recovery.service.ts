@@ -4,23 +4,30 @@ import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { parseInstant } from './delivery-log';
-import { DeliveryRecovery } from './delivery-recovery.entity';
+import { DeliveryRecovery, RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
 import { DeliveryRecoveryRepository, type RecoveryRecord } from './delivery-recovery.repository';
 
 /** How many of an endpoint's recoveries {@link DeliveryRecoveries.list} answers. */
 export const RECOVERY_LIST_LIMIT = 10;
 
-/** What a recovery would redeliver: the endpoint's failed deliveries since `since`. */
+/**
+ * What a recovery since `since` would send again: the endpoint's deliveries created at or after
+ * it that are `failed` (a recovery of either scope), and those `skipped` or `dropped` (a replay,
+ * scope `missed`, only).
+ */
 export interface RecoveryPreview {
   since: Date;
   failed_count: number;
+  skipped_count: number;
 }
 
 /**
- * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery): preview,
- * start, list and cancel. Starting only records the recovery; the delivery worker's
- * `DeliveryRecoveryRunner` moves its deliveries back to `pending` batch by batch. Ids are taken
- * as given: the caller scopes the endpoint (and a recovery's endpoint) to its account first.
+ * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery), and the
+ * replay of every delivery it missed while disabled, the same recovery with the scope `missed`
+ * (docs/webhooks.md#replaying-missed-deliveries): preview, start, list and cancel. Starting only
+ * records the recovery; the delivery worker's `DeliveryRecoveryRunner` moves its deliveries to
+ * `pending` batch by batch. Ids are taken as given: the caller scopes the endpoint (and a
+ * recovery's endpoint) to its account first.
  */
 @Injectable()
 export class DeliveryRecoveries {
@@ -30,30 +37,37 @@ export class DeliveryRecoveries {
   ) {}
 
   /**
-   * How many of the endpoint's deliveries a recovery since `since` would redeliver now.
+   * How many of the endpoint's deliveries a recovery since `since` would send again now: those
+   * `failed`, and those `skipped` or `dropped` (counted in `skipped_count`; a replay only).
    * @param since an ISO 8601 date-time with a zone, not in the future.
    * @throws InvalidInputError (field `since`) for anything else.
    */
   async preview(endpointId: number, since: unknown): Promise<RecoveryPreview> {
     const at = parseSince(since);
-    return { since: at, failed_count: await this.repository.countFailedSince(endpointId, at) };
+    const { failed, skipped } = await this.repository.countMissedSince(endpointId, at);
+    return { since: at, failed_count: failed, skipped_count: skipped };
   }
 
   /**
-   * Starts a recovery of the endpoint's deliveries that are `failed` and were created at or
-   * after `since` (those with an id up to the highest counted now), unless one is running.
+   * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`
+   * (those with an id up to the highest counted now), unless one is running: `failed` ones, or
+   * with `missed` also those `skipped` or `dropped`.
    * @param since as for {@link preview}.
-   * @returns the new recovery (`started` true; already `done` when nothing had failed), or the
-   *   endpoint's running recovery (`started` false): at most one runs per endpoint, which the
-   *   database enforces, so two starts at once give one recovery.
-   * @throws InvalidInputError for a bad `since` (field `since`) or a disabled endpoint (its
-   *   deliveries would be dropped, not sent); NotFoundError when the endpoint does not exist.
+   * @param scope `failed` (the default, when undefined) or `missed`.
+   * @returns the new recovery (`started` true; already `done` when there was nothing to send),
+   *   or the endpoint's running recovery, whatever its scope (`started` false): at most one runs
+   *   per endpoint, which the database enforces, so two starts at once give one recovery.
+   * @throws InvalidInputError for a bad `since` or `scope` (naming the field) or a disabled
+   *   endpoint (its deliveries would be dropped, not sent); NotFoundError when the endpoint does
+   *   not exist.
    */
   async start(
     endpointId: number,
     since: unknown,
+    scope?: unknown,
   ): Promise<{ recovery: RecoveryRecord; started: boolean }> {
     const at = parseSince(since);
+    const covered = parseScope(scope);
     const target = await this.targets.find(endpointId);
     if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
     // Two tries: a running recovery that ends between the refused insert and the read.
@@ -62,10 +76,14 @@ export class DeliveryRecoveries {
       if (running) return { recovery: running, started: false };
       if (!target.isEnabled) {
         throw new InvalidInputError(
-          `webhook endpoint ${endpointId} is disabled: enable it before redelivering its failed deliveries`,
+          `webhook endpoint ${endpointId} is disabled: enable it before ${
+            covered === 'missed'
+              ? 'replaying its missed deliveries'
+              : 'redelivering its failed deliveries'
+          }`,
         );
       }
-      const recovery = await this.repository.insert(endpointId, at);
+      const recovery = await this.repository.insert(endpointId, at, covered);
       if (recovery) return { recovery, started: true };
       if (tries >= 1) throw new Error(`could not start a recovery of endpoint ${endpointId}`);
     }
@@ -118,6 +136,18 @@ export function parseSince(value: unknown): Date {
   if (at.getTime() > Date.now())
     throw InvalidInputError.field('since', 'must not be in the future');
   return at;
+}
+
+/**
+ * The scope of a recovery: `failed` when absent.
+ * @throws InvalidInputError (field `scope`) for anything but `failed` or `missed`.
+ */
+export function parseScope(value: unknown): RecoveryScope {
+  if (value === undefined) return 'failed';
+  if (!(RECOVERY_SCOPES as readonly unknown[]).includes(value)) {
+    throw InvalidInputError.field('scope', `must be one of ${RECOVERY_SCOPES.join(', ')}`);
+  }
+  return value as RecoveryScope;
 }
 
 /**

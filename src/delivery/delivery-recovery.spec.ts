@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../common/domain-error';
-import { parseSince } from './delivery-recovery.service';
+import { parseScope, parseSince } from './delivery-recovery.service';
 import { nextStep } from './retry-schedule';
 
 describe('parseSince (docs/dashboard.md#bulk-recovery)', () => {
@@ -53,5 +53,35 @@ describe('a recovered delivery’s one more attempt (docs/webhooks.md#bulk-recov
       status: 'succeeded',
       delayMs: 0,
     });
+  });
+});
+
+describe('parseScope (docs/dashboard.md#replaying-missed-deliveries)', () => {
+  it('reads failed or missed, failed when absent', () => {
+    expect(parseScope(undefined)).toBe('failed');
+    expect(parseScope('failed')).toBe('failed');
+    expect(parseScope('missed')).toBe('missed');
+  });
+
+  it.each([null, '', 'skipped', 'MISSED', 1, ['missed']])('refuses %p naming scope', (value) => {
+    expect(() => parseScope(value)).toThrow(
+      expect.objectContaining({
+        constructor: InvalidInputError,
+        message: 'scope must be one of failed, missed',
+        field: 'scope',
+      }),
+    );
+  });
+});
+
+describe('a replayed skipped delivery’s attempts (docs/webhooks.md#replaying-missed-deliveries)', () => {
+  // A skipped delivery was never attempted (attempt_count 0): replayed, its first attempt is
+  // attempt 1, with the whole schedule after it, like a new delivery's.
+  it('gets the whole retry schedule', () => {
+    const schedule = [1_000, 2_000];
+    const refused = { success: false, statusCode: 500 };
+    expect(nextStep(1, refused, schedule)).toEqual({ status: 'pending', delayMs: 1_000 });
+    expect(nextStep(2, refused, schedule)).toEqual({ status: 'pending', delayMs: 2_000 });
+    expect(nextStep(3, refused, schedule)).toEqual({ status: 'failed', delayMs: 0 });
   });
 });

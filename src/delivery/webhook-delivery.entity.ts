@@ -35,6 +35,14 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
   where: `status = 'failed'`,
 })
 @Index('idx_webhook_delivery_failed_id', ['endpointId', 'id'], { where: `status = 'failed'` })
+// Replaying what an endpoint missed (docs/webhooks.md#replaying-missed-deliveries): the same two
+// over the deliveries a `missed` recovery covers.
+@Index('idx_webhook_delivery_missed_created', ['endpointId', 'createdAt'], {
+  where: `status IN ('failed', 'skipped', 'dropped')`,
+})
+@Index('idx_webhook_delivery_missed_id', ['endpointId', 'id'], {
+  where: `status IN ('failed', 'skipped', 'dropped')`,
+})
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;

@@ -83,7 +83,9 @@ export class WebhookEndpointAdmin {
 
   /**
    * Changes an endpoint. Disabling an enabled one records the reason `manual` and the time;
-   * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints).
+   * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints),
+   * and keeps them as `last_disabled_reason` and `last_disabled_at`: the period whose missed
+   * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
    * Disabling one already disabled keeps its reason and time.
    * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
    */
@@ -94,6 +96,10 @@ export class WebhookEndpointAdmin {
     if (changes.description !== undefined)
       endpoint.description = validateDescription(changes.description);
     if (changes.enabled !== undefined && changes.enabled !== endpoint.isEnabled) {
+      if (changes.enabled) {
+        endpoint.lastDisabledAt = endpoint.disabledAt;
+        endpoint.lastDisabledReason = endpoint.disabledReason;
+      }
       Object.assign(endpoint, enabledState(changes.enabled));
     }
     return toEndpointView(await this.repository.save(endpoint));

@@ -38,10 +38,15 @@ export type FailingReason = (typeof FAILING_REASONS)[number];
  * After a rotation the previous secret stays valid until `previousSecretExpiresAt` (24 hours)
  * and deliveries carry both signatures. The health counters are updated in the same
  * statement that records each delivery attempt, so reading health is O(1). A disabled endpoint
- * records why and since when (`disabled_reason`, `disabled_at`); an enabled one has neither.
+ * records why and since when (`disabled_reason`, `disabled_at`); an enabled one has neither, and
+ * keeps the last ones it had in `last_disabled_reason` and `last_disabled_at`.
  */
 @Entity({ name: 'webhook_endpoint' })
 @Check('chk_webhook_endpoint_disabled_reason', `"disabled_reason" IN ('manual', 'gone', 'auto')`)
+@Check(
+  'chk_webhook_endpoint_last_disabled_reason',
+  `"last_disabled_reason" IN ('manual', 'gone', 'auto')`,
+)
 @Check('chk_webhook_endpoint_failing_reason', `"failing_reason" IN ('failure_rate', 'no_success')`)
 @Check(
   'chk_webhook_endpoint_failing_state',
@@ -82,6 +87,19 @@ export class WebhookEndpoint {
   /** When it was disabled; null while enabled. */
   @Column({ name: 'disabled_at', type: 'timestamptz', nullable: true })
   disabledAt!: Date | null;
+
+  /**
+   * The `disabled_at` it had when it was last enabled again (enabling clears `disabled_at`): the
+   * start of the disabled period that ended last, from which the dashboard offers to replay what
+   * the endpoint missed (docs/webhooks.md#replaying-missed-deliveries). Null until it is enabled
+   * again after having been disabled; kept while it is disabled again.
+   */
+  @Column({ name: 'last_disabled_at', type: 'timestamptz', nullable: true })
+  lastDisabledAt!: Date | null;
+
+  /** The `disabled_reason` it had when it was last enabled again; null with `lastDisabledAt`. */
+  @Column({ name: 'last_disabled_reason', type: 'varchar', length: 16, nullable: true })
+  lastDisabledReason!: DisabledReason | null;
 
   /**
    * Since when it is failing (docs/webhooks.md#failing-endpoints); null while it is not, and

@@ -13,6 +13,8 @@ function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
     isEnabled: true,
     disabledReason: null,
     disabledAt: null,
+    lastDisabledAt: null,
+    lastDisabledReason: null,
     failingSince: null,
     failingReason: null,
     secretEncrypted: 'v1:secret',
@@ -54,6 +56,8 @@ describe('the dashboard view of an endpoint', () => {
       previous_secret_expires_at: null,
       disabled_reason: null,
       disabled_at: null,
+      last_disabled_at: null,
+      last_disabled_reason: null,
       failing_since: null,
       failing_reason: null,
       auto_disable_at: null,
@@ -90,6 +94,34 @@ describe('the dashboard view of an endpoint', () => {
       is_enabled: false,
       disabled_reason: 'gone',
       disabled_at: '2026-11-23T11:30:00.000Z',
+      last_disabled_reason: 'gone',
+      last_disabled_at: '2026-11-23T11:30:00.000Z',
+    });
+  });
+
+  it('keeps when and why it was last disabled once it is enabled again, and shows a new period while disabled', () => {
+    const before = { lastDisabledAt: new Date('2026-11-22T08:00:00.000Z') };
+    const enabled = toEndpointDetail(endpoint({ ...before, lastDisabledReason: 'auto' }), now);
+    expect(enabled).toMatchObject({
+      is_enabled: true,
+      disabled_reason: null,
+      disabled_at: null,
+      last_disabled_reason: 'auto',
+      last_disabled_at: '2026-11-22T08:00:00.000Z',
+    });
+    const again = toEndpointDetail(
+      endpoint({
+        ...before,
+        lastDisabledReason: 'auto',
+        isEnabled: false,
+        disabledReason: 'manual',
+        disabledAt: new Date('2026-11-23T11:30:00.000Z'),
+      }),
+      now,
+    );
+    expect(again).toMatchObject({
+      last_disabled_reason: 'manual',
+      last_disabled_at: '2026-11-23T11:30:00.000Z',
     });
   });
 });

@@ -54,6 +54,14 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   /** When it was disabled, ISO 8601 UTC; null while enabled. */
   disabled_at: string | null;
   /**
+   * When it was last disabled, ISO 8601 UTC: `disabled_at` while it is disabled, and once it is
+   * enabled again the `disabled_at` it had (docs/webhooks.md#replaying-missed-deliveries); null
+   * when it has not been disabled since the service recorded it.
+   */
+  last_disabled_at: string | null;
+  /** Why it was last disabled, like `last_disabled_at`; null with it. */
+  last_disabled_reason: DisabledReason | null;
+  /**
    * Since when it is failing (docs/webhooks.md#failing-endpoints), ISO 8601 UTC; null while it
    * is not.
    */
@@ -86,11 +94,23 @@ export function toEndpointDetail(
       endpoint.previousSecretEncrypted && expires && expires > now ? expires.toISOString() : null,
     disabled_reason: endpoint.disabledReason,
     disabled_at: endpoint.disabledAt ? endpoint.disabledAt.toISOString() : null,
+    ...lastDisabled(endpoint),
     failing_since: endpoint.failingSince ? endpoint.failingSince.toISOString() : null,
     failing_reason: endpoint.failingReason,
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
+  };
+}
+
+/** When and why the endpoint was last disabled: now, or in the period that ended last. */
+function lastDisabled(
+  endpoint: WebhookEndpoint,
+): Pick<WebhookEndpointDetail, 'last_disabled_at' | 'last_disabled_reason'> {
+  const at = endpoint.disabledAt ?? endpoint.lastDisabledAt;
+  return {
+    last_disabled_at: at ? at.toISOString() : null,
+    last_disabled_reason: at ? (endpoint.disabledReason ?? endpoint.lastDisabledReason) : null,
   };
 }
 

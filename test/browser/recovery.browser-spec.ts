@@ -4,7 +4,9 @@ import type { Browser } from 'playwright-core';
 import {
   closeCheckedPages,
   launchChromium,
+  openPage,
   signedInPage,
+  submitSignIn,
   type WatchedPage,
 } from './support/browser';
 import {
@@ -47,7 +49,9 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
  * Bulk recovery on the endpoint page (docs/dashboard.md#bulk-recovery), against the real
  * service with its worker: three deliveries fail for good (the receiver answers 500, the retry
  * schedule is one step of 1 s), the admin previews them, redelivers them after a confirmation
- * and watches the progress reach done; each webhook-id then arrives exactly once more.
+ * and watches the progress reach done; each webhook-id then arrives exactly once more. Then the
+ * replay of what a disabled endpoint missed (docs/dashboard.md#replaying-missed-deliveries):
+ * re-enabled on its page, it offers the count, at desktop and phone widths, and replays.
  */
 describe('Bulk recovery in a browser', () => {
   const PASSWORD = 'correct horse battery staple';
@@ -126,5 +130,75 @@ describe('Bulk recovery in a browser', () => {
     // Each of the three was sent exactly once more: two refused attempts, then one success.
     await until('three redeliveries', () => receiver.state.received >= 9);
     expect([...receiver.byWebhookId.values()]).toEqual([3, 3, 3]);
+  });
+
+  it('offers, once an admin enables a disabled endpoint again, to replay what it missed, and replays it', async () => {
+    // Another endpoint, of another account, disabled while three events are recorded: skipped.
+    const other = await startReceiver();
+    other.state.status = 204;
+    try {
+      const env = service.env;
+      const given = givenEndpointOfNewAccount(env, other.url, ['lead.created'], PASSWORD);
+      cli(env, ['endpoint', 'update', '--id', String(given.endpointId), '--disable']);
+      for (let i = 1; i <= 3; i += 1) {
+        const event = ['--campaign', String(given.campaignId), '--type', 'lead.created'];
+        cli(env, ['event', 'emit', ...event, '--data', JSON.stringify({ id: i })]);
+      }
+      const path = `/dashboard/endpoints/${given.endpointId}`;
+      const heading = { name: `Endpoint ${given.endpointId}`, level: 1 } as const;
+
+      const desktop = await signedInPage(
+        browser,
+        service.origin,
+        pages,
+        given.admin.email,
+        PASSWORD,
+      );
+      await desktop.page.goto(path);
+      await desktop.page.getByRole('heading', heading).waitFor();
+      await desktop.page.getByTestId('disabled-notice').waitFor();
+      await desktop.page.getByRole('button', { name: 'Enable endpoint' }).click();
+      const offer = desktop.page.getByRole('region', { name: 'Replay missed deliveries' });
+      // The count first: the three skipped since it was disabled.
+      await offer.getByText(/^Replay 3 missed deliveries since/).waitFor();
+      expect(await desktop.page.getByRole('button', { name: 'Enable endpoint' }).count()).toBe(0);
+      expect(other.state.received).toBe(0);
+
+      // The same offer at phone width, nothing wider than the screen.
+      const phone = await openPage(browser, service.origin, 'mobile');
+      phone.expectFailure(401, '/dashboard/api/session');
+      pages.push(phone);
+      await phone.page.goto(path);
+      await submitSignIn(phone.page, given.admin.email, PASSWORD);
+      await phone.page.getByRole('heading', heading).waitFor();
+      const phoneOffer = phone.page.getByRole('region', { name: 'Replay missed deliveries' });
+      await phoneOffer.getByRole('button', { name: 'Replay 3 missed deliveries' }).waitFor();
+      const overflow = await phone.page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      );
+      expect(overflow).toBeLessThanOrEqual(0);
+      console.log(`screenshot: ${await phone.screenshot('replay-offer-mobile')}`);
+      console.log(`screenshot: ${await desktop.screenshot('replay-offer-desktop')}`);
+
+      other.state.delayMs = 700; // slow enough to watch it run
+      await offer.getByRole('button', { name: 'Replay 3 missed deliveries' }).click();
+      const progress = offer.getByRole('progressbar', { name: 'Replay progress' });
+      await progress.waitFor();
+      await offer.getByText(/^Done: missed deliveries since/).waitFor({ timeout: 20_000 });
+      await offer.getByText('3 of 3').waitFor();
+      expect(await progress.getAttribute('aria-valuenow')).toBe('100');
+      console.log(`screenshot: ${await desktop.screenshot('replay-done-desktop')}`);
+      // Each skipped delivery reached the receiver once, and succeeded.
+      await until('three replayed deliveries', () => other.state.received >= 3);
+      expect([...other.byWebhookId.values()]).toEqual([1, 1, 1]);
+
+      // Dismissed, the offer is gone; the start is in the audit log.
+      await offer.getByRole('button', { name: 'Dismiss' }).click();
+      await offer.waitFor({ state: 'detached' });
+      await desktop.page.goto('/dashboard/audit-log');
+      await desktop.page.getByText('delivery.replay_missed').first().waitFor();
+    } finally {
+      await new Promise((resolve) => other.server.close(resolve));
+    }
   });
 });

@@ -2,7 +2,7 @@ import OpenAPIResponseValidator from 'openapi-response-validator';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { Response } from 'supertest';
 
-type Method = 'get' | 'post';
+type Method = 'get' | 'post' | 'patch';
 
 /**
  * Asserts that a real response is one the OpenAPI document allows for `method` `path`: its

@@ -67,6 +67,23 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
     format: 'date-time',
     nullable: true,
     description:
+      'When the endpoint was last disabled: `disabled_at` while it is disabled, and the `disabled_at` it had once it is enabled again (where a replay of what it missed starts); null if it has not been disabled since this was recorded',
+  })
+  last_disabled_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    enum: DISABLED_REASONS,
+    nullable: true,
+    description: 'Why the endpoint was last disabled, like `last_disabled_at`; null with it',
+  })
+  last_disabled_reason!: DisabledReason | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
       'Since when the endpoint is failing (most of the last hour’s attempts, or every attempt of the last 24 hours, failed); null while it is not',
   })
   failing_since!: string | null;

@@ -1,9 +1,12 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
+import { RECOVERY_SCOPES } from '../../delivery/delivery-recovery.entity';
 
-// Bulk recovery's schemas (docs/dashboard.md#bulk-recovery). The shapes are the delivery
-// domain's (`RecoveryPreview`, `RecoveryRecord`); `since` is checked by `DeliveryRecoveries`
-// (an ISO 8601 date-time with a zone, not in the future), so the DTOs check only its type.
+// Bulk recovery's schemas (docs/dashboard.md#bulk-recovery), replays of missed deliveries
+// included (docs/dashboard.md#replaying-missed-deliveries). The shapes are the delivery domain's
+// (`RecoveryPreview`, `RecoveryRecord`); `since` and `scope` are checked by `DeliveryRecoveries`
+// (an ISO 8601 date-time with a zone, not in the future; `failed` or `missed`), so the DTOs
+// check only their types.
 
 /** The query of `GET /endpoints/{endpoint_id}/recovery/preview`. */
 export class RecoveryPreviewQueryDto {
@@ -17,11 +20,20 @@ export class StartRecoveryRequestDto {
   @ApiProperty({
     format: 'date-time',
     description:
-      'Redeliver the endpoint’s failed deliveries created at or after this time (ISO 8601 with a zone, not in the future)',
+      'Send again the endpoint’s deliveries of the scope created at or after this time (ISO 8601 with a zone, not in the future)',
     example: '2026-11-24T09:00:00Z',
   })
   @IsString()
   since!: string;
+
+  @ApiPropertyOptional({
+    enum: RECOVERY_SCOPES,
+    description:
+      '`failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled',
+  })
+  @IsOptional()
+  @IsString()
+  scope?: string;
 }
 
 @ApiSchema({ name: 'RecoveryPreview' })
@@ -33,6 +45,12 @@ export class RecoveryPreviewDto {
     description: 'The endpoint’s deliveries that are failed and were created at or after `since`',
   })
   failed_count!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'The endpoint’s deliveries that are skipped (recorded while it was disabled) or dropped (disabled before their attempt) and were created at or after `since`: sent again by a replay (scope `missed`) only',
+  })
+  skipped_count!: number;
 }
 
 @ApiSchema({ name: 'Recovery' })
@@ -41,6 +59,12 @@ export class RecoveryDto {
   id!: number;
   @ApiProperty({ type: 'integer', example: 7 })
   endpoint_id!: number;
+  @ApiProperty({
+    enum: RECOVERY_SCOPES,
+    description:
+      '`failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries',
+  })
+  scope!: string;
   @ApiProperty({ format: 'date-time' })
   since!: string;
   @ApiProperty({
@@ -49,7 +73,10 @@ export class RecoveryDto {
       '`running` while batches remain, `done` once every counted delivery was queued and sent once more, `cancelled` by a user (or because the endpoint was disabled)',
   })
   status!: string;
-  @ApiProperty({ type: 'integer', description: 'Failed deliveries counted at the start' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries of its scope counted at the start',
+  })
   total!: number;
   @ApiProperty({ type: 'integer', description: 'Deliveries queued again so far' })
   processed!: number;

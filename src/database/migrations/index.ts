@@ -15,6 +15,7 @@ import { AccountNotification1795870000000 } from './1795870000000-AccountNotific
 import { DeliveryRecovery1795880000000 } from './1795880000000-DeliveryRecovery';
 import { DeliveryRetention1795900000000 } from './1795900000000-DeliveryRetention';
 import { ImportRejections1795920000000 } from './1795920000000-ImportRejections';
+import { MissedDeliveryReplay1795925000000 } from './1795925000000-MissedDeliveryReplay';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -37,4 +38,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryRecovery1795880000000,
   DeliveryRetention1795900000000,
   ImportRejections1795920000000,
+  MissedDeliveryReplay1795925000000,
 ];

@@ -236,7 +236,7 @@ export interface paths {
     /** List the endpoint’s recent recoveries with their progress */
     get: operations['listRecoveries'];
     put?: never;
-    /** Redeliver every failed delivery since a time, in the background */
+    /** Redeliver every failed (or, with the scope `missed`, every missed) delivery since a time, in the background */
     post: operations['startRecovery'];
     delete?: never;
     options?: never;
@@ -251,7 +251,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count the endpoint’s failed deliveries since a time */
+    /** Count the endpoint’s failed, and skipped or dropped, deliveries since a time */
     get: operations['previewRecovery'];
     put?: never;
     post?: never;
@@ -476,6 +476,7 @@ export interface components {
         | 'endpoint.test'
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
+        | 'delivery.replay_missed'
         | 'delivery.bulk_redeliver_cancel';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
@@ -685,6 +686,16 @@ export interface components {
       is_enabled: boolean;
       /** @description Outcome of the most recent delivery attempt */
       last_delivery_is_successful: boolean | null;
+      /**
+       * Format: date-time
+       * @description When the endpoint was last disabled: `disabled_at` while it is disabled, and the `disabled_at` it had once it is enabled again (where a replay of what it missed starts); null if it has not been disabled since this was recorded
+       */
+      last_disabled_at: string | null;
+      /**
+       * @description Why the endpoint was last disabled, like `last_disabled_at`; null with it
+       * @enum {string|null}
+       */
+      last_disabled_reason: 'manual' | 'gone' | 'auto' | null;
       /**
        * Format: date-time
        * @description Until when the previous signing secret stays valid after a rotation; null when none is
@@ -1119,6 +1130,11 @@ export interface components {
       id: number;
       /** @description Deliveries queued again so far */
       processed: number;
+      /**
+       * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
+       * @enum {string}
+       */
+      scope: 'failed' | 'missed';
       /** Format: date-time */
       since: string;
       /**
@@ -1126,7 +1142,7 @@ export interface components {
        * @enum {string}
        */
       status: 'running' | 'done' | 'cancelled';
-      /** @description Failed deliveries counted at the start */
+      /** @description Deliveries of its scope counted at the start */
       total: number;
     };
     RecoveryPreview: {
@@ -1137,6 +1153,8 @@ export interface components {
        * @description The `since` asked for, in UTC
        */
       since: string;
+      /** @description The endpoint’s deliveries that are skipped (recorded while it was disabled) or dropped (disabled before their attempt) and were created at or after `since`: sent again by a replay (scope `missed`) only */
+      skipped_count: number;
     };
     RevealedSecret: {
       /**
@@ -1220,8 +1238,13 @@ export interface components {
     };
     StartRecoveryRequest: {
       /**
+       * @description `failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
+       * @enum {string}
+       */
+      scope?: 'failed' | 'missed';
+      /**
        * Format: date-time
-       * @description Redeliver the endpoint’s failed deliveries created at or after this time (ISO 8601 with a zone, not in the future)
+       * @description Send again the endpoint’s deliveries of the scope created at or after this time (ISO 8601 with a zone, not in the future)
        * @example 2026-11-24T09:00:00Z
        */
       since: string;

@@ -49,10 +49,57 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     previous_secret_expires_at: null,
     disabled_reason: null,
     disabled_at: null,
+    last_disabled_at: null,
+    last_disabled_reason: null,
     failing_since: null,
     failing_reason: null,
     auto_disable_at: null,
     ...overrides,
+  };
+}
+
+/** A recovery as the service answers it (docs/dashboard.md#bulk-recovery): of endpoint 5, running. */
+export function fakeRecovery(overrides: Record<string, unknown> = {}) {
+  return {
+    id: 4,
+    endpoint_id: 5,
+    scope: 'failed',
+    since: '2026-11-24T09:00:00.000Z',
+    status: 'running',
+    total: 3,
+    processed: 0,
+    created_at: '2026-11-25T10:00:00Z',
+    finished_at: null,
+    ...overrides,
+  };
+}
+
+/**
+ * The API of endpoint 5's page: the endpoint as `endpoint()` answers it, its recoveries as
+ * `recoveries()` answers them at each read, a recovery preview of 3 failed and 2 skipped
+ * deliveries since the time asked, and `routes` besides (or instead).
+ */
+export function fakeEndpointPageApi({
+  endpoint = () => fakeEndpoint(),
+  recoveries = () => [],
+  routes = {},
+}: {
+  endpoint?: () => unknown;
+  recoveries?: () => unknown[];
+  routes?: FakeRoutes;
+} = {}): FakeRoutes {
+  return {
+    'GET /campaigns': [],
+    'GET /endpoints/5': () => endpoint(),
+    'GET /event-types': EVENT_TYPES,
+    'GET /endpoints/5/attempts': { items: [], next_cursor: null },
+    'GET /endpoints/5/recoveries': () => recoveries(),
+    'GET /endpoints/5/recovery/preview': (_request: Request, url: URL) => ({
+      since: new Date(url.searchParams.get('since')!).toISOString(),
+      failed_count: 3,
+      skipped_count: 2,
+    }),
+    ...routes,
   };
 }
 

@@ -2,9 +2,14 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
 import type { components } from '../../../api/schema';
 
-/** Bulk recovery's shapes (docs/dashboard.md#bulk-recovery), from the OpenAPI document. */
+/**
+ * Bulk recovery's shapes (docs/dashboard.md#bulk-recovery), replays of missed deliveries
+ * included (docs/dashboard.md#replaying-missed-deliveries), from the OpenAPI document.
+ */
 export type Recovery = components['schemas']['Recovery'];
 export type RecoveryPreview = components['schemas']['RecoveryPreview'];
+/** What a recovery is started with: `since`, and `scope` (`failed` when absent, or `missed`). */
+export type StartRecoveryInput = components['schemas']['StartRecoveryRequest'];
 
 export const recoveryKeys = {
   list: (endpointId: number) => ['endpoints', endpointId, 'recoveries'] as const,
@@ -31,7 +36,10 @@ export function useRecoveries(endpointId: number) {
   });
 }
 
-/** How many failed deliveries a recovery since `since` (ISO 8601) would redeliver; off while null. */
+/**
+ * How many failed, and skipped or dropped, deliveries a recovery since `since` (ISO 8601) would
+ * send again; off while null.
+ */
 export function useRecoveryPreview(endpointId: number, since: string | null) {
   return useQuery({
     queryKey: recoveryKeys.preview(endpointId, since ?? ''),
@@ -59,12 +67,12 @@ function useRecoveryChange<T>(
   });
 }
 
-/** Starts a recovery since `since` (ISO 8601), or answers the one already running. */
+/** Starts a recovery (a replay with the scope `missed`), or answers the one already running. */
 export function useStartRecovery(endpointId: number) {
-  return useRecoveryChange(endpointId, (since: string) =>
+  return useRecoveryChange(endpointId, (body: StartRecoveryInput) =>
     api.POST('/dashboard/api/endpoints/{endpoint_id}/recoveries', {
       params: { path: { endpoint_id: endpointId } },
-      body: { since },
+      body,
     }),
   );
 }

@@ -4,41 +4,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { routes } from '../../../app/router';
 import { setCsrfToken } from '../../../lib/api-client';
 import { fakeSession } from '../../../testing/fake-api';
-import { EVENT_TYPES, fakeDashboard, fakeEndpoint } from '../../../testing/fake-dashboard';
+import { fakeDashboard, fakeEndpointPageApi, fakeRecovery } from '../../../testing/fake-dashboard';
 import { renderRoutes } from '../../../testing/render';
 import { fromLocalInput, toLocalInput } from './bulk-recovery';
 
 const SINCE = '2026-11-24T09:00:00.000Z';
-
-function recovery(overrides: Record<string, unknown> = {}) {
-  return {
-    id: 4,
-    endpoint_id: 5,
-    since: SINCE,
-    status: 'running',
-    total: 3,
-    processed: 0,
-    created_at: '2026-11-25T10:00:00Z',
-    finished_at: null,
-    ...overrides,
-  };
-}
-
-/** The endpoint page's API, with the recoveries answered by `list()` at each read. */
-function recoveryApi(list: () => unknown[], extra: Parameters<typeof fakeDashboard>[0] = {}) {
-  return {
-    'GET /campaigns': [],
-    'GET /endpoints/5': fakeEndpoint(),
-    'GET /event-types': EVENT_TYPES,
-    'GET /endpoints/5/attempts': { items: [], next_cursor: null },
-    'GET /endpoints/5/recoveries': () => list(),
-    'GET /endpoints/5/recovery/preview': (_request: Request, url: URL) => ({
-      since: new Date(url.searchParams.get('since')!).toISOString(),
-      failed_count: 3,
-    }),
-    ...extra,
-  };
-}
+const recovery = fakeRecovery;
 
 describe('the bulk recovery card', () => {
   afterEach(() => setCsrfToken(null));
@@ -47,8 +18,8 @@ describe('the bulk recovery card', () => {
     let reads = 0;
     let started = false;
     const { requests } = fakeDashboard(
-      recoveryApi(
-        () => {
+      fakeEndpointPageApi({
+        recoveries: () => {
           if (!started) return [];
           reads += 1;
           return [
@@ -57,13 +28,13 @@ describe('the bulk recovery card', () => {
               : recovery({ status: 'done', processed: 3, finished_at: '2026-11-25T10:00:05Z' }),
           ];
         },
-        {
+        routes: {
           'POST /endpoints/5/recoveries': () => {
             started = true;
             return recovery();
           },
         },
-      ),
+      }),
     );
     renderRoutes(routes, '/endpoints/5');
     const user = userEvent.setup();
@@ -100,10 +71,13 @@ describe('the bulk recovery card', () => {
   it('cancels a running recovery', async () => {
     let cancelled = false;
     const { requests } = fakeDashboard(
-      recoveryApi(() => [recovery({ processed: 1, status: cancelled ? 'cancelled' : 'running' })], {
-        'POST /recoveries/4/cancel': () => {
-          cancelled = true;
-          return recovery({ processed: 1, status: 'cancelled' });
+      fakeEndpointPageApi({
+        recoveries: () => [recovery({ processed: 1, status: cancelled ? 'cancelled' : 'running' })],
+        routes: {
+          'POST /recoveries/4/cancel': () => {
+            cancelled = true;
+            return recovery({ processed: 1, status: 'cancelled' });
+          },
         },
       }),
     );
@@ -122,7 +96,7 @@ describe('the bulk recovery card', () => {
 
   it('lets a viewer preview and follow progress, with no redeliver or cancel control', async () => {
     fakeDashboard(
-      recoveryApi(() => [recovery({ processed: 2 })]),
+      fakeEndpointPageApi({ recoveries: () => [recovery({ processed: 2 })] }),
       'viewer',
     );
     renderRoutes(routes, '/endpoints/5');

@@ -32,13 +32,29 @@ export function fromLocalInput(value: string): string | null {
 
 const plural = (n: number) => `${n} failed ${n === 1 ? 'delivery' : 'deliveries'}`;
 
-function RecoveryProgress({ recovery, endpointId }: { recovery: Recovery; endpointId: number }) {
+/**
+ * A recovery's progress: what it covers and since when, "processed of total", a progress bar
+ * named `progressLabel` and, for admins while it runs, a cancel button named `cancelLabel`.
+ * Used by the bulk recovery card and the replay offer (`replay-offer.tsx`).
+ */
+export function RecoveryProgress({
+  recovery,
+  endpointId,
+  progressLabel = 'Recovery progress',
+  cancelLabel = 'Cancel recovery',
+}: {
+  recovery: Recovery;
+  endpointId: number;
+  progressLabel?: string;
+  cancelLabel?: string;
+}) {
   const canChange = useCanChange();
   const cancel = useCancelRecovery(endpointId);
   const percent =
     recovery.total === 0 ? 100 : Math.round((recovery.processed / recovery.total) * 100);
+  const missed = recovery.scope === 'missed';
   const state = {
-    running: 'Redelivering',
+    running: missed ? 'Replaying' : 'Redelivering',
     done: 'Done',
     cancelled: 'Cancelled',
   }[recovery.status as Recovery['status']];
@@ -46,7 +62,8 @@ function RecoveryProgress({ recovery, endpointId }: { recovery: Recovery; endpoi
     <Stack gap="xs" data-testid="recovery-progress">
       <Group justify="space-between" gap="xs">
         <Text size="sm" fw={600}>
-          {state}: failed deliveries since <Timestamp value={recovery.since} />
+          {state}: {missed ? 'missed' : 'failed'} deliveries since{' '}
+          <Timestamp value={recovery.since} />
         </Text>
         <Text size="sm" role="status">
           {recovery.processed} of {recovery.total}
@@ -54,7 +71,7 @@ function RecoveryProgress({ recovery, endpointId }: { recovery: Recovery; endpoi
       </Group>
       <Progress
         value={percent}
-        aria-label="Recovery progress"
+        aria-label={progressLabel}
         animated={recovery.status === 'running'}
         color={recovery.status === 'cancelled' ? 'gray' : undefined}
       />
@@ -66,7 +83,7 @@ function RecoveryProgress({ recovery, endpointId }: { recovery: Recovery; endpoi
             loading={cancel.isPending}
             onClick={() => cancel.mutate(recovery.id)}
           >
-            Cancel recovery
+            {cancelLabel}
           </Button>
         </Group>
       )}
@@ -151,7 +168,9 @@ export function BulkRecovery({ endpointId }: { endpointId: number }) {
               leftSection={<IconReload size={16} aria-hidden />}
               pending={start.isPending}
               error={start.error}
-              onConfirm={() => start.mutateAsync(preview.data.since).then(() => setAsked(null))}
+              onConfirm={() =>
+                start.mutateAsync({ since: preview.data.since }).then(() => setAsked(null))
+              }
             />
           </Group>
         )}

@@ -15,6 +15,7 @@ import {
   IconChartLine,
   IconEdit,
   IconEye,
+  IconPlugConnected,
   IconRefresh,
   IconSend,
   IconTrash,
@@ -37,6 +38,7 @@ import {
   useRevealSecret,
   useRotateSecret,
   useSendTest,
+  useUpdateEndpoint,
 } from '../api/queries';
 import type { Endpoint } from '../api/types';
 import { formatDuration } from '../lib/format';
@@ -45,6 +47,7 @@ import { BulkRecovery } from './bulk-recovery';
 import { DeliveryLedger } from './delivery-ledger';
 import { DeliveryLog } from './delivery-log';
 import { EndpointStateBadges, FailingBanner, HealthFigures } from './health';
+import { ReplayOffer } from './replay-offer';
 
 function SendTest({ endpointId }: { endpointId: number }) {
   const eventTypes = useEventTypes();
@@ -204,6 +207,28 @@ export function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
   );
 }
 
+/**
+ * **Enable endpoint** for an admin, on a disabled endpoint's page: deliveries resume, and the
+ * page then offers to replay what it missed ({@link ReplayOffer}).
+ */
+function EnableButton({ endpointId }: { endpointId: number }) {
+  const update = useUpdateEndpoint(endpointId);
+  return (
+    <Stack gap="xs" align="flex-start">
+      <Button
+        variant="light"
+        color="green"
+        leftSection={<IconPlugConnected size={16} aria-hidden />}
+        loading={update.isPending}
+        onClick={() => update.mutate({ enabled: true })}
+      >
+        Enable endpoint
+      </Button>
+      {update.isError && <ErrorText error={update.error} title="The endpoint was not enabled" />}
+    </Stack>
+  );
+}
+
 /** One endpoint: details, health, test events, secret, deletion, its delivery ledger and log. */
 export function EndpointPage({ endpointId }: { endpointId: number }) {
   const canChange = useCanChange();
@@ -288,6 +313,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
             <EndpointStateBadges endpoint={data} />
           </Group>
           <DisabledNotice endpoint={data} />
+          {canChange && !data.is_enabled && <EnableButton endpointId={data.id} />}
           <FailingBanner endpoint={data} />
           <Group gap={6}>
             {data.subscribed_events.map((type) => (
@@ -302,6 +328,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
           <HealthFigures health={data.health} />
         </Stack>
       </Card>
+      <ReplayOffer endpoint={data} />
       {canChange && <SendTest endpointId={data.id} />}
       {canChange ? (
         <SecretSection endpoint={data} />
