@@ -16,6 +16,7 @@ describe('import rejections (docs/dashboard.md#imports)', () => {
         phone: 12345,
         first_name: 'a'.repeat(1_500),
         last_name: 'x\u0000y',
+        title: 'lone \ud800 surrogate',
         company: { name: 'Acme' },
         email: null,
         extra: 'dropped',
@@ -24,6 +25,7 @@ describe('import rejections (docs/dashboard.md#imports)', () => {
       phone: 12345,
       first_name: 'a'.repeat(1_000),
       last_name: 'x\uFFFDy',
+      title: 'lone \uFFFD surrogate',
       company: '{"name":"Acme"}',
       email: null,
     });

@@ -36,11 +36,12 @@ export function submittedFields(lead: unknown): Record<string, unknown> {
 }
 
 /**
- * A submitted string as kept: cut to {@link SUBMITTED_MAX_CHARS} characters, each NUL (which
- * a lead field may hold, and PostgreSQL's `jsonb` cannot) replaced by U+FFFD.
+ * A submitted string as kept: cut to {@link SUBMITTED_MAX_CHARS} characters, with each NUL and
+ * each lone surrogate (which a lead field may hold, and PostgreSQL's `jsonb` cannot) replaced
+ * by U+FFFD.
  */
 function keptText(value: string): string {
-  return value.slice(0, SUBMITTED_MAX_CHARS).replace(/\0/g, '\uFFFD');
+  return value.slice(0, SUBMITTED_MAX_CHARS).toWellFormed().replace(/\0/g, '\uFFFD');
 }
 
 /** The rejections of an upload: one per entry of its 202's `errors`, with what was submitted. */
