@@ -25,7 +25,12 @@ module.exports = {
   maxWorkers: 2,
   testTimeout: 30000,
   projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    {
+      ...shared,
+      displayName: 'unit',
+      // packages/client: the API client and CSV importer (against fake servers; docs/client.md).
+      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/packages/*/test/**/*.spec.ts'],
+    },
     {
       ...shared,
       displayName: 'e2e',

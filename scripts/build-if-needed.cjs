@@ -5,6 +5,9 @@
 // - the dashboard's browser app (web/, when present): `vite build` into dist/dashboard/ when a
 //   file under web/src or web/public, or web/'s index.html, configs or package.json, or the
 //   lockfile is newer.
+// - the API client and CSV importer (packages/client): `tsc` into packages/client/dist/ when a
+//   file under its src/, its package.json or its tsconfigs is newer. `--client-only` (what
+//   `npm run import:csv` uses) builds just that one.
 // Each build is stamped with a marker; the check only compares modification times (a few
 // hundred stat calls), so a CLI run that needs no build pays a few milliseconds.
 // `--force` (what `npm run build` uses) always builds both, and stamps them all the same.
@@ -14,7 +17,9 @@ const { join } = require('node:path');
 
 const root = join(__dirname, '..');
 const web = join(root, 'web');
+const client = join(root, 'packages', 'client');
 const force = process.argv.includes('--force');
+const clientOnly = process.argv.includes('--client-only');
 // Written after every build: tsc's incremental mode leaves unchanged outputs (main.js) with
 // their old times, so their mtime cannot tell whether the build is current.
 const serviceMarker = join(root, 'dist', '.built-at');
@@ -49,6 +54,25 @@ function stale(marker, output, sources) {
 function stamp(marker) {
   writeFileSync(marker, `${new Date().toISOString()}\n`);
 }
+
+const clientMarker = join(client, 'dist', '.built-at');
+if (
+  existsSync(client) &&
+  stale(clientMarker, join(client, 'dist', 'import', 'cli.js'), [
+    join(client, 'src'),
+    join(client, 'package.json'),
+    join(client, 'tsconfig.json'),
+    join(client, 'tsconfig.build.json'),
+  ])
+) {
+  process.stderr.write('Building packages/client/dist/ (tsc)…\n');
+  execSync('npm run --silent --workspace @campaign-api/client build', {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
+  stamp(clientMarker);
+}
+if (clientOnly) process.exit(0);
 
 if (
   stale(serviceMarker, join(root, 'dist', 'main.js'), [

@@ -17,6 +17,7 @@ const VOLATILE_KEYS = new Set([
   'duration_ms',
   'elapsed_ms',
   'leads_per_second',
+  'rows_per_second',
   'access_token',
   'api_key',
   'key_prefix',

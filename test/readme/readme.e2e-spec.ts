@@ -46,7 +46,15 @@ import { ShellSession, type BlockResult } from './shell-session';
 const ROOT = join(__dirname, '..', '..');
 const STEPS = parseReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
 /** Files the walk-throughs write into the working directory (ignored by git). */
-const WALKTHROUGH_FILES = ['leads.json', 'endpoint.json', 'api-1.log', 'api-2.log'];
+const WALKTHROUGH_FILES = [
+  'leads.json',
+  'endpoint.json',
+  'api-1.log',
+  'api-2.log',
+  'contacts.csv',
+  'contacts.csv.rejected.csv',
+  'contacts.csv.import-state.json',
+];
 
 /** Longest one foreground block may run. */
 const BLOCK_TIMEOUT_MS = 60_000;

@@ -1,0 +1,20 @@
+/**
+ * @campaign-api/client: a typed client of Campaign API's public HTTP API and the CSV importer
+ * behind `campaign-api-import` (docs/client.md).
+ */
+export {
+  CampaignApiClient,
+  type CampaignApiClientOptions,
+  type LeadInput,
+  type LeadUploadError,
+  type LeadUploadRequest,
+  type LeadUploadResponse,
+  type LeadUploadResult,
+  type RetryEvent,
+  type UploadOptions,
+  type WebhookEndpoint,
+  type WebhookEndpointHealth,
+} from './client';
+export { CampaignApiError, CampaignApiNetworkError, type ApiErrorCode } from './errors';
+export type { RetryOptions } from './retry';
+export type { components, paths } from './generated/schema';

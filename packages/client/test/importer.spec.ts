@@ -1,0 +1,146 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CampaignApiClient } from '../src';
+import { chunkKey, importCsv } from '../src/import/importer';
+import { mapHeaders, parseMapFlags } from '../src/import/mapping';
+import { escapeFormula } from '../src/import/rejected-file';
+import { FakeServer, json } from './fake-server';
+
+describe('header mapping', () => {
+  it('recognises common names and ignores the rest', () => {
+    expect(
+      mapHeaders([
+        'Mobile',
+        'E-mail',
+        'Given name',
+        'Surname',
+        'Company Name',
+        'Job Title',
+        'Notes',
+      ]),
+    ).toEqual({
+      columns: { phone: 0, email: 1, first_name: 2, last_name: 3, company: 4, title: 5 },
+      ignored: ['Notes'],
+    });
+    expect(mapHeaders(['first_name', 'PHONE NUMBER']).columns).toEqual({ first_name: 0, phone: 1 });
+  });
+
+  it('takes --map choices first; the first of two phone columns wins otherwise', () => {
+    const map = parseMapFlags(['phone=Tel', 'email=Mail address']);
+    expect(mapHeaders(['Phone', 'Tel', 'Mail address'], map)).toEqual({
+      columns: { phone: 1, email: 2 },
+      ignored: ['Phone'],
+    });
+    expect(mapHeaders(['Phone', 'Cell']).columns).toEqual({ phone: 0 });
+  });
+
+  it('refuses a file without a phone column and a --map to no column', () => {
+    expect(() => mapHeaders(['Name', 'Email'])).toThrow(/no phone column.*--map phone=/);
+    expect(() => mapHeaders(['Phone'], { email: 'Mail' })).toThrow(/no column "Mail"/);
+    expect(() => parseMapFlags(['fax=Fax'])).toThrow(/field one of phone/);
+    expect(() => parseMapFlags(['phone'])).toThrow(/expected field=Header/);
+  });
+});
+
+describe('rejected-rows file', () => {
+  it('quotes what a spreadsheet would run as a formula (OWASP)', () => {
+    for (const value of ['=1+1', '+1 212', '-2', '@SUM(A1)', '\tx', '\rx']) {
+      expect(escapeFormula(value)).toBe(`'${value}`);
+    }
+    expect(escapeFormula('Ada')).toBe('Ada');
+    expect(escapeFormula('')).toBe('');
+  });
+});
+
+describe('chunk keys', () => {
+  it('depend on the chunk position and body only, within the API limit of 255 characters', () => {
+    const key = chunkKey(0, '{"leads":[]}');
+    expect(key).toBe(chunkKey(0, '{"leads":[]}'));
+    expect(key).not.toBe(chunkKey(1, '{"leads":[]}'));
+    expect(key).not.toBe(chunkKey(0, '{"leads":[{}]}'));
+    expect(key.length).toBeLessThanOrEqual(255);
+  });
+});
+
+describe('importCsv against a fake server', () => {
+  const server = new FakeServer();
+  let baseUrl: string;
+  let dir: string;
+  beforeAll(async () => {
+    baseUrl = await server.start();
+    dir = mkdtempSync(join(tmpdir(), 'importer-'));
+  });
+  afterAll(async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('resends a chunk whose answer was lost under the same key, and resumes after a failure', async () => {
+    const file = join(dir, 'leads.csv');
+    writeFileSync(
+      file,
+      'Phone,Name\n+12123744203,Ada\n\n"bad, phone","Bob\nSmith"\n+12123744204,Cy\n',
+    );
+    const stored = new Map<string, unknown>();
+    let lost = 0;
+    let failNext = false;
+    server.handler = (req, res) => {
+      if (req.path.endsWith('/token')) {
+        return json(res, 200, { access_token: 't', token_type: 'bearer', expires_in: 900 });
+      }
+      const key = req.headers['idempotency-key'] as string;
+      const leads = (JSON.parse(req.body) as { leads: { phone: string }[] }).leads;
+      if (failNext) return json(res, 403, { error: 'forbidden', message: 'no' });
+      const report = stored.get(key) ?? {
+        status: 'accepted',
+        import_id: 'x',
+        received_count: leads.length,
+        valid_count: leads.filter((l) => l.phone.startsWith('+')).length,
+        invalid_count: leads.filter((l) => !l.phone.startsWith('+')).length,
+        duplicate_count: 0,
+        errors: leads.flatMap((l, row) =>
+          l.phone.startsWith('+')
+            ? []
+            : [{ row, var_field: 'phone', message: 'phone is not a valid phone number' }],
+        ),
+      };
+      const replayed = stored.has(key);
+      stored.set(key, report);
+      if (lost++ === 0) return res.socket!.destroy(); // stored, but the answer is lost
+      json(res, 202, report, replayed ? { 'idempotent-replayed': 'true' } : {});
+    };
+    const client = new CampaignApiClient({ baseUrl, apiKey: 'k', retry: { baseDelayMs: 1 } });
+
+    // Chunks of two rows: the second chunk fails for good (403) after the first is stored.
+    let chunks = 0;
+    const failing = importCsv(client, {
+      file,
+      campaignId: 1,
+      chunkSize: 2,
+      onProgress: () => (failNext = ++chunks === 1),
+    });
+    await expect(failing).rejects.toMatchObject({ status: 403 });
+    failNext = false;
+
+    const summary = await importCsv(client, { file, campaignId: 1, chunkSize: 2 });
+    expect(summary).toMatchObject({
+      rows: 3,
+      chunks: 2,
+      chunks_resumed: 1,
+      imported: 2,
+      rejected: 1,
+    });
+    const uploads = server.received.filter((r) => r.path.endsWith('/upload'));
+    // Chunk 1 twice (the lost answer, then its replay), chunk 2 refused, chunk 2 stored.
+    expect(uploads.map((r) => r.headers['idempotency-key'])).toEqual([
+      chunkKey(0, uploads[0].body),
+      chunkKey(0, uploads[0].body),
+      chunkKey(1, uploads[2].body),
+      chunkKey(1, uploads[2].body),
+    ]);
+    expect(readFileSync(`${file}.rejected.csv`, 'utf8')).toBe(
+      'line,field,message,Phone,Name\n4,phone,phone is not a valid phone number,"bad, phone","Bob\nSmith"\n',
+    );
+  });
+});
