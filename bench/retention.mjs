@@ -169,6 +169,7 @@ await new Promise((r) => setTimeout(r, 2000));
 
 const pct = (values, p) => {
   const sorted = values.filter((v) => v !== null).sort((a, b) => a - b);
+  if (sorted.length === 0) return null;
   return +sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)].toFixed(1);
 };
 function figures(from, to) {
@@ -182,7 +183,10 @@ function figures(from, to) {
   };
 }
 const baseline = figures(baselineFrom, passFrom);
-const pass = figures(passFrom, passTo);
+const dropTo = passFrom + report.stepsMs.partitions;
+const drop = figures(passFrom, dropTo);
+const deletion = figures(dropTo, dropTo + report.stepsMs.events);
+const ratio = (during, key) => +(during[key].p99 / baseline[key].p99).toFixed(2);
 console.log(
   JSON.stringify(
     {
@@ -194,14 +198,20 @@ console.log(
       },
       pass: {
         seconds: +((passTo - passFrom) / 1000).toFixed(2),
+        steps_ms: report.stepsMs,
         dropped_partitions: report.droppedPartitions,
         deleted_events: report.deletedEvents,
       },
       baseline,
-      during_pass: pass,
-      ratio_p99: {
-        upload: +(pass.upload_ms.p99 / baseline.upload_ms.p99).toFixed(2),
-        first_delivery: +(pass.first_delivery_ms.p99 / baseline.first_delivery_ms.p99).toFixed(2),
+      during_partition_drop: drop,
+      during_event_deletion: deletion,
+      ratio_p99_during_drop: {
+        upload: ratio(drop, 'upload_ms'),
+        first_delivery: ratio(drop, 'first_delivery_ms'),
+      },
+      ratio_p99_during_event_deletion: {
+        upload: ratio(deletion, 'upload_ms'),
+        first_delivery: ratio(deletion, 'first_delivery_ms'),
       },
     },
     null,

@@ -29,6 +29,8 @@ export interface RetentionReport {
   deletedRejections: number;
   deletedRollups: number;
   madePartitions: string[];
+  /** How long each step took, in ms, in the order they ran. */
+  stepsMs: { partitions: number; events: number; rejections: number; rollups: number };
 }
 
 /**
@@ -90,18 +92,30 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
       );
       if (!locked) return null;
       try {
+        const stepsMs = { partitions: 0, events: 0, rejections: 0, rollups: 0 };
+        const timed = async <T>(step: keyof typeof stepsMs, work: () => Promise<T>) => {
+          const started = performance.now();
+          try {
+            return await work();
+          } finally {
+            stepsMs[step] = Math.round(performance.now() - started);
+          }
+        };
         const report: RetentionReport = {
           cutoff,
-          droppedPartitions: await this.dropPartitions(runner, cutoff),
-          deletedEvents: await this.deleteEvents(runner, cutoff),
-          deletedRejections: await this.deleteInBatches(
-            runner,
-            `DELETE FROM lead_import_rejection WHERE ctid = ANY(ARRAY(
-               SELECT ctid FROM lead_import_rejection WHERE created_at < $1 LIMIT $2))`,
-            [cutoff],
+          droppedPartitions: await timed('partitions', () => this.dropPartitions(runner, cutoff)),
+          deletedEvents: await timed('events', () => this.deleteEvents(runner, cutoff)),
+          deletedRejections: await timed('rejections', () =>
+            this.deleteInBatches(
+              runner,
+              `DELETE FROM lead_import_rejection WHERE ctid = ANY(ARRAY(
+                 SELECT ctid FROM lead_import_rejection WHERE created_at < $1 LIMIT $2))`,
+              [cutoff],
+            ),
           ),
-          deletedRollups: await this.pruneRollups(runner, now),
+          deletedRollups: await timed('rollups', () => this.pruneRollups(runner, now)),
           madePartitions: await this.partitions.ensureAhead(now),
+          stepsMs,
         };
         const { droppedPartitions, deletedEvents, deletedRejections, deletedRollups } = report;
         if (droppedPartitions.length + deletedEvents + deletedRejections + deletedRollups > 0) {
@@ -177,7 +191,9 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
 
   /**
    * Runs `sql` (a DELETE of at most `$2` rows; `$1` and the rest are `params`) until it
-   * deletes fewer than {@link RETENTION_BATCH} rows.
+   * deletes fewer than {@link RETENTION_BATCH} rows. After each full batch it pauses as long
+   * as the batch took, so that retention takes at most half of a core from the traffic beside
+   * it (docs/operations.md#retention).
    * @returns how many rows it deleted in all.
    */
   private async deleteInBatches(
@@ -187,6 +203,7 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
   ): Promise<number> {
     let deleted = 0;
     for (;;) {
+      const started = performance.now();
       const [, count]: [unknown, number] = await runner.query(sql, [
         first,
         RETENTION_BATCH,
@@ -194,6 +211,7 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
       ]);
       deleted += count;
       if (count < RETENTION_BATCH) return deleted;
+      await new Promise((resolve) => setTimeout(resolve, performance.now() - started));
     }
   }
 }
