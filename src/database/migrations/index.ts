@@ -14,6 +14,7 @@ import { EndpointFailing1795860000000 } from './1795860000000-EndpointFailing';
 import { AccountNotification1795870000000 } from './1795870000000-AccountNotification';
 import { DeliveryRecovery1795880000000 } from './1795880000000-DeliveryRecovery';
 import { DeliveryRetention1795900000000 } from './1795900000000-DeliveryRetention';
+import { LeadSearch1795910000000 } from './1795910000000-LeadSearch';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -35,4 +36,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AccountNotification1795870000000,
   DeliveryRecovery1795880000000,
   DeliveryRetention1795900000000,
+  LeadSearch1795910000000,
 ];
