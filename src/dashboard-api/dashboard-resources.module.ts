@@ -14,12 +14,15 @@ import { AttemptsController, DeliveriesController } from './delivery-log.control
 import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
+import { LeadDeliveriesModule } from '../delivery/lead-deliveries';
+import { LeadDirectoryModule } from '../leads/lead-directory.service';
+import { LeadsController } from './leads.controller';
 import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
  * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
  * controllers over the domain services the CLI uses (campaigns, webhook endpoints, the delivery
- * log, API keys, the audit log). The session, CSRF and role rules are the global guards of
+ * log, API keys, the audit log, the lead search and a lead's deliveries). The session, CSRF and role rules are the global guards of
  * `DashboardAuthModule`; each route scopes its ids to the session's account itself.
  */
 @Module({
@@ -31,6 +34,8 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     DeliveryAttemptsModule,
     DeliveryOwnershipModule,
     DeliveryRecoveryModule,
+    LeadDirectoryModule,
+    LeadDeliveriesModule,
   ],
   controllers: [
     CampaignsController,
@@ -45,6 +50,7 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     AuditLogController,
     EndpointRecoveriesController,
     RecoveriesController,
+    LeadsController,
   ],
   providers: [DashboardAudit],
 })
