@@ -54,6 +54,10 @@ export const routes: RouteObject[] = [
             }),
           },
           {
+            path: 'leads/:leadId',
+            lazy: async () => ({ Component: (await import('./routes/lead')).LeadRoute }),
+          },
+          {
             path: 'api-keys',
             lazy: async () => ({ Component: (await import('./routes/api-keys')).ApiKeysRoute }),
           },
