@@ -10,7 +10,11 @@
 // Build first (`npm run build`); PostgreSQL on 127.0.0.1:5432 as for the tests. Drops and
 // recreates the database `campaign_api_bench_leads`.
 //
-//   node bench/lead-search.mjs [--leads N] [--runs N]
+// Last, what the three search indexes cost an upload: a 10,000-lead INSERT of the upload's
+// shape (unnest of text arrays), timed with the indexes and, in the same transaction, without
+// them (dropped, then rolled back), interleaved so that a busy machine slows both alike.
+//
+//   node bench/lead-search.mjs [--leads N] [--runs N] [--write-runs N]
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,6 +25,7 @@ const { values: args } = parseArgs({
   options: {
     leads: { type: 'string', default: '1000000' },
     runs: { type: 'string', default: '50' },
+    'write-runs': { type: 'string', default: '15' },
   },
 });
 const LEADS = Number(args.leads);
@@ -162,4 +167,59 @@ for (let page = 0; page < 100; page++) {
   cursor = encodeSearchCursor(search.field, { key: last.sort_key, id: Number(last.id) });
 }
 await measure('name prefix, page after 10,000 rows', { q: 'm', limit: '100', cursor });
+// The write cost of the search indexes on a 10,000-lead upload.
+const SEARCH_INDEXES = [
+  'idx_lead_search_email',
+  'idx_lead_search_name',
+  'idx_lead_search_name_reversed',
+];
+const batch = Array.from({ length: 10_000 }, (_, i) => i);
+const columns = [
+  batch.map((i) => `+1212${String(5_000_000 + i)}`),
+  batch.map((i) => ['Maria', 'James', 'Wei', 'Fatima'][i % 4]),
+  batch.map((i) => ['Garcia', 'Smith', 'Wang', 'Khan', 'Ivanova'][i % 5]),
+  batch.map((i) => `upload.${i}@example.com`),
+  batch.map(() => 'Example Corp'),
+  batch.map(() => 'Buyer'),
+];
+async function timedInsert(withIndexes) {
+  await db.query('BEGIN');
+  try {
+    if (!withIndexes) for (const index of SEARCH_INDEXES) await db.query(`DROP INDEX ${index}`);
+    const importId = crypto.randomUUID();
+    await db.query(
+      `INSERT INTO lead_import (id, campaign_id, api_key_id, source, tags, disclaimer_version,
+                                compliance_acknowledged_at, received_count, valid_count, invalid_count, duplicate_count)
+       SELECT $1, $2, id, 'bench', '{}', 'v1', now(), 10000, 10000, 0, 0 FROM api_key`,
+      [importId, neighbourId],
+    );
+    const start = performance.now();
+    await db.query(
+      `INSERT INTO lead (campaign_id, import_id, source, tags, phone, first_name, last_name, email, company, title)
+       SELECT $1, $2, 'bench', '{}'::text[], l.phone, l.first_name, l.last_name, l.email, l.company, l.title
+         FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+              AS l(phone, first_name, last_name, email, company, title)`,
+      [neighbourId, importId, ...columns],
+    );
+    return performance.now() - start;
+  } finally {
+    await db.query('ROLLBACK');
+  }
+}
+const WRITE_RUNS = Number(args['write-runs']);
+const withIndexes = [];
+const without = [];
+await timedInsert(true);
+await timedInsert(false);
+for (let run = 0; run < WRITE_RUNS; run++) {
+  withIndexes.push(await timedInsert(true));
+  without.push(await timedInsert(false));
+}
+const [a, b] = [median(withIndexes), median(without)];
+log(
+  `\n### write cost: INSERT of 10,000 leads (the upload's statement), median of ${WRITE_RUNS} each`,
+);
+log(
+  `with the three search indexes: ${a.toFixed(1)} ms; without: ${b.toFixed(1)} ms; +${(a - b).toFixed(1)} ms (${(((a - b) / b) * 100).toFixed(0)} %)`,
+);
 await db.end();
