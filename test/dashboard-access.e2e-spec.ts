@@ -28,7 +28,7 @@ import { DeliveryRecoveries } from '../src/delivery/delivery-recovery.service';
 import { DeliveryService } from '../src/delivery/delivery.service';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
-import { startTestApp, type TestApp } from './support/test-app';
+import { startTestApp, uploadBody, type TestApp } from './support/test-app';
 
 /** What a route's checks can build its requests from: an account with an admin and a viewer. */
 interface Fixture {
@@ -67,6 +67,8 @@ interface World {
   apiKeyId: number;
   /** An import (upload) of `campaignId` by `apiKeyId`, with one rejected row. */
   importId: string;
+  /** A lead of `campaignId`, uploaded with the key `apiKeyId`. */
+  leadId: number;
 }
 
 const worlds = new WeakMap<Fixture, Map<number, Promise<World>>>();
@@ -88,7 +90,17 @@ function world(f: Fixture, accountId: number): Promise<World> {
       const recorded = await f.t.app
         .get(WebhookEventPublisher)
         .publish(campaignId, [{ type: 'lead.created', data: { id: 1, campaign_id: campaignId } }]);
-      const { id: apiKeyId } = await f.t.given.apiKey(accountId);
+      const { id: apiKeyId, key } = await f.t.given.apiKey(accountId);
+      await f.t
+        .http()
+        .post('/api/v1/leads/upload')
+        .set('Authorization', `Bearer ${await f.t.given.token(key)}`)
+        .send(uploadBody(campaignId, [{ phone: '+14155550100', first_name: 'Ada' }]))
+        .expect(202);
+      const [{ id: leadId }] = await f.t.db.query(
+        'SELECT id::int AS id FROM lead WHERE campaign_id = $1',
+        [campaignId],
+      );
       const [{ id: importId }] = await f.t.db.query(
         `INSERT INTO lead_import (id, campaign_id, api_key_id, source, tags, disclaimer_version,
                                   compliance_acknowledged_at, received_count, valid_count,
@@ -103,6 +115,7 @@ function world(f: Fixture, accountId: number): Promise<World> {
       );
       return {
         importId,
+        leadId,
         campaignId,
         endpointId,
         attemptId: attempt.id,
@@ -131,6 +144,7 @@ const attempt = (w: World) => ({ attempt_id: w.attemptId });
 const delivery = (w: World) => ({ delivery_id: w.deliveryId });
 const apiKey = (w: World) => ({ id: w.apiKeyId });
 const leadImport = (w: World) => ({ import_id: w.importId });
+const lead = (w: World) => ({ lead_id: w.leadId });
 /** A (finished: nothing had failed) bulk recovery of the account's endpoint. */
 const recovery =
   (of: (f: Fixture) => Promise<Record<string, string | number>>) =>
@@ -213,6 +227,22 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(endpoint),
     foreign: theirs(endpoint),
+  },
+  'GET /dashboard/api/campaigns/:campaign_id/leads': {
+    access: 'any',
+    params: mine(campaign),
+    query: '?q=ada',
+    foreign: theirs(campaign),
+  },
+  'GET /dashboard/api/leads/:lead_id': {
+    access: 'any',
+    params: mine(lead),
+    foreign: theirs(lead),
+  },
+  'GET /dashboard/api/leads/:lead_id/deliveries': {
+    access: 'any',
+    params: mine(lead),
+    foreign: theirs(lead),
   },
   'GET /dashboard/api/attempts/:attempt_id': {
     access: 'any',

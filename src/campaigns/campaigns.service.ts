@@ -6,7 +6,7 @@ import type { Campaign } from './campaign.entity';
 import { MAX_INT4 } from '../common/ids';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { CampaignNotFoundError } from './campaign-errors';
-import { CampaignsRepository } from './campaigns.repository';
+import { CampaignsRepository, type CampaignScopeRow } from './campaigns.repository';
 
 /** What authorisation and upload need to know about a campaign; it never changes after creation. */
 export interface CampaignScope {
@@ -104,6 +104,18 @@ export class CampaignsService {
     if (!(await this.belongsTo(accountId, campaignId))) throw new CampaignNotFoundError(campaignId);
   }
 
+  /**
+   * Campaign `campaignId` with its region if it is one of `accountId`'s (read now, not cached):
+   * for the dashboard's reads that need the region (the lead search's phones).
+   * @throws CampaignNotFoundError otherwise (one answer for "not yours" and "does not exist").
+   */
+  async requireScopeOfAccount(accountId: number, campaignId: number): Promise<CampaignScope> {
+    const campaign =
+      campaignId > MAX_INT4 ? null : await this.repository.findScope(accountId, campaignId);
+    if (!campaign) throw new CampaignNotFoundError(campaignId);
+    return toScope(campaign);
+  }
+
   /** Whether campaign `campaignId` exists (read now, not cached). */
   async exists(campaignId: number): Promise<boolean> {
     return campaignId <= MAX_INT4 && this.repository.campaignExists(campaignId);
@@ -125,14 +137,18 @@ export class CampaignsService {
     const cached = this.scopes.get(key);
     if (cached) return cached.scope;
     const campaign = await this.repository.findScope(accountId, campaignId);
-    const scope: CampaignScope | null = campaign && {
-      id: campaign.id,
-      accountId: campaign.accountId,
-      defaultRegion: campaign.defaultRegion as CountryCode,
-    };
+    const scope = campaign && toScope(campaign);
     this.scopes.set(key, { scope });
     return scope;
   }
+}
+
+function toScope(campaign: CampaignScopeRow): CampaignScope {
+  return {
+    id: campaign.id,
+    accountId: campaign.accountId,
+    defaultRegion: campaign.defaultRegion as CountryCode,
+  };
 }
 
 function requireName(name: string): string {

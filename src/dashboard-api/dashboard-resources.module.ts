@@ -16,12 +16,15 @@ import { CampaignStatsController, EndpointStatsController } from './delivery-sta
 import { EventTypesController } from './event-types.controller';
 import { CampaignImportsController, ImportsController } from './imports.controller';
 import { LeadImportsModule } from '../leads/lead-imports';
+import { LeadDeliveriesModule } from '../delivery/lead-deliveries';
+import { LeadDirectoryModule } from '../leads/lead-directory.service';
+import { LeadsController } from './leads.controller';
 import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
  * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
  * controllers over the domain services the CLI uses (campaigns, webhook endpoints, the delivery
- * log, API keys, the audit log). The session, CSRF and role rules are the global guards of
+ * log, API keys, the audit log, the lead search and a lead's deliveries). The session, CSRF and role rules are the global guards of
  * `DashboardAuthModule`; each route scopes its ids to the session's account itself.
  */
 @Module({
@@ -34,6 +37,8 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     DeliveryOwnershipModule,
     DeliveryRecoveryModule,
     LeadImportsModule,
+    LeadDirectoryModule,
+    LeadDeliveriesModule,
   ],
   controllers: [
     CampaignsController,
@@ -50,6 +55,7 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     AuditLogController,
     EndpointRecoveriesController,
     RecoveriesController,
+    LeadsController,
   ],
   providers: [DashboardAudit],
 })

@@ -12,6 +12,8 @@ export interface NewEvent {
   id: string;
   type: string;
   body: string;
+  /** The lead it is about (`leadIdOf`), or null. */
+  leadId: number | null;
   createdAt: Date;
 }
 
@@ -182,6 +184,21 @@ const ATTEMPT_COLUMNS = `a.id, a.delivery_id, a.endpoint_id, a.message_id AS web
        NULLIF(a.event_type, 'ping') AS event_type, a.attempted_at, a.duration_ms, a.status_code,
        a.success, a.error, a.response_excerpt`;
 
+/**
+ * SQL for the `timestamptz` that `us` (a parameter holding whole microseconds since the epoch
+ * as decimal digits, a cursor's `attemptedAtUs`) stands for. Seconds and microseconds apart:
+ * exact over the whole `timestamptz` range (a float is not).
+ */
+export function timestampFromMicroseconds(us: string): string {
+  const value = `${us}::bigint`;
+  return `('epoch'::timestamptz + (${value} / 1000000) * interval '1 second' + (${value} % 1000000) * interval '1 microsecond')`;
+}
+
+/** SQL for `column` (a `timestamptz`) in whole microseconds since the epoch, as text. */
+export function microsecondsOf(column: string): string {
+  return `(extract(epoch FROM ${column}) * 1000000)::bigint::text`;
+}
+
 /** The rows of an `UPDATE … RETURNING` (TypeORM answers `[rows, affected]` for an UPDATE). */
 function updatedRows<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
@@ -228,14 +245,16 @@ export class DeliveryRepository {
   ): Promise<QueuedDelivery[]> {
     if (events.length === 0) return [];
     await manager.query(
-      `INSERT INTO webhook_event (id, campaign_id, type, body, created_at)
-       SELECT e.id, $1, e.type, e.body, e.created_at
-         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::timestamptz[]) AS e(id, type, body, created_at)`,
+      `INSERT INTO webhook_event (id, campaign_id, type, body, lead_id, created_at)
+       SELECT e.id, $1, e.type, e.body, e.lead_id, e.created_at
+         FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[])
+              AS e(id, type, body, lead_id, created_at)`,
       [
         campaignId,
         events.map((e) => e.id),
         events.map((e) => e.type),
         events.map((e) => e.body),
+        events.map((e) => e.leadId),
         events.map((e) => e.createdAt),
       ],
     );
@@ -606,14 +625,12 @@ export class DeliveryRepository {
     if (filter.from) where.push(`a.attempted_at >= ${param(filter.from)}::timestamptz`);
     if (filter.to) where.push(`a.attempted_at < ${param(filter.to)}::timestamptz`);
     if (filter.after) {
-      // Seconds and microseconds apart: exact over the whole timestamptz range (a float is not).
-      const us = `${param(filter.after.attemptedAtUs)}::bigint`;
-      const at = `'epoch'::timestamptz + (${us} / 1000000) * interval '1 second' + (${us} % 1000000) * interval '1 microsecond'`;
+      const at = timestampFromMicroseconds(param(filter.after.attemptedAtUs));
       where.push(`(a.attempted_at, a.id) < (${at}, ${param(filter.after.id)}::bigint)`);
     }
     const limit = param(filter.limit);
     const branch = (success: boolean) =>
-      `SELECT ${ATTEMPT_COLUMNS}, (extract(epoch FROM a.attempted_at) * 1000000)::bigint::text AS attempted_at_us
+      `SELECT ${ATTEMPT_COLUMNS}, ${microsecondsOf('a.attempted_at')} AS attempted_at_us
          FROM webhook_delivery_attempt a
         WHERE ${[...where, `a.success = ${success}`].join(' AND ')}
         ORDER BY a.attempted_at DESC, a.id DESC

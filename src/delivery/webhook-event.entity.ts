@@ -1,5 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
+import { bigintToNumber } from '../database/transformers';
 
 /**
  * The transactional outbox: one recorded event (docs/webhooks.md). `id` is the `webhook-id` of
@@ -10,6 +11,8 @@ import { Campaign } from '../campaigns/campaign.entity';
 @Index('idx_webhook_event_campaign_id_created_at', ['campaignId', 'createdAt'])
 /** Retention deletes expired events by age (docs/operations.md#retention). */
 @Index('idx_webhook_event_created_at', ['createdAt'])
+/** A lead's deliveries, for its timeline (docs/dashboard.md#a-leads-page). */
+@Index('idx_webhook_event_lead_id', ['leadId'], { where: 'lead_id IS NOT NULL' })
 export class WebhookEvent {
   @PrimaryColumn({ type: 'uuid' })
   id!: string;
@@ -26,6 +29,15 @@ export class WebhookEvent {
 
   @Column({ type: 'text' })
   body!: string;
+
+  /**
+   * The lead the event is about, when its data names one (`leadIdOf` in
+   * webhook-event.publisher.ts): the `id` of a `lead.created` event's data, the `lead_id` of
+   * the other types' data; null for `leads.bulk_created` and for data that names no lead. Not a
+   * foreign key: the event keeps what was sent, whatever becomes of the lead.
+   */
+  @Column({ name: 'lead_id', type: 'bigint', nullable: true, transformer: bigintToNumber })
+  leadId!: number | null;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

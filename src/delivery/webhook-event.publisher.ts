@@ -14,6 +14,24 @@ export interface EventInput {
   data: Record<string, unknown>;
 }
 
+const SAFE_ID = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * The lead an event is about (docs/dashboard.md#a-leads-page), stored with it as
+ * `webhook_event.lead_id` so that a lead's deliveries are found by index: the `id` of a
+ * `lead.created` event's data (the stored lead), the `lead_id` of any other type's data (the
+ * convention of `lead.status_changed`, `lead.converted`, `call.*` and `form.submitted`,
+ * docs/webhooks.md#payloads). `leads.bulk_created` names many leads and is about its import:
+ * null. The id must be a positive safe integer, as a JSON number or as decimal digits without
+ * sign or leading zero; anything else is null (the event is recorded all the same). Pure.
+ */
+export function leadIdOf(type: string, data: Record<string, unknown>): number | null {
+  if (type === 'leads.bulk_created') return null;
+  const value = type === 'lead.created' ? data.id : data.lead_id;
+  const id = typeof value === 'string' && SAFE_ID.test(value) ? Number(value) : value;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 1 ? id : null;
+}
+
 /** One event {@link WebhookEventPublisher.record} wrote. */
 export interface RecordedEvent {
   id: string;
@@ -81,6 +99,7 @@ export class WebhookEventPublisher {
         id,
         type: input.type,
         body: JSON.stringify({ type: input.type, timestamp, data: input.data }),
+        leadId: leadIdOf(input.type, input.data),
         createdAt,
       });
       const skipped = targets.filter((s) => !s.isEnabled).length;

@@ -14,9 +14,17 @@ import { bigintToNumber } from '../database/transformers';
 /**
  * A stored lead (contact) of a campaign. `phone` is E.164 and unique per campaign: the
  * constraint, not a check-then-insert, decides duplicates (docs/api.md#duplicates-and-counts).
+ *
+ * The dashboard's lead search (docs/dashboard.md#leads) reads three expression indexes that
+ * TypeORM cannot describe (created by the `LeadSearch` migration, hence `synchronize: false`):
+ * `(campaign_id, lower(email) COLLATE "C", id)` and the lower-cased name, first then last and
+ * last then first, likewise. A phone search is an exact match on `uq_lead_campaign_id_phone`.
  */
 @Entity({ name: 'lead' })
 @Unique('uq_lead_campaign_id_phone', ['campaignId', 'phone'])
+@Index('idx_lead_search_email', { synchronize: false })
+@Index('idx_lead_search_name', { synchronize: false })
+@Index('idx_lead_search_name_reversed', { synchronize: false })
 export class Lead {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;

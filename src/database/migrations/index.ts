@@ -16,6 +16,7 @@ import { DeliveryRecovery1795880000000 } from './1795880000000-DeliveryRecovery'
 import { DeliveryRetention1795900000000 } from './1795900000000-DeliveryRetention';
 import { ImportRejections1795920000000 } from './1795920000000-ImportRejections';
 import { MissedDeliveryReplay1795925000000 } from './1795925000000-MissedDeliveryReplay';
+import { LeadSearch1795927000000 } from './1795927000000-LeadSearch';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -39,4 +40,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   DeliveryRetention1795900000000,
   ImportRejections1795920000000,
   MissedDeliveryReplay1795925000000,
+  LeadSearch1795927000000,
 ];

@@ -139,6 +139,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/campaigns/{campaign_id}/leads': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Search a campaign’s leads by phone, email or name */
+    get: operations['searchLeads'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/campaigns/{campaign_id}/stats': {
     parameters: {
       query?: never;
@@ -389,6 +406,40 @@ export interface paths {
     };
     /** Download an import’s rejected rows as CSV */
     get: operations['downloadImportRejections'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/leads/{lead_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read one lead with its import */
+    get: operations['getLead'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/leads/{lead_id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the webhook deliveries about a lead, with their attempts */
+    get: operations['listLeadDeliveries'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1069,6 +1120,105 @@ export interface components {
       p95: number | null;
       p99: number | null;
     };
+    LeadDelivery: {
+      attempt_count: number;
+      /** @description Newest first */
+      attempts: components['schemas']['LeadDeliveryAttempt'][];
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      created_at: string;
+      endpoint: components['schemas']['LeadDeliveryEndpoint'];
+      /** @example lead.created */
+      event_type: string;
+      /** @description The delivery (redeliver it by this id) */
+      id: number;
+      /** @enum {string} */
+      status: 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
+      /**
+       * Format: uuid
+       * @description The event’s id: the `webhook-id` sent
+       */
+      webhook_id: string;
+    };
+    LeadDeliveryAttempt: {
+      /** Format: date-time */
+      attempted_at: string;
+      /** @description In ms; null while in flight */
+      duration_ms: number | null;
+      /** @example HTTP 500 */
+      error: string | null;
+      /** @description Its id in the delivery log */
+      id: number;
+      /**
+       * @description A 2xx in time, anything else, or not finished yet
+       * @enum {string}
+       */
+      outcome: 'succeeded' | 'failed' | 'in_flight';
+      /** @description null when no response came */
+      status_code: number | null;
+    };
+    LeadDeliveryEndpoint: {
+      description: string | null;
+      /** @example 7 */
+      id: number;
+      /** @example https://crm.example.com/hooks/leads */
+      url: string;
+    };
+    LeadDeliveryPage: {
+      items: components['schemas']['LeadDelivery'][];
+      /** @description Pass it as `cursor` for the next page; null on the last page */
+      next_cursor: string | null;
+      /**
+       * @description Days events, deliveries and attempts are kept: older ones are not listed
+       * @example 30
+       */
+      retention_days: number;
+    };
+    LeadDetail: {
+      /** @example 42 */
+      campaign_id: number;
+      /** @example Spring open house */
+      campaign_name: string;
+      /** @example Howe, Konopelski and Wyman */
+      company: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @example alva.treutel@example.com */
+      email: string | null;
+      /** @example Alva */
+      first_name: string | null;
+      /** @example 19801 */
+      id: number;
+      import: components['schemas']['LeadImport'];
+      /**
+       * Format: uuid
+       * @description The upload it came from
+       */
+      import_id: string;
+      /** @example Treutel */
+      last_name: string | null;
+      /**
+       * @description E.164
+       * @example +14155550100
+       */
+      phone: string;
+      /**
+       * @description The upload’s source
+       * @example crm-sync
+       */
+      source: string;
+      /**
+       * @description The upload’s tags
+       * @example [
+       *       "open-house"
+       *     ]
+       */
+      tags: string[];
+      /** @example Operations Manager */
+      title: string | null;
+    };
     LeadImport: {
       api_key: components['schemas']['ImportApiKey'];
       campaign_id: number;
@@ -1104,6 +1254,61 @@ export interface components {
       items: components['schemas']['LeadImport'][];
       /** @description Pass as `cursor` for the next page */
       next_cursor: string | null;
+    };
+    LeadSearchPage: {
+      /**
+       * @description What was matched: the whole phone, or an email or name prefix
+       * @enum {string}
+       */
+      field: 'phone' | 'email' | 'name';
+      items: components['schemas']['LeadSummary'][];
+      /** @description Pass it as `cursor`, with the same `q` and `field`, for the next page */
+      next_cursor: string | null;
+      /**
+       * @description What was searched for: the phone in E.164, or the prefix as given (trimmed)
+       * @example +14155550100
+       */
+      value: string;
+    };
+    LeadSummary: {
+      /** @example 42 */
+      campaign_id: number;
+      /** @example Howe, Konopelski and Wyman */
+      company: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /** @example alva.treutel@example.com */
+      email: string | null;
+      /** @example Alva */
+      first_name: string | null;
+      /** @example 19801 */
+      id: number;
+      /**
+       * Format: uuid
+       * @description The upload it came from
+       */
+      import_id: string;
+      /** @example Treutel */
+      last_name: string | null;
+      /**
+       * @description E.164
+       * @example +14155550100
+       */
+      phone: string;
+      /**
+       * @description The upload’s source
+       * @example crm-sync
+       */
+      source: string;
+      /**
+       * @description The upload’s tags
+       * @example [
+       *       "open-house"
+       *     ]
+       */
+      tags: string[];
+      /** @example Operations Manager */
+      title: string | null;
     };
     NotificationSetting: {
       /**
@@ -2013,6 +2218,90 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['LeadImportPage'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  searchLeads: {
+    parameters: {
+      query: {
+        /** @description The `next_cursor` of the previous page, unchanged */
+        cursor?: string;
+        /** @description What `q` is; when absent, `email` if it has an `@`, `phone` if it is digits and phone punctuation, else `name` */
+        field?: 'phone' | 'email' | 'name';
+        limit?: number;
+        /** @description A phone in any format of the campaign’s region (the whole number), or the start of an email or of a name (any case) */
+        q: string;
+      };
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadSearchPage'];
         };
       };
       /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
@@ -3484,6 +3773,153 @@ export interface operations {
         };
         content: {
           'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getLead: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Lead id (positive integer) */
+        lead_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadDetail'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listLeadDeliveries: {
+    parameters: {
+      query?: {
+        /** @description The `next_cursor` of the previous page, unchanged */
+        cursor?: string;
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        /** @description Lead id (positive integer) */
+        lead_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['LeadDeliveryPage'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
         };
       };
     };

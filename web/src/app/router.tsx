@@ -58,6 +58,10 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./routes/import')).ImportRoute }),
           },
           {
+            path: 'leads/:leadId',
+            lazy: async () => ({ Component: (await import('./routes/lead')).LeadRoute }),
+          },
+          {
             path: 'api-keys',
             lazy: async () => ({ Component: (await import('./routes/api-keys')).ApiKeysRoute }),
           },

@@ -146,3 +146,22 @@ export function fakeLedger(
     }),
   };
 }
+
+/** A lead as the search lists it. */
+export function fakeLead(id: number, overrides: Record<string, unknown> = {}) {
+  return {
+    id,
+    campaign_id: 4,
+    phone: `+1415555${String(id).padStart(4, '0')}`,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: `lead${id}@example.com`,
+    company: null,
+    title: null,
+    tags: ['spring'],
+    source: 'open-house',
+    import_id: '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b',
+    created_at: '2026-11-22T08:44:45.123Z',
+    ...overrides,
+  };
+}

@@ -25,3 +25,14 @@ export type TestEventInput = Schemas['TestEventRequest'];
 export type LogQuery = NonNullable<
   paths['/dashboard/api/endpoints/{endpoint_id}/attempts']['get']['parameters']['query']
 >;
+/** A lead as the search lists it. */
+export type LeadSummary = Schemas['LeadSummary'];
+export type LeadSearchPage = Schemas['LeadSearchPage'];
+/** One lead with its campaign's name and its import's compliance record. */
+export type LeadDetail = Schemas['LeadDetail'];
+/** A delivery about a lead, with its attempts newest first. */
+export type LeadDelivery = Schemas['LeadDelivery'];
+export type LeadDeliveryAttempt = Schemas['LeadDeliveryAttempt'];
+export type LeadDeliveryPage = Schemas['LeadDeliveryPage'];
+/** What a search's text is: guessed by the service when empty. */
+export type LeadSearchField = '' | 'phone' | 'email' | 'name';

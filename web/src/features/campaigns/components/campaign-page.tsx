@@ -76,7 +76,7 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
             <Card key={endpoint.id} withBorder radius="md" padding="lg" component="article">
               <Stack gap="sm">
                 <Group justify="space-between" align="flex-start" gap="xs" wrap="wrap">
-                  <Stack gap={2} style={{ minWidth: 0, flex: 1 }}>
+                  <Stack gap={2} style={{ minWidth: 0, flex: '1 1 14rem' }}>
                     <Anchor
                       component={Link}
                       to={`/endpoints/${endpoint.id}`}

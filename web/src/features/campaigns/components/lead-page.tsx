@@ -1,0 +1,266 @@
+import {
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Card,
+  Code,
+  Group,
+  SimpleGrid,
+  Stack,
+  Text,
+  Timeline,
+  Title,
+} from '@mantine/core';
+import { IconSend } from '@tabler/icons-react';
+import type { ReactNode } from 'react';
+import { Link } from 'react-router';
+import { LoadMore } from '../../../components/ui/load-more';
+import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { Timestamp } from '../../../components/ui/timestamp';
+import { useLead, useLeadDeliveries } from '../api/lead-queries';
+import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../api/types';
+import { formatDuration } from '../lib/format';
+import { leadName } from './lead-search';
+
+const OUTCOMES: Record<LeadDeliveryAttempt['outcome'], { label: string; color: string }> = {
+  succeeded: { label: 'Succeeded', color: 'teal' },
+  failed: { label: 'Failed', color: 'red' },
+  in_flight: { label: 'In flight', color: 'blue' },
+};
+
+const STATUS_COLORS: Record<string, string> = {
+  succeeded: 'teal',
+  failed: 'red',
+  pending: 'blue',
+  dropped: 'gray',
+  skipped: 'gray',
+};
+
+/** One labelled value of a card: the label above, the value (or —) below. */
+function Field({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    <Stack gap={2} style={{ minWidth: 0 }}>
+      <Text size="xs" c="dimmed" fw={600} tt="uppercase">
+        {label}
+      </Text>
+      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
+        {children ?? '—'}
+      </Text>
+    </Stack>
+  );
+}
+
+function LeadFields({ lead }: { lead: LeadDetail }) {
+  return (
+    <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="lead-fields">
+      <Title order={2} size="h4" id="lead-fields" mb="sm">
+        Lead
+      </Title>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+        <Field label="Phone">{lead.phone}</Field>
+        <Field label="Email">{lead.email}</Field>
+        <Field label="First name">{lead.first_name}</Field>
+        <Field label="Last name">{lead.last_name}</Field>
+        <Field label="Company">{lead.company}</Field>
+        <Field label="Title">{lead.title}</Field>
+        <Field label="Source">{lead.source}</Field>
+        <Field label="Tags">{lead.tags.length > 0 ? lead.tags.join(', ') : null}</Field>
+        <Field label="Added">
+          <Timestamp value={lead.created_at} />
+        </Field>
+      </SimpleGrid>
+    </Card>
+  );
+}
+
+function ImportRecord({ lead }: { lead: LeadDetail }) {
+  const record = lead.import;
+  const key = record.api_key;
+  return (
+    <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="lead-import">
+      <Title order={2} size="h4" id="lead-import" mb="xs">
+        Import
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        The upload this lead came from, as its compliance record keeps it.
+      </Text>
+      <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
+        <Field label="Uploaded">
+          <Timestamp value={record.created_at} />
+        </Field>
+        <Field label="API key">
+          {key.name ?? 'Unnamed key'} <Code fz="xs">{key.prefix}…</Code>
+        </Field>
+        <Field label="Client IP">{record.client_ip}</Field>
+        <Field label="Source">{record.source}</Field>
+        <Field label="Tags">{record.tags.length > 0 ? record.tags.join(', ') : null}</Field>
+        <Field label="Disclaimer">
+          Version {record.disclaimer_version}, acknowledged{' '}
+          <Timestamp value={record.compliance_acknowledged_at} />
+        </Field>
+        <Field label="Leads in the upload">
+          {record.received_count} received, {record.valid_count} valid, {record.invalid_count}{' '}
+          invalid, {record.duplicate_count} duplicate
+        </Field>
+        <Field label="Import">
+          <Anchor component={Link} to={`/imports/${record.id}`} size="sm">
+            Open the import and its rejected rows
+          </Anchor>
+        </Field>
+      </SimpleGrid>
+    </Card>
+  );
+}
+
+/** An attempt's outcome as a coloured badge. */
+export function AttemptOutcome({ outcome }: { outcome: LeadDeliveryAttempt['outcome'] }) {
+  const { label, color } = OUTCOMES[outcome];
+  return (
+    <Badge variant="light" color={color}>
+      {label}
+    </Badge>
+  );
+}
+
+function DeliveryItem({ delivery }: { delivery: LeadDelivery }) {
+  return (
+    <Stack gap={6} data-testid="lead-delivery">
+      <Group gap="xs" wrap="wrap">
+        <Text fw={600} size="sm">
+          {delivery.event_type}
+        </Text>
+        <Badge variant="outline" color={STATUS_COLORS[delivery.status] ?? 'gray'}>
+          Delivery {delivery.status}
+        </Badge>
+      </Group>
+      <Text size="sm">
+        to{' '}
+        <Anchor
+          component={Link}
+          to={`/endpoints/${delivery.endpoint.id}`}
+          style={{ wordBreak: 'break-all' }}
+        >
+          {delivery.endpoint.url}
+        </Anchor>
+      </Text>
+      <Text size="xs" c="dimmed">
+        Recorded <Timestamp value={delivery.created_at} />
+      </Text>
+      <Text size="xs" c="dimmed">
+        webhook-id{' '}
+        <Code fz="xs" style={{ wordBreak: 'break-all' }}>
+          {delivery.webhook_id}
+        </Code>
+      </Text>
+      {delivery.attempts.length === 0 ? (
+        <Text size="xs" c="dimmed">
+          No attempt {delivery.status === 'skipped' ? '(the endpoint was disabled)' : 'yet'}.
+        </Text>
+      ) : (
+        <Stack
+          gap={4}
+          component="ul"
+          aria-label={`Attempts of delivery ${delivery.id}`}
+          style={{ listStyle: 'none', paddingInlineStart: 0, margin: 0 }}
+        >
+          {delivery.attempts.map((attempt) => (
+            <Group key={attempt.id} component="li" gap="xs" wrap="wrap" data-testid="lead-attempt">
+              <AttemptOutcome outcome={attempt.outcome} />
+              <Text size="xs">
+                HTTP {attempt.status_code ?? '—'} · {formatDuration(attempt.duration_ms)} ·{' '}
+                <Timestamp value={attempt.attempted_at} />
+              </Text>
+              {attempt.error && attempt.error !== `HTTP ${attempt.status_code}` && (
+                <Text size="xs" c="red">
+                  {attempt.error}
+                </Text>
+              )}
+            </Group>
+          ))}
+        </Stack>
+      )}
+    </Stack>
+  );
+}
+
+/** The webhook deliveries about the lead, newest first, as a timeline. */
+function DeliveryTimeline({ leadId }: { leadId: number }) {
+  const deliveries = useLeadDeliveries(leadId);
+  const items = deliveries.data?.pages.flatMap((page) => page.items) ?? [];
+  const retentionDays = deliveries.data?.pages[0]?.retention_days;
+  return (
+    <Stack gap="md" component="section" aria-labelledby="lead-deliveries">
+      <Stack gap={4}>
+        <Title order={2} size="h3" id="lead-deliveries">
+          Webhook deliveries
+        </Title>
+        <Text size="sm" c="dimmed">
+          Every delivery of <Code fz="xs">lead.created</Code> and of the later events that name this
+          lead, newest first, with each attempt.
+          {retentionDays !== undefined &&
+            ` Events, deliveries and attempts are kept ${retentionDays} days: older ones are no longer listed.`}
+        </Text>
+      </Stack>
+      {deliveries.isPending ? (
+        <PageLoader label="Loading the deliveries…" />
+      ) : deliveries.isError ? (
+        <PageError
+          title="The deliveries could not be loaded"
+          error={deliveries.error}
+          onRetry={() => void deliveries.refetch()}
+        />
+      ) : items.length === 0 ? (
+        <EmptyPanel
+          title="No delivery about this lead"
+          description="No endpoint subscribed to its events when they were recorded, or they are older than the retention period."
+          icon={<IconSend size={28} aria-hidden />}
+        />
+      ) : (
+        <Timeline
+          bulletSize={14}
+          lineWidth={2}
+          active={items.length - 1}
+          aria-label="Deliveries about this lead"
+        >
+          {items.map((delivery) => (
+            <Timeline.Item key={delivery.id} color={STATUS_COLORS[delivery.status] ?? 'gray'}>
+              <DeliveryItem delivery={delivery} />
+            </Timeline.Item>
+          ))}
+        </Timeline>
+      )}
+      <LoadMore pages={deliveries} />
+    </Stack>
+  );
+}
+
+/**
+ * A lead's page (docs/dashboard.md#a-leads-page): its fields, the compliance record of the
+ * upload it came from, and the webhook deliveries about it with each attempt's outcome.
+ */
+export function LeadPage({ leadId }: { leadId: number }) {
+  const lead = useLead(leadId);
+  if (lead.isPending) return <PageLoader label="Loading the lead…" />;
+  if (lead.isError) return <PageError error={lead.error} onRetry={() => void lead.refetch()} />;
+  const data = lead.data;
+  const name = leadName(data);
+  return (
+    <>
+      <Breadcrumbs mb="xs" aria-label="Breadcrumb">
+        <Anchor component={Link} to="/campaigns" size="sm">
+          Campaigns
+        </Anchor>
+        <Anchor component={Link} to={`/campaigns/${data.campaign_id}`} size="sm">
+          {data.campaign_name}
+        </Anchor>
+        <Text size="sm">{name}</Text>
+      </Breadcrumbs>
+      <PageHeader title={name} description={`Lead ${data.id} of ${data.campaign_name}.`} />
+      <Stack gap="lg">
+        <LeadFields lead={data} />
+        <ImportRecord lead={data} />
+        <DeliveryTimeline leadId={leadId} />
+      </Stack>
+    </>
+  );
+}
