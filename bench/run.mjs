@@ -445,7 +445,11 @@ const leadLikeTable = (name) => `
     created_at timestamptz NOT NULL DEFAULT now(),
     UNIQUE (campaign_id, phone)
   );
-  CREATE INDEX ON ${name} (import_id);`;
+  CREATE INDEX ON ${name} (import_id);
+  -- The lead search's indexes (docs/dashboard.md#leads), as on \`lead\`.
+  CREATE INDEX ON ${name} (campaign_id, (lower(email)) COLLATE "C", id);
+  CREATE INDEX ON ${name} (campaign_id, (lower(coalesce(first_name, '') || ' ' || coalesce(last_name, ''))) COLLATE "C", id);
+  CREATE INDEX ON ${name} (campaign_id, (lower(coalesce(last_name, '') || ' ' || coalesce(first_name, ''))) COLLATE "C", id);`;
 const leadValues = (lead, campaignId, importId) => [
   campaignId,
   lead.phone,
