@@ -11,6 +11,7 @@ import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
 import { QueueRootModule } from './delivery/queue-root.module';
+import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
@@ -44,7 +45,7 @@ export class AppModule {
         LeadsModule,
         WebhooksModule,
         DeliveryModule,
-        ...(config.runWorker ? [DeliveryWorkerModule] : []),
+        ...(config.runWorker ? [DeliveryWorkerModule, SpreadsheetImportWorkerModule] : []),
         HealthModule,
         RateLimitModule,
         DashboardAuthModule,

@@ -3,6 +3,10 @@ import { Campaign } from './campaigns/campaign.entity';
 import { ApiKey } from './auth/api-key.entity';
 import { Lead } from './leads/lead.entity';
 import { LeadImport } from './leads/lead-import.entity';
+import {
+  SpreadsheetImport,
+  SpreadsheetImportFilePart,
+} from './leads/spreadsheet/spreadsheet-import.entity';
 import { LeadImportRejection } from './leads/lead-import-rejection.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notifications';
@@ -27,6 +31,8 @@ export const ENTITIES = [
   Campaign,
   ApiKey,
   LeadImport,
+  SpreadsheetImport,
+  SpreadsheetImportFilePart,
   LeadImportRejection,
   Lead,
   WebhookEndpoint,

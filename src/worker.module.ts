@@ -6,8 +6,12 @@ import { DatabaseModule } from './database/database.module';
 import { QueueRootModule } from './delivery/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/delivery.module';
 import { loggerParams } from './common/logging';
+import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
 
-/** A worker-only process (`npm run start:worker`): the delivery worker and sweeper, no HTTP. */
+/**
+ * A worker-only process (`npm run start:worker`): the delivery worker and sweeper, and the
+ * spreadsheet import runner; no HTTP.
+ */
 @Module({})
 export class WorkerModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -19,6 +23,7 @@ export class WorkerModule {
         DatabaseModule,
         QueueRootModule,
         DeliveryWorkerModule,
+        SpreadsheetImportWorkerModule,
       ],
     };
   }

@@ -69,6 +69,8 @@ interface World {
   importId: string;
   /** A lead of `campaignId`, uploaded with the key `apiKeyId`. */
   leadId: number;
+  /** A spreadsheet import of `campaignId`, uploaded (not started), of two rows. */
+  spreadsheetImportId: string;
 }
 
 const worlds = new WeakMap<Fixture, Map<number, Promise<World>>>();
@@ -113,8 +115,16 @@ function world(f: Fixture, accountId: number): Promise<World> {
          VALUES ($1, 0, 'phone', 'phone is required', '{}')`,
         [importId],
       );
+      const [{ id: spreadsheetImportId }] = await f.t.db.query(
+        `INSERT INTO spreadsheet_import (id, campaign_id, user_id, file_name, format, size_bytes,
+                                         part_count, headers, sample_rows, total_rows, status)
+         VALUES (gen_random_uuid(), $1, $2, 'leads.csv', 'csv', 0, 0, '["phone"]',
+                 '[["+14155550100"]]', 1, 'uploaded') RETURNING id`,
+        [campaignId, f.admin.id],
+      );
       return {
         importId,
+        spreadsheetImportId,
         leadId,
         campaignId,
         endpointId,
@@ -145,6 +155,7 @@ const delivery = (w: World) => ({ delivery_id: w.deliveryId });
 const apiKey = (w: World) => ({ id: w.apiKeyId });
 const leadImport = (w: World) => ({ import_id: w.importId });
 const lead = (w: World) => ({ lead_id: w.leadId });
+const spreadsheet = (w: World) => ({ import_id: w.spreadsheetImportId });
 /** A (finished: nothing had failed) bulk recovery of the account's endpoint. */
 const recovery =
   (of: (f: Fixture) => Promise<Record<string, string | number>>) =>
@@ -273,6 +284,43 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(leadImport),
     foreign: theirs(leadImport),
+  },
+  'POST /dashboard/api/campaigns/:campaign_id/spreadsheet-imports': {
+    access: 'admin',
+    params: mine(campaign),
+    foreign: theirs(campaign),
+  },
+  'GET /dashboard/api/campaigns/:campaign_id/spreadsheet-imports': {
+    access: 'any',
+    params: mine(campaign),
+    foreign: theirs(campaign),
+  },
+  'GET /dashboard/api/spreadsheet-imports/:import_id': {
+    access: 'any',
+    params: mine(spreadsheet),
+    foreign: theirs(spreadsheet),
+  },
+  'POST /dashboard/api/spreadsheet-imports/:import_id/preview': {
+    access: 'admin',
+    params: mine(spreadsheet),
+    body: async () => ({ mapping: { phone: 0 } }),
+    foreign: theirs(spreadsheet),
+  },
+  'POST /dashboard/api/spreadsheet-imports/:import_id/start': {
+    access: 'admin',
+    params: mine(spreadsheet),
+    body: async () => ({ mapping: { phone: 0 }, compliance_acknowledged: true }),
+    foreign: theirs(spreadsheet),
+  },
+  'POST /dashboard/api/spreadsheet-imports/:import_id/cancel': {
+    access: 'admin',
+    params: mine(spreadsheet),
+    foreign: theirs(spreadsheet),
+  },
+  'GET /dashboard/api/spreadsheet-imports/:import_id/rejections.csv': {
+    access: 'any',
+    params: mine(spreadsheet),
+    foreign: theirs(spreadsheet),
   },
   'GET /dashboard/api/event-types': { access: 'any' },
   'GET /dashboard/api/account/notifications': { access: 'any' },

@@ -73,6 +73,8 @@ describe('Import history and rejected rows (docs/dashboard.md#imports)', () => {
       campaign_id: caller.campaignId,
       created_at: row.created_at.toISOString(),
       api_key: { id: caller.apiKeyId, name: key.name, prefix: key.key_prefix },
+      user: null,
+      spreadsheet_import_id: null,
       source: 'crm-sync',
       tags: ['spring'],
       disclaimer_version: 'v2.1',

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = [
   'delivery.bulk_redeliver',
   'delivery.replay_missed',
   'delivery.bulk_redeliver_cancel',
+  'import.start',
+  'import.cancel',
 ] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -17,6 +17,28 @@ const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,64}$/;
 /** Deepest nesting of arrays and objects a body may have (an upload needs 3). */
 export const MAX_BODY_DEPTH = 32;
 
+/** The media type of a file streamed as a request's raw body. */
+export const FILE_UPLOAD_MEDIA_TYPE = 'application/octet-stream';
+
+/**
+ * Routes (Fastify route URLs) whose body is a file streamed raw as
+ * {@link FILE_UPLOAD_MEDIA_TYPE}, never buffered nor parsed (docs/dashboard.md#spreadsheet-imports).
+ */
+export const FILE_UPLOAD_ROUTES: ReadonlySet<string> = new Set([
+  '/dashboard/api/campaigns/:campaign_id/spreadsheet-imports',
+]);
+
+/** Whether a request posts a file to a {@link FILE_UPLOAD_ROUTES} route. */
+function isFileUpload(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return (
+    request.method === 'POST' &&
+    FILE_UPLOAD_ROUTES.has(request.routeOptions.url ?? '') &&
+    typeof type === 'string' &&
+    type.split(';')[0].trim().toLowerCase() === FILE_UPLOAD_MEDIA_TYPE
+  );
+}
+
 /** Whether a parsed JSON value nests arrays/objects deeper than `limit` (iterative: no stack risk). */
 export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const stack: Array<[unknown, number]> = [[value, 1]];
@@ -79,7 +101,7 @@ function requiresHost(request: FastifyRequest): boolean {
  * `X-Request-Id`; an HTTP/1.1 request must have a Host header (400; Node's own check, which
  * answers without a body, is off); a POST to a known route must be JSON (415, checked before
  * the body is read); a JSON body must be an object nested at most {@link MAX_BODY_DEPTH} deep
- * (400). Errors raised here reach the global filter, so they leave in the `{error, message}`
+ * (400); only a {@link FILE_UPLOAD_ROUTES} route also takes a raw file. Errors raised here reach the global filter, so they leave in the `{error, message}`
  * envelope like every other error.
  */
 export function installHttpConventions(fastify: FastifyInstance): void {
@@ -94,12 +116,22 @@ export function installHttpConventions(fastify: FastifyInstance): void {
       delete request.headers['content-type'];
     }
     const routeKnown = request.routeOptions.url !== undefined;
-    if (routeKnown && hasBody(request) && !isJsonContentType(request.headers['content-type'])) {
+    if (
+      routeKnown &&
+      hasBody(request) &&
+      !isJsonContentType(request.headers['content-type']) &&
+      !isFileUpload(request)
+    ) {
       throw new ApiError(415, 'unsupported_media_type', 'Content-Type must be application/json');
     }
   });
+  // A file upload's body reaches its route as the request stream itself: never held whole.
+  fastify.addContentTypeParser(FILE_UPLOAD_MEDIA_TYPE, (_request, payload, done) =>
+    done(null, payload),
+  );
   fastify.addHook('preValidation', async (request) => {
-    if (!hasBody(request) || request.routeOptions.url === undefined) return;
+    if (!hasBody(request) || request.routeOptions.url === undefined || isFileUpload(request))
+      return;
     const body: unknown = request.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw ApiError.badRequest('Request body must be a JSON object');

@@ -2,6 +2,7 @@ import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/c
 import { ApiError } from '../common/api-error';
 import { pathPositiveInt } from '../common/ids';
 import { validateBody } from '../common/validate-body';
+import { NotFoundError } from '../common/domain-error';
 
 /**
  * A path id of the dashboard API (`:campaign_id`, `:endpoint_id`, …), read as the public API
@@ -32,4 +33,17 @@ export function checkedInput<T extends object>(
   const { dto, problems } = validateBody(dtoClass, input ?? {}, true);
   if (problems.length > 0) throw ApiError.validationFailed(problems);
   return dto;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A UUID path parameter, lower-cased; anything else names nothing (`404`, like an id that
+ * does not exist).
+ * @param what the resource, for the message (`import`, `spreadsheet import`).
+ * @throws NotFoundError for a value that is not a UUID.
+ */
+export function uuidParam(value: string, what: string): string {
+  if (!UUID.test(value)) throw new NotFoundError(`${what} ${value.slice(0, 64)} does not exist`);
+  return value.toLowerCase();
 }

@@ -19,6 +19,11 @@ import { LeadImportsModule } from '../leads/lead-imports';
 import { LeadDeliveriesModule } from '../delivery/lead-deliveries';
 import { LeadDirectoryModule } from '../leads/lead-directory.service';
 import { LeadsController } from './leads.controller';
+import { SpreadsheetImportsModule } from '../leads/spreadsheet/spreadsheet-imports.module';
+import {
+  CampaignSpreadsheetImportsController,
+  SpreadsheetImportsController,
+} from './spreadsheet-imports.controller';
 import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
 
 /**
@@ -39,6 +44,7 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     LeadImportsModule,
     LeadDirectoryModule,
     LeadDeliveriesModule,
+    SpreadsheetImportsModule,
   ],
   controllers: [
     CampaignsController,
@@ -56,6 +62,8 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     EndpointRecoveriesController,
     RecoveriesController,
     LeadsController,
+    CampaignSpreadsheetImportsController,
+    SpreadsheetImportsController,
   ],
   providers: [DashboardAudit],
 })

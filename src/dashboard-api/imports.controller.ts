@@ -8,7 +8,6 @@ import {
   type ApiQueryOptions,
 } from '@nestjs/swagger';
 import { Readable } from 'node:stream';
-import { NotFoundError } from '../common/domain-error';
 import { rejectionsCsv } from '../leads/import-rejections';
 import {
   IMPORTS_PAGE_DEFAULT,
@@ -25,17 +24,12 @@ import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
 import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './dto/lead-import.dto';
 import { PageQueryDto } from './dto/page-query.dto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** An `import_id` path parameter: a UUID; anything else names no import (`404`). */
-function importId(value: string): string {
-  if (!UUID.test(value)) throw new NotFoundError(`import ${value.slice(0, 64)} does not exist`);
-  return value.toLowerCase();
-}
+const importId = (value: string) => uuidParam(value, 'import');
 
 const pageQuery = (fallback: number, max: number): ApiQueryOptions[] => [
   {

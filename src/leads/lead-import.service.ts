@@ -28,9 +28,33 @@ interface ImportPlan {
   skipDuplicates: boolean;
   /** The upload's leads as submitted: rejected rows are stored with their fields. */
   leads: readonly unknown[];
-  apiKeyId: number;
-  /** A claimed `Idempotency-Key` whose response is stored in the transaction. */
-  idempotencyKey?: string;
+  /** Each lead's row number as stored with a rejection (default: its index in `leads`). */
+  rowNumbers?: readonly number[];
+  /** A claimed `Idempotency-Key` (of `apiKeyId`) whose response is stored in the transaction. */
+  idempotency?: { apiKeyId: number; key: string };
+  /** More work in the import's transaction, after its writes (its error rolls them back). */
+  alsoInTransaction?: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>;
+}
+
+/**
+ * One chunk of a spreadsheet import (docs/dashboard.md#spreadsheet-imports), imported as a
+ * `lead_import` of its own uploaded by a dashboard user.
+ */
+export interface SpreadsheetChunk {
+  spreadsheetImportId: string;
+  chunkIndex: number;
+  campaign: CampaignScope;
+  userId: number;
+  /** The chunk's leads, as the column mapping made them from its rows. */
+  leads: Record<string, unknown>[];
+  /** Each lead's row number in the file (the header is row 1). */
+  rowNumbers: number[];
+  source: string;
+  tags: string[];
+  skipDuplicates: boolean;
+  disclaimerVersion: string;
+  complianceAcknowledgedAt: Date;
+  clientIp: string | null;
 }
 
 /**
@@ -95,12 +119,71 @@ export class LeadImportService {
       },
       skipDuplicates: request.skip_duplicates,
       leads: request.leads,
-      apiKeyId: principal.apiKeyId,
-      idempotencyKey,
+      idempotency:
+        idempotencyKey === undefined
+          ? undefined
+          : { apiKeyId: principal.apiKeyId, key: idempotencyKey },
     };
+    return this.run(plan);
+  }
 
+  /**
+   * Imports one chunk of a spreadsheet import: the same screening and transaction as an upload,
+   * its `lead_import` naming the job, the chunk and the user, its rejected rows numbered by file
+   * row. `alsoInTransaction` commits the job's progress with the chunk, or throws to roll the
+   * chunk back (the job was cancelled, or another worker took it).
+   * @returns the chunk's 202-like outcome (`import_id`, counts, `errors` by file row).
+   * @throws as {@link importLeads}; a unique violation of `uq_lead_import_spreadsheet_chunk`
+   *   when the chunk was imported already (nothing is written twice).
+   */
+  async importSpreadsheetChunk(
+    chunk: SpreadsheetChunk,
+    alsoInTransaction: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>,
+  ): Promise<LeadUploadResponse> {
+    const batch = await this.screener.screen(
+      chunk.leads,
+      chunk.campaign.defaultRegion,
+      chunk.skipDuplicates,
+    );
+    const context: ImportContext = {
+      importId: randomUUID(),
+      campaignId: chunk.campaign.id,
+      source: chunk.source,
+      tags: chunk.tags,
+    };
+    return this.run({
+      context,
+      batch,
+      record: {
+        id: context.importId,
+        campaignId: chunk.campaign.id,
+        apiKeyId: null,
+        userId: chunk.userId,
+        spreadsheetImportId: chunk.spreadsheetImportId,
+        chunkIndex: chunk.chunkIndex,
+        firstRow: chunk.rowNumbers[0] ?? null,
+        source: chunk.source,
+        tags: chunk.tags,
+        disclaimerVersion: chunk.disclaimerVersion,
+        complianceAcknowledgedAt: chunk.complianceAcknowledgedAt,
+        clientIp: chunk.clientIp,
+        receivedCount: chunk.leads.length,
+        ...importCounts(chunk.leads.length, batch),
+      },
+      skipDuplicates: chunk.skipDuplicates,
+      leads: chunk.leads,
+      rowNumbers: chunk.rowNumbers,
+      alsoInTransaction,
+    });
+  }
+
+  /** Writes a planned import in one transaction (run again on a conflict), then dispatches its events. */
+  private async run(plan: ImportPlan): Promise<LeadUploadResponse> {
+    const { context } = plan;
     const { response, recorded } = await retryOnTransactionConflict(() =>
-      this.leads.inImportTransaction(campaign.id, (manager) => this.writeImport(manager, plan)),
+      this.leads.inImportTransaction(context.campaignId, (manager) =>
+        this.writeImport(manager, plan),
+      ),
     );
     // After the commit; never awaited by the caller's response and never throws.
     void this.events.dispatch(recorded);
@@ -134,11 +217,9 @@ export class LeadImportService {
       );
     }
 
-    await this.leads.insertRejections(
-      manager,
-      context.importId,
-      rejectionsOf(outcome.errors, plan.leads),
-    );
+    const rejections = rejectionsOf(outcome.errors, plan.leads);
+    if (plan.rowNumbers) for (const r of rejections) r.row = plan.rowNumbers[r.row];
+    await this.leads.insertRejections(manager, context.importId, rejections);
 
     const subscribed =
       inserted.count > 0
@@ -153,9 +234,11 @@ export class LeadImportService {
     );
 
     const response = uploadResponse(context.importId, record.receivedCount, outcome);
-    if (plan.idempotencyKey !== undefined) {
-      await this.idempotency.complete(manager, plan.apiKeyId, plan.idempotencyKey, 202, response);
+    if (plan.idempotency !== undefined) {
+      const { apiKeyId, key } = plan.idempotency;
+      await this.idempotency.complete(manager, apiKeyId, key, 202, response);
     }
+    await plan.alsoInTransaction?.(manager, response);
     return { response, recorded };
   }
 }

@@ -21,8 +21,15 @@ export interface LeadImportView {
   id: string;
   campaign_id: number;
   created_at: Date;
-  /** The API key that uploaded: its id, name and the prefix shown in the key list. */
-  api_key: { id: number; name: string | null; prefix: string };
+  /**
+   * The API key that uploaded: its id, name and the prefix shown in the key list; null for a
+   * chunk of a spreadsheet import.
+   */
+  api_key: { id: number; name: string | null; prefix: string } | null;
+  /** The dashboard user who imported a spreadsheet (docs/dashboard.md#spreadsheet-imports). */
+  user: { id: number; email: string } | null;
+  /** The spreadsheet import this import is a chunk of. */
+  spreadsheet_import_id: string | null;
   source: string;
   tags: string[];
   disclaimer_version: string;
@@ -172,11 +179,13 @@ export class LeadImports {
       `SELECT i.id, i.campaign_id, i.created_at,
               (extract(epoch FROM i.created_at) * 1000000)::bigint::text AS micros,
               k.id AS api_key_id, k.name AS api_key_name, k.key_prefix AS api_key_prefix,
+              u.id AS user_id, u.email AS user_email, i.spreadsheet_import_id,
               i.source, i.tags, i.disclaimer_version, i.compliance_acknowledged_at, i.client_ip,
               i.received_count, i.valid_count, i.invalid_count, i.duplicate_count,
               (SELECT count(*) FROM lead_import_rejection r WHERE r.import_id = i.id)::int AS rejected_rows_kept
          FROM lead_import i
-         JOIN api_key k ON k.id = i.api_key_id
+         LEFT JOIN api_key k ON k.id = i.api_key_id
+         LEFT JOIN dashboard_user u ON u.id = i.user_id
         WHERE ${where}`,
       params,
     );
@@ -185,11 +194,19 @@ export class LeadImports {
       campaign_id: row.campaign_id as number,
       created_at: row.created_at as Date,
       micros: row.micros as string,
-      api_key: {
-        id: row.api_key_id as number,
-        name: row.api_key_name as string | null,
-        prefix: row.api_key_prefix as string,
-      },
+      api_key:
+        row.api_key_id === null
+          ? null
+          : {
+              id: row.api_key_id as number,
+              name: row.api_key_name as string | null,
+              prefix: row.api_key_prefix as string,
+            },
+      user:
+        row.user_id === null
+          ? null
+          : { id: row.user_id as number, email: row.user_email as string },
+      spreadsheet_import_id: row.spreadsheet_import_id as string | null,
       source: row.source as string,
       tags: row.tags as string[],
       disclaimer_version: row.disclaimer_version as string,

@@ -9,11 +9,23 @@ import { LeadImportService } from './lead-import.service';
 import { LeadsController } from './leads.controller';
 import { LeadScreener } from './lead-screener';
 import { LeadsRepository } from './leads.repository';
+import { DashboardUser } from '../users/dashboard-user.entity';
+import {
+  SpreadsheetImport,
+  SpreadsheetImportFilePart,
+} from './spreadsheet/spreadsheet-import.entity';
 
 /** Lead uploads: validation, the bulk writer, the import (compliance) record, and their outbox events. */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([Lead, LeadImport]),
+    // LeadImport names its uploader (an API key, or a dashboard user) and its spreadsheet import.
+    TypeOrmModule.forFeature([
+      Lead,
+      LeadImport,
+      DashboardUser,
+      SpreadsheetImport,
+      SpreadsheetImportFilePart,
+    ]),
     AuthModule,
     DeliveryModule,
     IdempotencyModule,

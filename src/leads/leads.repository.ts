@@ -73,8 +73,14 @@ export interface NewLeadImport extends ImportCounts {
   /** The import's UUID. */
   id: string;
   campaignId: number;
-  /** The uploading API key. */
-  apiKeyId: number;
+  /** The uploading API key (null for a chunk of a spreadsheet import). */
+  apiKeyId: number | null;
+  /** The dashboard user who imported a spreadsheet (docs/dashboard.md#spreadsheet-imports). */
+  userId?: number | null;
+  /** The spreadsheet import this is a chunk of, the chunk's index and its first file row. */
+  spreadsheetImportId?: string | null;
+  chunkIndex?: number | null;
+  firstRow?: number | null;
   source: string;
   tags: string[];
   disclaimerVersion: string;

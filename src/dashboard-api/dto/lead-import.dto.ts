@@ -17,6 +17,16 @@ export class ImportApiKeyDto {
   prefix!: string;
 }
 
+/** The dashboard user who imported a spreadsheet. */
+@ApiSchema({ name: 'ImportUser' })
+export class ImportUserDto {
+  @ApiProperty({ type: 'integer', example: 5 })
+  id!: number;
+
+  @ApiProperty({ example: 'ada@example.com' })
+  email!: string;
+}
+
 /** One import and its compliance record (docs/dashboard.md#imports). */
 @ApiSchema({ name: 'LeadImport' })
 export class LeadImportDto {
@@ -29,8 +39,27 @@ export class LeadImportDto {
   @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
-  @ApiProperty({ type: ImportApiKeyDto })
-  api_key!: ImportApiKeyDto;
+  @ApiProperty({
+    type: ImportApiKeyDto,
+    nullable: true,
+    description: 'The API key that uploaded (null for a chunk of a spreadsheet import)',
+  })
+  api_key!: ImportApiKeyDto | null;
+
+  @ApiProperty({
+    type: ImportUserDto,
+    nullable: true,
+    description: 'The dashboard user who imported a spreadsheet (null for an API upload)',
+  })
+  user!: ImportUserDto | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+    description: 'The spreadsheet import this import is a chunk of (null for an API upload)',
+  })
+  spreadsheet_import_id!: string | null;
 
   @ApiProperty({ example: 'crm-sync' })
   source!: string;

@@ -156,6 +156,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/campaigns/{campaign_id}/spreadsheet-imports': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List the campaign’s last 20 spreadsheet imports */
+    get: operations['listSpreadsheetImports'];
+    put?: never;
+    /** Upload a CSV or XLSX file to import into the campaign */
+    post: operations['uploadSpreadsheet'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/campaigns/{campaign_id}/stats': {
     parameters: {
       query?: never;
@@ -484,6 +502,91 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/spreadsheet-imports/{import_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read a spreadsheet import and its progress */
+    get: operations['getSpreadsheetImport'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/spreadsheet-imports/{import_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a spreadsheet import */
+    post: operations['cancelSpreadsheetImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/spreadsheet-imports/{import_id}/preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Preview the first rows under a column mapping, validated */
+    post: operations['previewSpreadsheetImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/spreadsheet-imports/{import_id}/rejections.csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Download a spreadsheet import’s rejected rows as CSV */
+    get: operations['downloadSpreadsheetRejections'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/spreadsheet-imports/{import_id}/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Start importing the file in the background */
+    post: operations['startSpreadsheetImport'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -528,7 +631,9 @@ export interface components {
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
         | 'delivery.replay_missed'
-        | 'delivery.bulk_redeliver_cancel';
+        | 'delivery.bulk_redeliver_cancel'
+        | 'import.start'
+        | 'import.cancel';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
       created_at: string;
@@ -1111,6 +1216,12 @@ export interface components {
       /** @description Pass as `cursor` for the next page */
       next_cursor: string | null;
     };
+    ImportUser: {
+      /** @example ada@example.com */
+      email: string;
+      /** @example 5 */
+      id: number;
+    };
     LagPercentiles: {
       p50: number | null;
       p95: number | null;
@@ -1220,7 +1331,8 @@ export interface components {
       title: string | null;
     };
     LeadImport: {
-      api_key: components['schemas']['ImportApiKey'];
+      /** @description The API key that uploaded (null for a chunk of a spreadsheet import) */
+      api_key: components['schemas']['ImportApiKey'] | null;
       campaign_id: number;
       /** @example 203.0.113.7 */
       client_ip: string | null;
@@ -1243,11 +1355,18 @@ export interface components {
       /** @example crm-sync */
       source: string;
       /**
+       * Format: uuid
+       * @description The spreadsheet import this import is a chunk of (null for an API upload)
+       */
+      spreadsheet_import_id: string | null;
+      /**
        * @example [
        *       "spring"
        *     ]
        */
       tags: string[];
+      /** @description The dashboard user who imported a spreadsheet (null for an API upload) */
+      user: components['schemas']['ImportUser'] | null;
       valid_count: number;
     };
     LeadImportPage: {
@@ -1441,6 +1560,124 @@ export interface components {
        */
       password: string;
     };
+    SpreadsheetImport: {
+      campaign_id: number;
+      /** @description Chunks imported so far (each an import) */
+      chunks_imported: number;
+      /** Format: date-time */
+      compliance_acknowledged_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      disclaimer_version: string | null;
+      duplicate_count: number;
+      /** @description Why it failed */
+      error: string | null;
+      /** @example crm-export.csv */
+      file_name: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @enum {string} */
+      format: 'csv' | 'xlsx';
+      /** @description The header row’s cells */
+      headers: string[];
+      /** Format: uuid */
+      id: string;
+      invalid_count: number;
+      /**
+       * @description The mapping it was started with
+       * @example {
+       *       "phone": 0,
+       *       "first_name": 1,
+       *       "email": 3
+       *     }
+       */
+      mapping: {
+        company?: number;
+        email?: number;
+        first_name?: number;
+        last_name?: number;
+        phone?: number;
+        title?: number;
+      } | null;
+      /** @description Data rows imported so far */
+      rows_read: number;
+      /** @description The first data rows, as text */
+      sample_rows: string[][];
+      /** @description Bytes */
+      size_bytes: number;
+      skip_duplicates: boolean | null;
+      source: string | null;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @enum {string} */
+      status: 'uploaded' | 'running' | 'done' | 'cancelled' | 'failed';
+      /**
+       * @description The mapping the headers suggest
+       * @example {
+       *       "phone": 0,
+       *       "first_name": 1,
+       *       "email": 3
+       *     }
+       */
+      suggested_mapping: {
+        company?: number;
+        email?: number;
+        first_name?: number;
+        last_name?: number;
+        phone?: number;
+        title?: number;
+      };
+      tags: string[] | null;
+      /** @description Non-blank data rows (the header row not counted) */
+      total_rows: number;
+      /** @description Who uploaded the file */
+      user: components['schemas']['ImportUser'];
+      valid_count: number;
+    };
+    SpreadsheetPreview: {
+      rows: components['schemas']['SpreadsheetPreviewRow'][];
+    };
+    SpreadsheetPreviewError: {
+      /** @example phone */
+      field: string;
+      /** @example phone is not a valid number for region US */
+      message: string;
+    };
+    SpreadsheetPreviewLead: {
+      company: string | null;
+      email: string | null;
+      first_name: string | null;
+      last_name: string | null;
+      /** @example +14155550100 */
+      phone: string;
+      title: string | null;
+    };
+    SpreadsheetPreviewRequest: {
+      /**
+       * @description Lead field → 0-based column index of the file; `phone` is required
+       * @example {
+       *       "phone": 0,
+       *       "first_name": 1,
+       *       "email": 3
+       *     }
+       */
+      mapping: {
+        company?: number;
+        email?: number;
+        first_name?: number;
+        last_name?: number;
+        phone?: number;
+        title?: number;
+      };
+    };
+    SpreadsheetPreviewRow: {
+      /** @description Its first problem */
+      error: components['schemas']['SpreadsheetPreviewError'] | null;
+      /** @description The lead as it would be stored */
+      lead: components['schemas']['SpreadsheetPreviewLead'] | null;
+      /** @description Row in the file (the header is row 1) */
+      row: number;
+    };
     StartRecoveryRequest: {
       /**
        * @description `failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
@@ -1453,6 +1690,37 @@ export interface components {
        * @example 2026-11-24T09:00:00Z
        */
       since: string;
+    };
+    StartSpreadsheetImportRequest: {
+      /**
+       * @description Must be true: confirms permission to upload the contacts
+       * @enum {boolean}
+       */
+      compliance_acknowledged: true;
+      /** @default v1.0 */
+      disclaimer_version: string;
+      /**
+       * @description Lead field → 0-based column index of the file; `phone` is required
+       * @example {
+       *       "phone": 0,
+       *       "first_name": 1,
+       *       "email": 3
+       *     }
+       */
+      mapping: {
+        company?: number;
+        email?: number;
+        first_name?: number;
+        last_name?: number;
+        phone?: number;
+        title?: number;
+      };
+      /** @default true */
+      skip_duplicates: boolean;
+      /** @default spreadsheet */
+      source: string;
+      /** @default [] */
+      tags: string[];
     };
     TestEventRequest: {
       /**
@@ -2324,6 +2592,184 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  listSpreadsheetImports: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Newest first */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'][];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  uploadSpreadsheet: {
+    parameters: {
+      query?: {
+        /** @description The file’s name, as shown in the list */
+        file_name?: string;
+      };
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    /** @description The file’s bytes: CSV (UTF-8) or XLSX, at most 100 MiB */
+    requestBody: {
+      content: {
+        'application/octet-stream': string;
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };
@@ -4171,6 +4617,401 @@ export interface operations {
       };
       /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getSpreadsheetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  cancelSpreadsheetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The import as it stands now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  previewSpreadsheetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SpreadsheetPreviewRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetPreview'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  downloadSpreadsheetRejections: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': string;
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/csv': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  startSpreadsheetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['StartSpreadsheetImportRequest'];
+      };
+    };
+    responses: {
+      /** @description Started already (nothing changed) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'];
+        };
+      };
+      /** @description Started */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SpreadsheetImport'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
         headers: {
           [name: string]: unknown;
         };

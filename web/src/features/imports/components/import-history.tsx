@@ -6,8 +6,12 @@ import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-s
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCampaignImports, type LeadImport } from '../api/queries';
 
-/** Who made an import: its API key's name, else its prefix. */
+/**
+ * Who made an import: its API key's name, else its prefix; or the dashboard user who imported a
+ * spreadsheet.
+ */
 export function importedBy(item: LeadImport): string {
+  if (item.api_key === null) return item.user ? `${item.user.email} (spreadsheet)` : 'unknown';
   return item.api_key.name
     ? `${item.api_key.name} (${item.api_key.prefix}…)`
     : `${item.api_key.prefix}…`;

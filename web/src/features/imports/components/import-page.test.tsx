@@ -15,6 +15,8 @@ function fakeImport(overrides: Record<string, unknown> = {}) {
     campaign_id: 3,
     created_at: '2026-11-25T10:00:00.000Z',
     api_key: { id: 7, name: 'CRM sync', prefix: 'ck_live_4f9a' },
+    user: null,
+    spreadsheet_import_id: null,
     source: 'crm-sync',
     tags: ['spring'],
     disclaimer_version: 'v2.1',

@@ -1,0 +1,309 @@
+import {
+  Body,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+  StreamableFile,
+} from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiConsumes,
+  ApiCreatedResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { ApiError } from '../common/api-error';
+import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-files';
+import {
+  SPREADSHEET_MAX_BYTES,
+  SpreadsheetImports,
+  type PreviewRow,
+  type SpreadsheetImportView,
+} from '../leads/spreadsheet/spreadsheet-imports.service';
+import { DashboardAccess, DashboardController } from './dashboard-access';
+import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
+import { DashboardErrorResponses } from './dashboard-error-responses';
+import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
+import {
+  SpreadsheetImportDto,
+  SpreadsheetPreviewDto,
+  SpreadsheetPreviewRequestDto,
+  StartSpreadsheetImportRequestDto,
+} from './dto/spreadsheet-import.dto';
+
+/** An `import_id` path parameter: a UUID; anything else names no spreadsheet import (`404`). */
+const spreadsheetImportId = (value: string) => uuidParam(value, 'spreadsheet import');
+
+const ApiSpreadsheetImportIdParam = () =>
+  ApiParam({ name: 'import_id', schema: { type: 'string', format: 'uuid' } });
+
+/**
+ * `/dashboard/api/campaigns/{campaign_id}/spreadsheet-imports`
+ * (docs/dashboard.md#spreadsheet-imports): upload a CSV or XLSX file into a campaign (an
+ * admin), and list the campaign's spreadsheet imports. Another account's campaign is `404`.
+ */
+@ApiTags('spreadsheet imports')
+@DashboardController('campaigns')
+export class CampaignSpreadsheetImportsController {
+  constructor(private readonly spreadsheets: SpreadsheetImports) {}
+
+  /**
+   * Takes the file as the raw request body (`application/octet-stream`), streamed into the
+   * database; `201` with its header row, sample rows and suggested mapping. Nothing is kept
+   * when the file is refused.
+   */
+  @Post(':campaign_id/spreadsheet-imports')
+  @HttpCode(201)
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Upload a CSV or XLSX file to import into the campaign',
+    operationId: 'uploadSpreadsheet',
+  })
+  @ApiIdParam('campaign_id', 'Campaign id')
+  @ApiQueries([
+    {
+      name: 'file_name',
+      required: false,
+      schema: { type: 'string', maxLength: 255 },
+      description: 'The file’s name, as shown in the list',
+    },
+  ])
+  @ApiCsrfHeader()
+  @ApiConsumes('application/octet-stream')
+  @ApiBody({
+    description: `The file’s bytes: CSV (UTF-8) or XLSX, at most ${SPREADSHEET_MAX_BYTES / (1024 * 1024)} MiB`,
+    schema: { type: 'string', format: 'binary' },
+  })
+  @ApiCreatedResponse({ type: SpreadsheetImportDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 413, 415, 422, 500, 503)
+  async upload(
+    @CurrentActor() actor: DashboardActor,
+    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @Query('file_name') fileName: unknown,
+    @Req() request: FastifyRequest,
+  ): Promise<SpreadsheetImportView> {
+    const body = request.body;
+    // The campaign first: another account's is 404 whatever the body.
+    await this.spreadsheets.requireCampaign(actor.accountId, campaignId);
+    if (!(body instanceof Readable)) {
+      throw new ApiError(
+        415,
+        'unsupported_media_type',
+        'Content-Type must be application/octet-stream: send the file’s bytes as the body',
+      );
+    }
+    try {
+      return await this.spreadsheets.upload(
+        actor.accountId,
+        campaignId,
+        actor.userId,
+        fileName,
+        body,
+      );
+    } catch (error) {
+      if (error instanceof FileTooLargeError) {
+        throw new ApiError(413, 'payload_too_large', error.message);
+      }
+      throw error;
+    } finally {
+      // A refused upload's rest is read and dropped, so the answer reaches the client.
+      if (!body.readableEnded) body.resume();
+    }
+  }
+
+  @Get(':campaign_id/spreadsheet-imports')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'List the campaign’s last 20 spreadsheet imports',
+    operationId: 'listSpreadsheetImports',
+  })
+  @ApiIdParam('campaign_id', 'Campaign id')
+  @ApiOkResponse({ type: [SpreadsheetImportDto], description: 'Newest first' })
+  @DashboardErrorResponses(400, 401, 404, 500, 503)
+  list(
+    @CurrentActor() actor: DashboardActor,
+    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+  ): Promise<SpreadsheetImportView[]> {
+    return this.spreadsheets.list(actor.accountId, campaignId);
+  }
+}
+
+/**
+ * `/dashboard/api/spreadsheet-imports/{import_id}` (docs/dashboard.md#spreadsheet-imports): one
+ * import with its progress, the preview of its first rows under a mapping, start, cancel, and
+ * the rejected rows of all its chunks as CSV. Another account's import is `404`.
+ */
+@ApiTags('spreadsheet imports')
+@DashboardController('spreadsheet-imports')
+export class SpreadsheetImportsController {
+  constructor(
+    private readonly spreadsheets: SpreadsheetImports,
+    private readonly audit: DashboardAudit,
+  ) {}
+
+  @Get(':import_id')
+  @DashboardAccess('any')
+  @ApiOperation({
+    summary: 'Read a spreadsheet import and its progress',
+    operationId: 'getSpreadsheetImport',
+  })
+  @ApiSpreadsheetImportIdParam()
+  @ApiOkResponse({ type: SpreadsheetImportDto })
+  @DashboardErrorResponses(401, 404, 500, 503)
+  get(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+  ): Promise<SpreadsheetImportView> {
+    return this.spreadsheets.get(actor.accountId, spreadsheetImportId(id));
+  }
+
+  /** The sample rows under a mapping, validated as the import will validate them. */
+  @Post(':import_id/preview')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Preview the first rows under a column mapping, validated',
+    operationId: 'previewSpreadsheetImport',
+  })
+  @ApiSpreadsheetImportIdParam()
+  @ApiCsrfHeader()
+  @ApiBody({ type: SpreadsheetPreviewRequestDto })
+  @ApiOkResponse({ type: SpreadsheetPreviewDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async preview(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+    @Body() body: Record<string, unknown>,
+  ): Promise<{ rows: PreviewRow[] }> {
+    const { mapping } = checkedInput(SpreadsheetPreviewRequestDto, body);
+    return {
+      rows: await this.spreadsheets.preview(actor.accountId, spreadsheetImportId(id), mapping),
+    };
+  }
+
+  /**
+   * Starts the import with a mapping and the compliance acknowledgement: `202` with the import
+   * now `running` (recorded as `import.start`), or `200` with it as it was when it had started
+   * already.
+   */
+  @Post(':import_id/start')
+  @DashboardAccess('admin')
+  @ApiOperation({
+    summary: 'Start importing the file in the background',
+    operationId: 'startSpreadsheetImport',
+  })
+  @ApiSpreadsheetImportIdParam()
+  @ApiCsrfHeader()
+  @ApiBody({ type: StartSpreadsheetImportRequestDto })
+  @ApiAcceptedResponse({ type: SpreadsheetImportDto, description: 'Started' })
+  @ApiOkResponse({ type: SpreadsheetImportDto, description: 'Started already (nothing changed)' })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async start(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+    @Body() body: Record<string, unknown>,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const importId = spreadsheetImportId(id);
+    if (body.compliance_acknowledged !== true) {
+      throw new ApiError(
+        400,
+        'compliance_not_acknowledged',
+        'compliance_acknowledged must be true: confirm you have permission to upload these contacts',
+      );
+    }
+    const input = checkedInput(StartSpreadsheetImportRequestDto, body);
+    const { job, started } = await this.spreadsheets.start(actor.accountId, importId, {
+      mapping: input.mapping,
+      source: (input.source ?? 'spreadsheet').toWellFormed(),
+      tags: (input.tags ?? []).map((tag) => tag.toWellFormed()),
+      skipDuplicates: input.skip_duplicates ?? true,
+      disclaimerVersion: (input.disclaimer_version ?? 'v1.0').toWellFormed(),
+      clientIp: actor.ip,
+    });
+    if (started) {
+      await this.audit.record(
+        actor,
+        'import.start',
+        { type: 'campaign', id: job.campaign_id },
+        {
+          spreadsheet_import_id: job.id,
+          file_name: job.file_name,
+          total_rows: job.total_rows,
+          disclaimer_version: job.disclaimer_version,
+        },
+      );
+    }
+    await reply.status(started ? 202 : 200).send(job);
+  }
+
+  /** Cancels the import before its next chunk: recorded as `import.cancel` when it did. */
+  @Post(':import_id/cancel')
+  @HttpCode(200)
+  @DashboardAccess('admin')
+  @ApiOperation({ summary: 'Cancel a spreadsheet import', operationId: 'cancelSpreadsheetImport' })
+  @ApiSpreadsheetImportIdParam()
+  @ApiCsrfHeader()
+  @ApiOkResponse({ type: SpreadsheetImportDto, description: 'The import as it stands now' })
+  @DashboardErrorResponses(401, 403, 404, 415, 500, 503)
+  async cancel(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+  ): Promise<SpreadsheetImportView> {
+    const { job, cancelled } = await this.spreadsheets.cancel(
+      actor.accountId,
+      spreadsheetImportId(id),
+    );
+    if (cancelled) {
+      await this.audit.record(
+        actor,
+        'import.cancel',
+        { type: 'campaign', id: job.campaign_id },
+        { spreadsheet_import_id: job.id, rows_read: job.rows_read, total_rows: job.total_rows },
+      );
+    }
+    return job;
+  }
+
+  /** Every chunk's rejected rows as one CSV, by file row; the import is looked up first. */
+  @Get(':import_id/rejections.csv')
+  @DashboardAccess('any')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Download a spreadsheet import’s rejected rows as CSV',
+    operationId: 'downloadSpreadsheetRejections',
+  })
+  @ApiSpreadsheetImportIdParam()
+  @ApiProduces('text/csv')
+  @ApiOkResponse({
+    description:
+      'RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote',
+    content: { 'text/csv': { schema: { type: 'string' } } },
+  })
+  @DashboardErrorResponses(401, 404, 500, 503)
+  async csv(
+    @CurrentActor() actor: DashboardActor,
+    @Param('import_id') id: string,
+  ): Promise<StreamableFile> {
+    const job = await this.spreadsheets.get(actor.accountId, spreadsheetImportId(id));
+    return new StreamableFile(
+      Readable.from(this.spreadsheets.rejectionsCsv(actor.accountId, job.id)),
+      {
+        type: 'text/csv; charset=utf-8',
+        disposition: `attachment; filename="spreadsheet-import-${job.id}-rejected.csv"`,
+      },
+    );
+  }
+}

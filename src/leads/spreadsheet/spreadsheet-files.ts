@@ -1,0 +1,81 @@
+import { Readable } from 'node:stream';
+import type { EntityManager } from 'typeorm';
+import { InvalidInputError } from '../../common/domain-error';
+
+/** An upload over the size limit: the HTTP edge answers it with 413. */
+export class FileTooLargeError extends InvalidInputError {
+  constructor(maxBytes: number) {
+    super(`file is larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB`, 'file');
+  }
+}
+
+/** The size of a stored part of an uploaded file, in bytes (the last part may be shorter). */
+export const FILE_PART_BYTES = 1024 * 1024;
+
+/**
+ * Stores an upload in `spreadsheet_import_file_part` as it arrives, in parts of
+ * {@link FILE_PART_BYTES} (docs/dashboard.md#spreadsheet-imports): at most one part is held in
+ * memory, whatever the file's size.
+ * @param manager the upload's transaction (the import's row is inserted first).
+ * @param maxBytes the largest file taken.
+ * @returns the file's size and its number of parts.
+ * @throws FileTooLargeError as soon as more than `maxBytes` arrived (the caller rolls back).
+ */
+export async function storeFileParts(
+  manager: EntityManager,
+  importId: string,
+  source: AsyncIterable<Buffer>,
+  maxBytes: number,
+): Promise<{ sizeBytes: number; partCount: number }> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let sizeBytes = 0;
+  let partCount = 0;
+  const flush = async (data: Buffer) => {
+    await manager.query(
+      'INSERT INTO spreadsheet_import_file_part (import_id, part, data) VALUES ($1, $2, $3)',
+      [importId, partCount, data],
+    );
+    partCount += 1;
+  };
+  for await (const chunk of source) {
+    sizeBytes += chunk.length;
+    if (sizeBytes > maxBytes) {
+      throw new FileTooLargeError(maxBytes);
+    }
+    pending.push(chunk);
+    pendingBytes += chunk.length;
+    while (pendingBytes >= FILE_PART_BYTES) {
+      const all = Buffer.concat(pending, pendingBytes);
+      await flush(all.subarray(0, FILE_PART_BYTES));
+      const rest = all.subarray(FILE_PART_BYTES);
+      pending = rest.length > 0 ? [Buffer.from(rest)] : [];
+      pendingBytes = rest.length;
+    }
+  }
+  if (pendingBytes > 0) await flush(Buffer.concat(pending, pendingBytes));
+  return { sizeBytes, partCount };
+}
+
+/**
+ * A stored file as a stream, read one part at a time (one query each) as the consumer asks:
+ * at most a part or two in memory.
+ * @param query runs one SQL statement (a transaction's manager, or the data source).
+ */
+export function readFileParts(
+  query: Pick<EntityManager, 'query'>,
+  importId: string,
+  partCount: number,
+): Readable {
+  async function* parts(): AsyncGenerator<Buffer> {
+    for (let part = 0; part < partCount; part++) {
+      const [row]: Array<{ data: Buffer }> = await query.query(
+        'SELECT data FROM spreadsheet_import_file_part WHERE import_id = $1 AND part = $2',
+        [importId, part],
+      );
+      if (!row) throw new Error(`part ${part} of spreadsheet import ${importId} is missing`);
+      yield row.data;
+    }
+  }
+  return Readable.from(parts(), { objectMode: false, highWaterMark: 1 });
+}

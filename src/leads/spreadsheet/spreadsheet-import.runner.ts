@@ -1,0 +1,283 @@
+import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, type EntityManager } from 'typeorm';
+import { CampaignsService } from '../../campaigns/campaigns.service';
+import { DomainError } from '../../common/domain-error';
+import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import { LeadImportService } from '../lead-import.service';
+import { leadOfRow } from './column-mapping';
+import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
+import { readFileParts } from './spreadsheet-files';
+import { readSpreadsheet } from './spreadsheet-reader';
+
+/** The most leads in one chunk (one `lead_import`, one transaction). */
+export const SPREADSHEET_CHUNK_SIZE = 10_000;
+/** How often each worker looks for an import to run, in ms. */
+export const SPREADSHEET_POLL_MS = 1_000;
+/**
+ * How long a worker's lease on an import lasts without a committed chunk, in ms: an import
+ * whose worker died is taken up by another this long after its last chunk.
+ */
+export const SPREADSHEET_LEASE_MS = 60_000;
+/** How long an upload that was never started is kept, in ms. */
+export const UNSTARTED_UPLOAD_TTL_MS = 24 * 3600_000;
+
+/** The running import a worker took, as it needs it. */
+interface ClaimedImport {
+  id: string;
+  campaign_id: number;
+  user_id: number;
+  format: SpreadsheetFormat;
+  part_count: number;
+  mapping: ColumnMapping;
+  source: string;
+  tags: string[];
+  skip_duplicates: boolean;
+  disclaimer_version: string;
+  compliance_acknowledged_at: Date;
+  client_ip: string | null;
+  rows_read: number;
+  next_chunk: number;
+}
+
+/** The import is no longer this worker's: cancelled, finished, or taken by another worker. */
+class LeaseLost extends Error {}
+
+/**
+ * Runs spreadsheet imports in the worker (docs/dashboard.md#spreadsheet-imports). Every
+ * {@link SPREADSHEET_POLL_MS} a worker with no import under way takes the oldest `running`
+ * import whose lease is free or ran out (`FOR UPDATE SKIP LOCKED`: one worker per import),
+ * reads its file from the stored parts as a stream, skips the rows committed before, and
+ * imports the rest in chunks of {@link SPREADSHEET_CHUNK_SIZE} through `LeadImportService`:
+ * each chunk is a `lead_import` committed together with the import's progress and a renewed
+ * lease, so a chunk is never imported twice (the unique chunk index, and the progress update
+ * that must find the import still `running`, still this worker's, at this chunk) and an import
+ * interrupted by a restart resumes at its next chunk. A cancelled import stops at its next
+ * chunk, which is rolled back.
+ */
+@Injectable()
+export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(SpreadsheetImportRunner.name);
+  /** This process's lease owner name. */
+  readonly owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private stopping = false;
+  private lastCleanup = 0;
+
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly imports: LeadImportService,
+    private readonly campaigns: CampaignsService,
+  ) {}
+
+  /** Starts polling. */
+  onApplicationBootstrap(): void {
+    if (this.timer) return;
+    this.stopping = false;
+    this.timer = setInterval(() => void this.poll(), SPREADSHEET_POLL_MS);
+    this.timer.unref();
+  }
+
+  /**
+   * Stops polling; an import under way stops after its current chunk commits and its lease is
+   * released, so the next worker resumes it at once.
+   */
+  async onModuleDestroy(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /**
+   * Runs the next ready import to its end, if any and none runs here. Never throws.
+   * @returns when that run ended.
+   */
+  poll(): Promise<void> {
+    if (this.running) return this.running;
+    this.running = this.pollNow().finally(() => (this.running = undefined));
+    return this.running;
+  }
+
+  private async pollNow(): Promise<void> {
+    try {
+      await this.cleanUp();
+      const job = await this.claim();
+      if (job) await this.run(job);
+    } catch (error) {
+      this.logger.warn(`Spreadsheet import poll failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Deletes uploads never started within {@link UNSTARTED_UPLOAD_TTL_MS}, once a minute at most. */
+  private async cleanUp(): Promise<void> {
+    if (Date.now() - this.lastCleanup < 60_000) return;
+    this.lastCleanup = Date.now();
+    await this.dataSource.query(
+      `DELETE FROM spreadsheet_import
+        WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'`,
+      [UNSTARTED_UPLOAD_TTL_MS],
+    );
+  }
+
+  /** Takes the oldest running import whose lease is free or ran out, leasing it to this worker. */
+  private async claim(): Promise<ClaimedImport | null> {
+    const [rows]: [ClaimedImport[]] = await this.dataSource.query(
+      `UPDATE spreadsheet_import
+          SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond'
+        WHERE id = (SELECT id FROM spreadsheet_import
+                     WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < now())
+                     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, campaign_id, user_id, format, part_count, mapping, source, tags,
+                  skip_duplicates, disclaimer_version, compliance_acknowledged_at, client_ip,
+                  rows_read, next_chunk`,
+      [this.owner, SPREADSHEET_LEASE_MS],
+    );
+    return rows[0] ?? null;
+  }
+
+  private async run(job: ClaimedImport): Promise<void> {
+    const started = Date.now();
+    this.logger.log(
+      `Spreadsheet import ${job.id}: ${job.rows_read > 0 ? `resuming after row ${job.rows_read}` : 'starting'}`,
+    );
+    try {
+      const accountId = await this.campaigns.accountOf(job.campaign_id);
+      if (accountId === null) throw new LeaseLost();
+      const campaign = await this.campaigns.requireScopeOfAccount(accountId, job.campaign_id);
+      let chunkIndex = job.next_chunk;
+      let skip = job.rows_read;
+      let header = true;
+      let leads: Record<string, unknown>[] = [];
+      let rowNumbers: number[] = [];
+      const commit = async () => {
+        await this.importChunk(job, campaign, chunkIndex, leads, rowNumbers);
+        chunkIndex += 1;
+        leads = [];
+        rowNumbers = [];
+      };
+      const file = readFileParts(this.dataSource, job.id, job.part_count);
+      for await (const row of readSpreadsheet(file, job.format)) {
+        if (header) {
+          header = false;
+          continue;
+        }
+        if (skip > 0) {
+          skip -= 1;
+          continue;
+        }
+        leads.push(leadOfRow(row.cells, job.mapping));
+        rowNumbers.push(row.number);
+        if (leads.length === SPREADSHEET_CHUNK_SIZE) {
+          await commit();
+          if (this.stopping) {
+            file.destroy();
+            await this.release(job.id);
+            return;
+          }
+        }
+      }
+      if (leads.length > 0) await commit();
+      await this.finish(job.id, 'done', null);
+      this.logger.log(`Spreadsheet import ${job.id} done in ${Date.now() - started} ms`);
+    } catch (error) {
+      if (error instanceof LeaseLost) {
+        this.logger.log(
+          `Spreadsheet import ${job.id} stopped: cancelled, or taken by another worker`,
+        );
+      } else if (error instanceof DomainError) {
+        // The file or the campaign cannot go on: the import fails, its committed chunks stay.
+        await this.finish(job.id, 'failed', error.message.slice(0, 500));
+        this.logger.warn(`Spreadsheet import ${job.id} failed: ${error.message}`);
+      } else {
+        // A fault of the moment (the database, say): the lease runs out and a worker resumes it.
+        this.logger.warn(`Spreadsheet import ${job.id} interrupted: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  /**
+   * One chunk, committed with the import's progress and lease.
+   * @throws LeaseLost when the import is no longer this worker's at this chunk (rolled back).
+   */
+  private async importChunk(
+    job: ClaimedImport,
+    campaign: Awaited<ReturnType<CampaignsService['requireScopeOfAccount']>>,
+    chunkIndex: number,
+    leads: Record<string, unknown>[],
+    rowNumbers: number[],
+  ): Promise<void> {
+    const advance = async (manager: EntityManager, response: LeadUploadResponse) => {
+      const [rows]: [unknown[]] = await manager.query(
+        `UPDATE spreadsheet_import
+            SET rows_read = rows_read + $4, next_chunk = next_chunk + 1,
+                valid_count = valid_count + $5, invalid_count = invalid_count + $6,
+                duplicate_count = duplicate_count + $7,
+                lease_expires_at = now() + $8 * interval '1 millisecond'
+          WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND next_chunk = $3
+          RETURNING id`,
+        [
+          job.id,
+          this.owner,
+          chunkIndex,
+          leads.length,
+          response.valid_count,
+          response.invalid_count,
+          response.duplicate_count,
+          SPREADSHEET_LEASE_MS,
+        ],
+      );
+      if (rows.length === 0) throw new LeaseLost();
+    };
+    try {
+      await this.imports.importSpreadsheetChunk(
+        {
+          spreadsheetImportId: job.id,
+          chunkIndex,
+          campaign,
+          userId: job.user_id,
+          leads,
+          rowNumbers,
+          source: job.source,
+          tags: job.tags,
+          skipDuplicates: job.skip_duplicates,
+          disclaimerVersion: job.disclaimer_version,
+          complianceAcknowledgedAt: job.compliance_acknowledged_at,
+          clientIp: job.client_ip,
+        },
+        advance,
+      );
+    } catch (error) {
+      const code = (error as { driverError?: { constraint?: string } }).driverError?.constraint;
+      if (code === 'uq_lead_import_spreadsheet_chunk') throw new LeaseLost();
+      throw error;
+    }
+  }
+
+  /** Lets another worker take the import now (this one stops). */
+  private async release(id: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE spreadsheet_import SET lease_owner = NULL, lease_expires_at = NULL
+        WHERE id = $1 AND lease_owner = $2`,
+      [id, this.owner],
+    );
+  }
+
+  /** Ends the import (if still this worker's and running) and deletes its stored file. */
+  private async finish(id: string, status: 'done' | 'failed', error: string | null): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      const [rows]: [unknown[]] = await manager.query(
+        `UPDATE spreadsheet_import
+            SET status = $3, error = $4, finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
+          WHERE id = $1 AND lease_owner = $2 AND status = 'running'
+          RETURNING id`,
+        [id, this.owner, status, error],
+      );
+      if (rows.length > 0) {
+        await manager.query('DELETE FROM spreadsheet_import_file_part WHERE import_id = $1', [id]);
+      }
+    });
+  }
+}
