@@ -54,6 +54,18 @@ export const routes: RouteObject[] = [
             }),
           },
           {
+            path: 'campaigns/:campaignId/import',
+            lazy: async () => ({
+              Component: (await import('./routes/spreadsheet-import')).SpreadsheetUploadRoute,
+            }),
+          },
+          {
+            path: 'spreadsheet-imports/:importId',
+            lazy: async () => ({
+              Component: (await import('./routes/spreadsheet-import')).SpreadsheetImportRoute,
+            }),
+          },
+          {
             path: 'imports/:importId',
             lazy: async () => ({ Component: (await import('./routes/import')).ImportRoute }),
           },

@@ -4,7 +4,6 @@ import { Link } from 'react-router';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaignEndpoints, useCampaigns } from '../api/queries';
-import { ImportHistory } from '../../imports/components/import-history';
 import { EndpointStateBadges, HealthFigures } from './health';
 
 /** One campaign: its webhook endpoints with their state and delivery health. */
@@ -104,9 +103,6 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
           ))}
         </Stack>
       )}
-      <Stack mt="xl">
-        <ImportHistory campaignId={campaignId} />
-      </Stack>
     </>
   );
 }

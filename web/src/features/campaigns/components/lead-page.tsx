@@ -88,9 +88,13 @@ function ImportRecord({ lead }: { lead: LeadDetail }) {
         <Field label="Uploaded">
           <Timestamp value={record.created_at} />
         </Field>
-        <Field label="API key">
-          {key.name ?? 'Unnamed key'} <Code fz="xs">{key.prefix}…</Code>
-        </Field>
+        {key ? (
+          <Field label="API key">
+            {key.name ?? 'Unnamed key'} <Code fz="xs">{key.prefix}…</Code>
+          </Field>
+        ) : (
+          <Field label="Imported by">{record.user ? `${record.user.email} (spreadsheet)` : null}</Field>
+        )}
         <Field label="Client IP">{record.client_ip}</Field>
         <Field label="Source">{record.source}</Field>
         <Field label="Tags">{record.tags.length > 0 ? record.tags.join(', ') : null}</Field>

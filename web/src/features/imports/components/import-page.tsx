@@ -48,7 +48,7 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
           <Figure label="Imported at">
             <Timestamp value={item.created_at} />
           </Figure>
-          <Figure label="By API key">{importedBy(item)}</Figure>
+          <Figure label={item.api_key ? 'By API key' : 'By'}>{importedBy(item)}</Figure>
           <Figure label="Client IP">{item.client_ip ?? '—'}</Figure>
           <Figure label="Source">{item.source}</Figure>
           <Figure label="Tags">{item.tags.length ? item.tags.join(', ') : '—'}</Figure>

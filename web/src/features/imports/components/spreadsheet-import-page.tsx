@@ -1,0 +1,423 @@
+import {
+  Alert,
+  Anchor,
+  Badge,
+  Breadcrumbs,
+  Button,
+  Checkbox,
+  Code,
+  Group,
+  Paper,
+  Progress,
+  Select,
+  SimpleGrid,
+  Stack,
+  Stepper,
+  Table,
+  TagsInput,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core';
+import { IconDownload, IconPlayerPlay } from '@tabler/icons-react';
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { ConfirmButton } from '../../../components/ui/confirm-button';
+import { ErrorText } from '../../../components/ui/error-text';
+import { Figure } from '../../../components/ui/figure';
+import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { Timestamp } from '../../../components/ui/timestamp';
+import { useCanChange } from '../../../lib/roles';
+import { useCampaigns } from '../../campaigns/api/queries';
+import {
+  spreadsheetRejectionsCsvUrl,
+  useCancelSpreadsheetImport,
+  useSpreadsheetImport,
+  useSpreadsheetPreview,
+  useStartSpreadsheetImport,
+  type ColumnMapping,
+  type SpreadsheetImport,
+} from '../api/spreadsheet-queries';
+
+/** The lead fields a column can fill, in the form's order, with their labels. */
+export const LEAD_FIELD_LABELS = [
+  ['phone', 'Phone'],
+  ['first_name', 'First name'],
+  ['last_name', 'Last name'],
+  ['email', 'Email'],
+  ['company', 'Company'],
+  ['title', 'Job title'],
+] as const;
+type LeadField = (typeof LEAD_FIELD_LABELS)[number][0];
+
+/** The version of the compliance disclaimer this page shows and records. */
+export const DISCLAIMER_VERSION = 'v1.0';
+
+/** A column as the mapping's choices name it: its letter and header (`B · First Name`). */
+function columnName(index: number, header: string): string {
+  let letters = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) {
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  }
+  return header ? `${letters} · ${header}` : `${letters} (no header)`;
+}
+
+const STATUS_COLOR: Record<SpreadsheetImport['status'], string> = {
+  uploaded: 'blue',
+  running: 'blue',
+  done: 'green',
+  cancelled: 'gray',
+  failed: 'red',
+};
+
+/** The import's status as a badge. */
+export function SpreadsheetStatus({ job }: { job: SpreadsheetImport }) {
+  const label = {
+    uploaded: 'Waiting for mapping',
+    running: 'Importing',
+    done: 'Done',
+    cancelled: 'Cancelled',
+    failed: 'Failed',
+  }[job.status];
+  return (
+    <Badge color={STATUS_COLOR[job.status]} variant="light">
+      {label}
+    </Badge>
+  );
+}
+
+/** Map columns to lead fields, preview the first rows as the service validates them, acknowledge, start. */
+function MappingStep({ job }: { job: SpreadsheetImport }) {
+  const canChange = useCanChange();
+  const [mapping, setMapping] = useState<ColumnMapping>(() => ({ ...job.suggested_mapping }));
+  const [source, setSource] = useState('spreadsheet');
+  const [tags, setTags] = useState<string[]>([]);
+  const [skipDuplicates, setSkipDuplicates] = useState(true);
+  const [acknowledged, setAcknowledged] = useState(false);
+  const hasPhone = mapping.phone !== undefined;
+  const preview = useSpreadsheetPreview(job.id, mapping, hasPhone);
+  const start = useStartSpreadsheetImport(job);
+  const options = job.headers.map((header, index) => ({
+    value: String(index),
+    label: columnName(index, header),
+  }));
+  const setField = (field: LeadField, value: string | null) =>
+    setMapping((current) => {
+      const next: ColumnMapping = { ...current };
+      if (value === null) delete next[field];
+      else {
+        // A column feeds one field: taking it from another field clears that one.
+        for (const [other, column] of Object.entries(next)) {
+          if (column === Number(value)) delete next[other as LeadField];
+        }
+        next[field] = Number(value);
+      }
+      return next;
+    });
+  const rows = preview.data ?? [];
+  const invalid = rows.filter((row) => row.error !== null).length;
+
+  return (
+    <Stack gap="lg">
+      <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="mapping-title">
+        <Stack gap="sm">
+          <Title order={2} size="h4" id="mapping-title">
+            Map columns to lead fields
+          </Title>
+          <Text size="sm" c="dimmed">
+            Matched from the header row where the names were clear; check them. Only Phone is
+            required. Columns left unmapped are not imported.
+          </Text>
+          <SimpleGrid cols={{ base: 1, sm: 2, md: 3 }} spacing="sm">
+            {LEAD_FIELD_LABELS.map(([field, label]) => (
+              <Select
+                key={field}
+                label={label}
+                required={field === 'phone'}
+                placeholder="Not imported"
+                data={options}
+                value={mapping[field] === undefined ? null : String(mapping[field])}
+                onChange={(value) => setField(field, value)}
+                clearable={field !== 'phone'}
+                disabled={!canChange}
+                comboboxProps={{ withinPortal: true }}
+              />
+            ))}
+          </SimpleGrid>
+          {!hasPhone && (
+            <Alert color="yellow" title="Choose the phone column">
+              Every lead needs a phone number: pick the column that holds it.
+            </Alert>
+          )}
+        </Stack>
+      </Paper>
+
+      <Paper withBorder radius="md" component="section" aria-labelledby="preview-title">
+        <Stack gap="xs" p="lg" pb={0}>
+          <Title order={2} size="h4" id="preview-title">
+            Preview
+          </Title>
+          <Text size="sm" c="dimmed">
+            The first {job.sample_rows.length} of {job.total_rows.toLocaleString()} rows, checked by
+            the same rules as the import (phones read in the campaign’s region).
+            {rows.length > 0 && ` ${rows.length - invalid} would be imported, ${invalid} rejected.`}
+          </Text>
+        </Stack>
+        {preview.isError && <ErrorText error={preview.error} title="No preview" />}
+        <Table.ScrollContainer minWidth={720}>
+          <Table aria-label="Preview of the first rows" verticalSpacing="xs" striped>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Row</Table.Th>
+                {LEAD_FIELD_LABELS.map(([field, label]) => (
+                  <Table.Th key={field}>{label}</Table.Th>
+                ))}
+                <Table.Th>Check</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((row) => (
+                <Table.Tr key={row.row}>
+                  <Table.Td>{row.row}</Table.Td>
+                  {LEAD_FIELD_LABELS.map(([field]) => {
+                    const column = mapping[field];
+                    const raw =
+                      column === undefined ? '' : (job.sample_rows[row.row - 2]?.[column] ?? '');
+                    const value = row.lead ? (row.lead[field] ?? '') : raw;
+                    return <Table.Td key={field}>{value}</Table.Td>;
+                  })}
+                  <Table.Td>
+                    {row.error ? (
+                      <Text size="sm" c="red">
+                        {row.error.message}
+                      </Text>
+                    ) : (
+                      <Badge color="green" variant="light">
+                        OK
+                      </Badge>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      </Paper>
+
+      {canChange ? (
+        <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="start-title">
+          <Stack gap="sm">
+            <Title order={2} size="h4" id="start-title">
+              Start the import
+            </Title>
+            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+              <TextInput
+                label="Source"
+                description="Recorded on every lead and on the import"
+                value={source}
+                maxLength={100}
+                onChange={(event) => setSource(event.currentTarget.value)}
+              />
+              <TagsInput
+                label="Tags"
+                description="Applied to every lead (press Enter after each)"
+                value={tags}
+                onChange={setTags}
+                maxTags={50}
+              />
+            </SimpleGrid>
+            <Checkbox
+              label="Skip leads whose phone the campaign already has"
+              checked={skipDuplicates}
+              onChange={(event) => setSkipDuplicates(event.currentTarget.checked)}
+            />
+            <Alert color="gray" title={`Compliance disclaimer ${DISCLAIMER_VERSION}`}>
+              You confirm that every person in this file agreed to be contacted by your
+              organisation, that you may lawfully upload their details, and that you will honour
+              opt-outs. The time, your user, your IP address and this version are recorded with
+              every import.
+            </Alert>
+            <Checkbox
+              label={`I have permission to contact these people (disclaimer ${DISCLAIMER_VERSION})`}
+              checked={acknowledged}
+              onChange={(event) => setAcknowledged(event.currentTarget.checked)}
+            />
+            {start.isError && <ErrorText error={start.error} title="The import did not start" />}
+            <Group>
+              <Button
+                leftSection={<IconPlayerPlay size={16} aria-hidden />}
+                disabled={!acknowledged || !hasPhone}
+                loading={start.isPending}
+                onClick={() =>
+                  start.mutate({
+                    mapping,
+                    compliance_acknowledged: true,
+                    disclaimer_version: DISCLAIMER_VERSION,
+                    source: source.trim() || 'spreadsheet',
+                    tags,
+                    skip_duplicates: skipDuplicates,
+                  })
+                }
+              >
+                Start import of {job.total_rows.toLocaleString()} rows
+              </Button>
+            </Group>
+          </Stack>
+        </Paper>
+      ) : (
+        <Alert color="gray">An admin of your account can start this import.</Alert>
+      )}
+    </Stack>
+  );
+}
+
+/** Progress while it runs, then the report: counts, rejected rows, what was recorded. */
+function ProgressStep({ job }: { job: SpreadsheetImport }) {
+  const canChange = useCanChange();
+  const cancel = useCancelSpreadsheetImport(job);
+  const percent = job.total_rows === 0 ? 100 : Math.round((job.rows_read / job.total_rows) * 100);
+  const running = job.status === 'running';
+  const elapsedSeconds =
+    job.started_at === null
+      ? 0
+      : ((job.finished_at ? Date.parse(job.finished_at) : Date.now()) -
+          Date.parse(job.started_at)) /
+        1000;
+  const rate = elapsedSeconds > 0 ? job.rows_read / elapsedSeconds : 0;
+  const remaining = rate > 0 ? Math.ceil((job.total_rows - job.rows_read) / rate) : null;
+
+  return (
+    <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="progress-title">
+      <Stack gap="md">
+        <Group justify="space-between">
+          <Title order={2} size="h4" id="progress-title">
+            {running ? 'Importing' : 'Import report'}
+          </Title>
+          <SpreadsheetStatus job={job} />
+        </Group>
+        <Stack gap={4}>
+          <Group justify="space-between" gap="xs">
+            <Text size="sm" role="status">
+              {job.rows_read.toLocaleString()} of {job.total_rows.toLocaleString()} rows ({percent}{' '}
+              %)
+            </Text>
+            {running && rate > 0 && (
+              <Text size="sm" c="dimmed">
+                {Math.round(rate).toLocaleString()} rows/s
+                {remaining !== null && `, about ${remaining} s left`}
+              </Text>
+            )}
+          </Group>
+          <Progress
+            value={percent}
+            aria-label="Import progress"
+            animated={running}
+            color={
+              job.status === 'failed' ? 'red' : job.status === 'cancelled' ? 'gray' : undefined
+            }
+          />
+        </Stack>
+        <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
+          <Figure label="Imported">{job.valid_count.toLocaleString()}</Figure>
+          <Figure label="Duplicates">{job.duplicate_count.toLocaleString()}</Figure>
+          <Figure label="Rejected">{job.invalid_count.toLocaleString()}</Figure>
+          <Figure label="Chunks committed">{job.chunks_imported.toLocaleString()}</Figure>
+        </SimpleGrid>
+        {job.status === 'failed' && (
+          <Alert color="red" title="The import stopped">
+            {job.error} The chunks committed before stay imported.
+          </Alert>
+        )}
+        {job.status === 'cancelled' && (
+          <Alert color="gray" title="Cancelled">
+            The {job.rows_read.toLocaleString()} rows committed before the cancel stay imported; the
+            rest of the file was not imported and has been deleted.
+          </Alert>
+        )}
+        <Group gap="sm">
+          {job.invalid_count > 0 && (
+            <Button
+              component="a"
+              href={spreadsheetRejectionsCsvUrl(job.id)}
+              download
+              variant="default"
+              leftSection={<IconDownload size={16} aria-hidden />}
+            >
+              Download rejected rows (CSV)
+            </Button>
+          )}
+          <Button component={Link} to={`/campaigns/${job.campaign_id}`} variant="subtle">
+            Back to the campaign
+          </Button>
+          {running && canChange && (
+            <ConfirmButton
+              label="Cancel import"
+              title="Cancel this import?"
+              message="The chunk being imported now is rolled back; the chunks committed before stay imported."
+              confirmLabel="Cancel import"
+              onConfirm={() => cancel.mutateAsync(undefined)}
+              pending={cancel.isPending}
+              error={cancel.error}
+            />
+          )}
+        </Group>
+        <Text size="xs" c="dimmed">
+          {job.started_at && (
+            <>
+              Started <Timestamp value={job.started_at} />
+              {job.finished_at && (
+                <>
+                  , ended <Timestamp value={job.finished_at} />
+                </>
+              )}
+              . Disclaimer {job.disclaimer_version}. Each chunk of up to 10,000 rows is an import in
+              the campaign’s import history.
+            </>
+          )}
+        </Text>
+      </Stack>
+    </Paper>
+  );
+}
+
+/**
+ * One spreadsheet import (docs/dashboard.md#spreadsheet-imports): a stepper through upload,
+ * column mapping with a validated preview and the compliance acknowledgement, then live
+ * progress (cancellable) and the final report with the rejected rows.
+ */
+export function SpreadsheetImportPage({ importId }: { importId: string }) {
+  const query = useSpreadsheetImport(importId);
+  const campaigns = useCampaigns();
+  if (query.isPending) return <PageLoader label="Loading the import…" />;
+  if (query.isError) return <PageError error={query.error} onRetry={() => void query.refetch()} />;
+  const job = query.data;
+  const campaign = campaigns.data?.find((c) => c.id === job.campaign_id);
+  const step = job.status === 'uploaded' ? 1 : job.status === 'running' ? 2 : 3;
+  return (
+    <>
+      <Breadcrumbs mb="xs" aria-label="Breadcrumb">
+        <Anchor component={Link} to="/campaigns" size="sm">
+          Campaigns
+        </Anchor>
+        <Anchor component={Link} to={`/campaigns/${job.campaign_id}`} size="sm">
+          {campaign?.name ?? `Campaign ${job.campaign_id}`}
+        </Anchor>
+        <Text size="sm">Spreadsheet import</Text>
+      </Breadcrumbs>
+      <PageHeader
+        title={`Import ${job.file_name}`}
+        description={`${job.format.toUpperCase()}, ${(job.size_bytes / (1024 * 1024)).toFixed(1)} MiB, ${job.total_rows.toLocaleString()} rows, uploaded by ${job.user.email}.`}
+      />
+      <Stepper active={step} size="sm" mb="lg" allowNextStepsSelect={false}>
+        <Stepper.Step label="Upload" description="File stored" />
+        <Stepper.Step label="Map and review" description="Columns, preview, consent" />
+        <Stepper.Step label="Import" description="In the background" />
+        <Stepper.Completed>{null}</Stepper.Completed>
+      </Stepper>
+      {job.status === 'uploaded' ? <MappingStep job={job} /> : <ProgressStep job={job} />}
+      <Text size="xs" c="dimmed" mt="md">
+        Spreadsheet import <Code>{job.id}</Code>
+      </Text>
+    </>
+  );
+}
