@@ -271,8 +271,11 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
   );
 }
 
-/** Progress while it runs, then the report: counts, rejected rows, what was recorded. */
-function ProgressStep({ job }: { job: SpreadsheetImport }) {
+/**
+ * Progress while it runs, then the report: counts, rejected rows, what was recorded.
+ * `readAt` is when `job` was read (ms since the epoch): the rate is measured up to then.
+ */
+function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number }) {
   const canChange = useCanChange();
   const cancel = useCancelSpreadsheetImport(job);
   const percent = job.total_rows === 0 ? 100 : Math.round((job.rows_read / job.total_rows) * 100);
@@ -280,8 +283,7 @@ function ProgressStep({ job }: { job: SpreadsheetImport }) {
   const elapsedSeconds =
     job.started_at === null
       ? 0
-      : ((job.finished_at ? Date.parse(job.finished_at) : Date.now()) -
-          Date.parse(job.started_at)) /
+      : ((job.finished_at ? Date.parse(job.finished_at) : readAt) - Date.parse(job.started_at)) /
         1000;
   const rate = elapsedSeconds > 0 ? job.rows_read / elapsedSeconds : 0;
   const remaining = rate > 0 ? Math.ceil((job.total_rows - job.rows_read) / rate) : null;
@@ -414,7 +416,11 @@ export function SpreadsheetImportPage({ importId }: { importId: string }) {
         <Stepper.Step label="Import" description="In the background" />
         <Stepper.Completed>{null}</Stepper.Completed>
       </Stepper>
-      {job.status === 'uploaded' ? <MappingStep job={job} /> : <ProgressStep job={job} />}
+      {job.status === 'uploaded' ? (
+        <MappingStep job={job} />
+      ) : (
+        <ProgressStep job={job} readAt={query.dataUpdatedAt} />
+      )}
       <Text size="xs" c="dimmed" mt="md">
         Spreadsheet import <Code>{job.id}</Code>
       </Text>
