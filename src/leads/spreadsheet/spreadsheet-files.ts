@@ -59,7 +59,8 @@ export async function storeFileParts(
 
 /**
  * A stored file as a stream, read one part at a time (one query each) as the consumer asks:
- * at most a part or two in memory.
+ * at most a part or two in memory. (Read as text, hex-encoded: node-postgres decodes every
+ * value as UTF-8 first, so its binary result format would corrupt arbitrary bytes.)
  * @param query runs one SQL statement (a transaction's manager, or the data source).
  */
 export function readFileParts(
