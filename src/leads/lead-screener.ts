@@ -13,6 +13,9 @@ import { packLeads, unpackChecks } from './lead-transfer';
 export const MIN_LEADS_FOR_WORKERS = 1_000;
 /** Most worker threads, whatever the machine (the calling thread checks a slice too). */
 const MAX_WORKER_THREADS = 4;
+/** Each worker thread's heap limits, in MiB (its old and young generations). */
+const WORKER_OLD_GENERATION_MB = 32;
+const WORKER_YOUNG_GENERATION_MB = 4;
 
 /**
  * The compiled worker file: beside this file in dist/; when this file runs as TypeScript
@@ -63,6 +66,13 @@ export class LeadScreener implements OnModuleInit, OnModuleDestroy {
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Number.POSITIVE_INFINITY,
+      // A slice of even the largest upload needs a few MiB: a small heap makes V8 collect early
+      // instead of growing the thread's heap batch after batch (a long spreadsheet import grew
+      // it by ~100 MiB). A thread that still runs out is replaced, its slice checked here.
+      resourceLimits: {
+        maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB,
+        maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB,
+      },
     });
     for (let i = 0; i < threads; i++) {
       this.pool.run({ leads: packLeads(warmUpLeads()), region: 'US' }).catch(() => undefined);
