@@ -93,7 +93,9 @@ function ImportRecord({ lead }: { lead: LeadDetail }) {
             {key.name ?? 'Unnamed key'} <Code fz="xs">{key.prefix}…</Code>
           </Field>
         ) : (
-          <Field label="Imported by">{record.user ? `${record.user.email} (spreadsheet)` : null}</Field>
+          <Field label="Imported by">
+            {record.user ? `${record.user.email} (spreadsheet)` : null}
+          </Field>
         )}
         <Field label="Client IP">{record.client_ip}</Field>
         <Field label="Source">{record.source}</Field>
