@@ -302,6 +302,8 @@ describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => 
           created_at: row.created_at.toISOString(),
           campaign_id: me.campaignId,
           api_key: { id: me.apiKeyId, name: 'test key', prefix: key.key_prefix },
+          user: null,
+          spreadsheet_import_id: null,
           source: 'open-house',
           tags: ['spring'],
           disclaimer_version: 'v7',
