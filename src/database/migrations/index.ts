@@ -17,6 +17,7 @@ import { DeliveryRetention1795900000000 } from './1795900000000-DeliveryRetentio
 import { ImportRejections1795920000000 } from './1795920000000-ImportRejections';
 import { MissedDeliveryReplay1795925000000 } from './1795925000000-MissedDeliveryReplay';
 import { LeadSearch1795927000000 } from './1795927000000-LeadSearch';
+import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistogramArrays';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -41,4 +42,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   ImportRejections1795920000000,
   MissedDeliveryReplay1795925000000,
   LeadSearch1795927000000,
+  RollupHistogramArrays1795935000000,
 ];
