@@ -1,18 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { types as pgTypes, type CustomTypesConfig, type Pool } from 'pg';
+import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import {
   FAILURE_CLASSES,
   histogramLiteral,
-  parseBucketCounts,
+  parseChartLine,
   ROLLUP_PERIODS,
-  type BucketCounts,
   type FailureClass,
   type RollupIncrement,
   type RollupPeriod,
-  type RollupTotals,
+  type RollupRow,
 } from './delivery-rollup';
 
 /** The table's failure-count column of each failure class. */
@@ -35,26 +34,6 @@ const histogramSum = (a: string, b: string): string =>
               || array_agg(coalesce(${a}[k], 0) + coalesce(${b}[k], 0) ORDER BY k)::text)::integer[]
         FROM generate_series(least(array_lower(${a}, 1), array_lower(${b}, 1)),
                              greatest(array_upper(${a}, 1), array_upper(${b}, 1))) AS k) END`;
-
-/** OID of `integer[]`. */
-const INT4_ARRAY_OID = 1007;
-
-/**
- * The chart read's parsers: the histograms as their counts (PostgreSQL's text of an array
- * keeps the lower bound, the generic array parser drops it), every other type as usual.
- */
-const ROLLUP_READ_TYPES = {
-  getTypeParser: (oid: number, format?: 'text' | 'binary') =>
-    oid === INT4_ARRAY_OID ? parseBucketCounts : pgTypes.getTypeParser(oid, format ?? 'text'),
-} as CustomTypesConfig;
-
-/** One rollup row as read (docs/delivery-analytics.md): its histograms as stored. */
-export interface RollupRow extends Omit<RollupTotals, 'latency' | 'lag'> {
-  endpointId: number;
-  start: Date;
-  latency: BucketCounts;
-  lag: BucketCounts;
-}
 
 /** What the failing-endpoint rules read of one endpoint (docs/webhooks.md#failing-endpoints). */
 export interface FailureSignals {
@@ -190,30 +169,16 @@ export class DeliveryRollupRepository {
     // PostgreSQL's plan cache settles on one generic plan (a range of the index); with the
     // period as a parameter it planned every read again for the rows of one period.
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    const { rows } = await pool.query<unknown[]>({
+    // Each row as its chart line: one stored text PostgreSQL sends as it is, where fourteen
+    // columns cost an output function each, and one per histogram bucket.
+    const { rows } = await pool.query<[string]>({
       name: `endpoint_delivery_rollup_read_${period}`,
-      text: `SELECT endpoint_id, date_part('epoch', bucket_start) * 1000, attempts, successes,
-                    ${FAILURE_CLASSES.map((c) => FAILURE_COLUMNS[c]).join(', ')},
-                    duration_sum_ms, latency, first_successes, lag
-               FROM endpoint_delivery_rollup
+      text: `SELECT chart_line FROM endpoint_delivery_rollup
               WHERE endpoint_id = ANY($1::int[]) AND period = '${period}'
                 AND bucket_start >= $2 AND bucket_start < $3`,
       values: [endpointIds, from, to],
       rowMode: 'array',
-      types: ROLLUP_READ_TYPES,
     });
-    return rows.map((row) => ({
-      endpointId: row[0] as number,
-      start: new Date(row[1] as number),
-      attempts: row[2] as number,
-      successes: row[3] as number,
-      failures: Object.fromEntries(
-        FAILURE_CLASSES.map((c, i) => [c, row[4 + i] as number]),
-      ) as Record<FailureClass, number>,
-      durationSumMs: row[10] as number,
-      latency: row[11] as BucketCounts,
-      firstSuccesses: row[12] as number,
-      lag: row[13] as BucketCounts,
-    }));
+    return rows.map((row) => parseChartLine(row[0]));
   }
 }

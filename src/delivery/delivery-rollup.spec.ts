@@ -9,6 +9,7 @@ import {
   histogramLiteral,
   HistogramSum,
   parseBucketCounts,
+  parseChartLine,
   percentiles,
   periodStart,
   rollUp,
@@ -62,6 +63,29 @@ describe('delivery rollups', () => {
     expect(parseBucketCounts('[42:44]={3,0,1234567}')).toEqual({ lo: 42, counts: [3, 0, 1234567] });
     const literal = histogramLiteral({ 61: 9, 70: 4 });
     expect(parseBucketCounts(literal)).toEqual(bucketCounts({ 61: 9, 70: 4 }));
+  });
+
+  it("read a row back from its chart line, as the table's trigger renders it", () => {
+    const row = parseChartLine(
+      '1793059200000 30849 27740 619 645 1 2 1845 3 12 3253461.3270000005 [42:44]={320,0,7} {}',
+    );
+    expect(row).toEqual({
+      start: new Date('2026-10-27T00:00:00.000Z'),
+      attempts: 30849,
+      successes: 27740,
+      failures: {
+        timeout: 619,
+        connection_error: 645,
+        redirect: 1,
+        client_error: 2,
+        server_error: 1845,
+        other: 3,
+      },
+      firstSuccesses: 12,
+      durationSumMs: 3253461.3270000005,
+      latency: { lo: 42, counts: [320, 0, 7] },
+      lag: { lo: 1, counts: [] },
+    });
   });
 
   it('read the same percentiles from stored histograms, one or merged, as from their sum', () => {

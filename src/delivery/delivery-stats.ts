@@ -6,8 +6,9 @@ import {
   periodStart,
   type FailureClass,
   type RollupPeriod,
+  type RollupRow,
 } from './delivery-rollup';
-import { DeliveryRollupRepository, type RollupRow } from './delivery-rollup.repository';
+import { DeliveryRollupRepository } from './delivery-rollup.repository';
 
 /** The windows a chart can show, each read at one granularity (docs/delivery-analytics.md#windows). */
 export const STATS_WINDOWS = {

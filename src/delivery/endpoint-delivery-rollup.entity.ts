@@ -78,4 +78,12 @@ export class EndpointDeliveryRollup {
   /** Event recorded → first successful attempt, ms, stored as `latency` is. */
   @Column({ type: 'integer', array: true })
   lag!: number[];
+
+  /**
+   * What a chart reads of this row, as one line of text (see `parseChartLine`): rendered from
+   * the columns above by the trigger `endpoint_delivery_rollup_chart_line` on every insert and
+   * update, never written directly.
+   */
+  @Column({ name: 'chart_line', type: 'text' })
+  chartLine!: string;
 }
