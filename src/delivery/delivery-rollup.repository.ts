@@ -169,16 +169,17 @@ export class DeliveryRollupRepository {
     // PostgreSQL's plan cache settles on one generic plan (a range of the index); with the
     // period as a parameter it planned every read again for the rows of one period.
     const pool = (this.dataSource.driver as PostgresDriver).master as Pool;
-    // Each row as its chart line: one stored text PostgreSQL sends as it is, where fourteen
-    // columns cost an output function each, and one per histogram bucket.
-    const { rows } = await pool.query<[string]>({
+    // Each row as its chart line (and its summed duration): one stored text PostgreSQL sends
+    // as it is, where thirteen columns cost an output function each, and one per histogram
+    // bucket.
+    const { rows } = await pool.query<[string, number]>({
       name: `endpoint_delivery_rollup_read_${period}`,
-      text: `SELECT chart_line FROM endpoint_delivery_rollup
+      text: `SELECT chart_line, duration_sum_ms FROM endpoint_delivery_rollup
               WHERE endpoint_id = ANY($1::int[]) AND period = '${period}'
                 AND bucket_start >= $2 AND bucket_start < $3`,
       values: [endpointIds, from, to],
       rowMode: 'array',
     });
-    return rows.map((row) => parseChartLine(row[0]));
+    return rows.map((row) => parseChartLine(row[0], row[1]));
   }
 }

@@ -67,7 +67,8 @@ describe('delivery rollups', () => {
 
   it("read a row back from its chart line, as the table's trigger renders it", () => {
     const row = parseChartLine(
-      '1793059200000 30849 27740 619 645 1 2 1845 3 12 3253461.3270000005 [42:44]={320,0,7} {}',
+      '1793059200000 30849 27740 619 645 1 2 1845 3 12 [42:44]={320,0,7} {}',
+      3253461.3270000005,
     );
     expect(row).toEqual({
       start: new Date('2026-10-27T00:00:00.000Z'),

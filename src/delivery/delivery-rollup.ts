@@ -152,24 +152,26 @@ export interface RollupRow extends Omit<RollupTotals, 'latency' | 'lag'> {
 
 /**
  * A rollup row from its `chart_line`, the text the table keeps of it for charts (migration
- * RollupChartLine1795936000000 renders it): start in ms since the epoch, attempts, successes,
- * timeouts, connection errors, redirects, client errors, server errors, other failures, first
- * successes, summed duration (ms), the latency and the lag histograms, separated by spaces.
+ * RollupChartLine1795936000000 renders it), and its summed duration: start in ms since the
+ * epoch, attempts, successes, timeouts, connection errors, redirects, client errors, server
+ * errors, other failures, first successes, the latency and the lag histograms, separated by
+ * spaces.
  */
-export function parseChartLine(line: string): RollupRow {
+export function parseChartLine(line: string, durationSumMs: number): RollupRow {
   const fields = line.split(' ');
   const failures = {} as Record<FailureClass, number>;
-  for (let k = 0; k < FAILURE_CLASSES.length; k++)
+  for (let k = 0; k < FAILURE_CLASSES.length; k++) {
     failures[FAILURE_CLASSES[k]] = Number(fields[3 + k]);
+  }
   return {
     start: new Date(Number(fields[0])),
     attempts: Number(fields[1]),
     successes: Number(fields[2]),
     failures,
     firstSuccesses: Number(fields[9]),
-    durationSumMs: Number(fields[10]),
-    latency: parseBucketCounts(fields[11]),
-    lag: parseBucketCounts(fields[12]),
+    durationSumMs,
+    latency: parseBucketCounts(fields[10]),
+    lag: parseBucketCounts(fields[11]),
   };
 }
 

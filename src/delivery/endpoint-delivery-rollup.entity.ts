@@ -80,8 +80,8 @@ export class EndpointDeliveryRollup {
   lag!: number[];
 
   /**
-   * What a chart reads of this row, as one line of text (see `parseChartLine`): rendered from
-   * the columns above by the trigger `endpoint_delivery_rollup_chart_line` on every insert and
+   * What a chart reads of this row but its summed duration, as one line of text (see
+   * `parseChartLine`): rendered from the columns above by the trigger `endpoint_delivery_rollup_chart_line` on every insert and
    * update, never written directly.
    */
   @Column({ name: 'chart_line', type: 'text' })

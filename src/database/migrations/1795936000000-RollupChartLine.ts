@@ -3,8 +3,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Each rollup row also keeps what a chart reads of it as one line of text, `chart_line`
  * (docs/delivery-analytics.md#rollups): its start (ms since the epoch), attempts, successes, the
- * six failure counts, first successes, summed duration and the two histograms, separated by
- * spaces. A trigger renders it from the row's columns whenever a row is inserted or updated,
+ * six failure counts, first successes and the two histograms, separated by spaces. (The summed
+ * duration, a double, is read as its column: as text its digits would depend on the writer's
+ * `extra_float_digits`.) A trigger renders it from the row's columns whenever a row is inserted or updated,
  * so it never disagrees with them; the columns stay what everything else reads and sums.
  *
  * Why: a chart point read as fourteen columns cost PostgreSQL an output function per column
@@ -17,17 +18,15 @@ export class RollupChartLine1795936000000 implements MigrationInterface {
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "endpoint_delivery_rollup" ADD "chart_line" text`);
-    // extra_float_digits = 1: the summed duration in its shortest exact form, whatever the
-    // writer's session asks for, so the read gets back the very double.
     await queryRunner.query(`
             CREATE FUNCTION endpoint_delivery_rollup_chart_line() RETURNS trigger
-            LANGUAGE plpgsql SET extra_float_digits = 1 AS $$
+            LANGUAGE plpgsql AS $$
             BEGIN
                 NEW.chart_line := concat_ws(' ',
                     (extract(epoch FROM NEW.bucket_start) * 1000)::bigint,
                     NEW.attempts, NEW.successes, NEW.timeouts, NEW.connection_errors, NEW.redirects,
                     NEW.client_errors, NEW.server_errors, NEW.other_failures, NEW.first_successes,
-                    NEW.duration_sum_ms, NEW.latency, NEW.lag);
+                    NEW.latency, NEW.lag);
                 RETURN NEW;
             END
             $$
