@@ -6,7 +6,10 @@
 // inserted with SQL before the rollup migration, which then fills the rollups from them (its
 // time is printed too). Reads only rollups, so the two medians should be the same.
 //
-//   npm run build && node bench/chart-query.mjs [--attempts N] [--runs R]
+//   npm run build && node bench/chart-query.mjs [--attempts N] [--runs R] [--warmup W] [--reuse]
+//
+// --reuse measures again on the three databases a previous run left (running any migration
+// added since), instead of inserting and backfilling the attempts again.
 //
 // Databases `campaign_api_bench_chart_0`, `_s` and `_n` (dropped and recreated). PostgreSQL on 127.0.0.1:5432 as for the tests.
 import { createRequire } from 'node:module';
@@ -24,11 +27,14 @@ const { DeliveryStatsService } = require('../dist/delivery/delivery-stats.js');
 const { values } = parseArgs({
   options: {
     attempts: { type: 'string', default: '10000000' },
-    runs: { type: 'string', default: '25' },
+    runs: { type: 'string', default: '201' },
+    warmup: { type: 'string', default: '50' },
+    reuse: { type: 'boolean', default: false },
   },
 });
 const ATTEMPTS = Number(values.attempts);
 const RUNS = Number(values.runs);
+const WARMUP = Number(values.warmup);
 const CHUNK = 1_000_000;
 const ADMIN_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 const urlOf = (name) => `postgres://postgres@127.0.0.1:5432/${name}`;
@@ -43,8 +49,39 @@ async function freshDatabase(name) {
   await admin.end();
 }
 
+/** The database a previous run left, brought up to the latest migration; null when absent. */
+async function reuse(name) {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  await admin.connect();
+  const { rowCount } = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+  await admin.end();
+  if (rowCount === 0) return null;
+  const dataSource = new DataSource({
+    ...buildDataSourceOptions(urlOf(name), 2, []),
+    migrations: MIGRATIONS,
+  });
+  await dataSource.initialize();
+  const migrating = performance.now();
+  const ran = await dataSource.runMigrations({ transaction: 'each' });
+  if (ran.length > 0) {
+    log(
+      `${name}: ${ran.map((m) => m.name).join(', ')} in ${((performance.now() - migrating) / 1000).toFixed(1)} s`,
+    );
+  }
+  await dataSource.query('VACUUM (ANALYZE) endpoint_delivery_rollup');
+  const [{ id: endpointId }] = await dataSource.query(
+    `SELECT id FROM webhook_endpoint WHERE url = 'https://hooks.example.com/bench'`,
+  );
+  await dataSource.destroy();
+  return { endpointId, backfillSeconds: null };
+}
+
 /** A migrated database (all migrations, or all but the rollups' when `attempts` come first). */
 async function prepare(name, attempts) {
+  if (values.reuse) {
+    const reused = await reuse(name);
+    if (reused) return reused;
+  }
   await freshDatabase(name);
   const rollups = MIGRATIONS.findIndex((m) => m.name.startsWith('DeliveryRollups'));
   const before = attempts > 0 ? MIGRATIONS.slice(0, rollups) : MIGRATIONS;
@@ -110,41 +147,62 @@ async function prepare(name, attempts) {
   return { endpointId, backfillSeconds: null };
 }
 
-/** Median ms of the 30-day stats read, after a few warm-up reads. */
-async function measure(name, endpointId) {
+/** A stats service on one of the databases, and what it charts. */
+async function open(name, endpointId) {
   const dataSource = new DataSource(buildDataSourceOptions(urlOf(name), 2, ENTITIES));
   await dataSource.initialize();
   const stats = new DeliveryStatsService(new DeliveryRollupRepository(dataSource));
-  for (let i = 0; i < 5; i++) await stats.of([endpointId], '30d');
-  const times = [];
-  let last;
-  for (let i = 0; i < RUNS; i++) {
-    const started = performance.now();
-    last = await stats.of([endpointId], '30d');
-    times.push(performance.now() - started);
-  }
   const [{ n }] = await dataSource.query(
     'SELECT count(*)::bigint AS n FROM webhook_delivery_attempt WHERE endpoint_id = $1',
     [endpointId],
   );
-  await dataSource.destroy();
-  return { median_ms: median(times), attempts_recorded: Number(n), charted: last.totals.attempts };
+  return { dataSource, read: () => stats.of([endpointId], '30d'), attempts: Number(n) };
 }
 
-const empty = await prepare('campaign_api_bench_chart_0', 0);
-const atZero = await measure('campaign_api_bench_chart_0', empty.endpointId);
-log(`0 attempts: median ${atZero.median_ms.toFixed(3)} ms`);
+/**
+ * Median ms of the 30-day stats read on each database. All are warmed up first (so the first
+ * one measured does not pay for the JIT), then read in turn, one read each per round, so a
+ * change in the machine's load falls on all of them alike.
+ */
+async function measure(databases) {
+  const opened = [];
+  for (const { name, endpointId } of databases) opened.push(await open(name, endpointId));
+  for (const db of opened) for (let i = 0; i < WARMUP; i++) await db.read();
+  const times = opened.map(() => []);
+  const last = [];
+  for (let run = 0; run < RUNS; run++) {
+    for (let k = 0; k < opened.length; k++) {
+      const i = (run + k) % opened.length;
+      const started = performance.now();
+      last[i] = await opened[i].read();
+      times[i].push(performance.now() - started);
+    }
+  }
+  for (const db of opened) await db.dataSource.destroy();
+  return opened.map((db, i) => ({
+    median_ms: median(times[i]),
+    attempts_recorded: db.attempts,
+    charted: last[i].totals.attempts,
+  }));
+}
+
 const SMALL = Math.min(100_000, ATTEMPTS);
+const empty = await prepare('campaign_api_bench_chart_0', 0);
 const small = await prepare('campaign_api_bench_chart_s', SMALL);
-const atSmall = await measure('campaign_api_bench_chart_s', small.endpointId);
-log(`${SMALL.toLocaleString('en')} attempts: median ${atSmall.median_ms.toFixed(3)} ms`);
 const full = await prepare('campaign_api_bench_chart_n', ATTEMPTS);
-const atN = await measure('campaign_api_bench_chart_n', full.endpointId);
+const [atZero, atSmall, atN] = await measure([
+  { name: 'campaign_api_bench_chart_0', endpointId: empty.endpointId },
+  { name: 'campaign_api_bench_chart_s', endpointId: small.endpointId },
+  { name: 'campaign_api_bench_chart_n', endpointId: full.endpointId },
+]);
+log(`0 attempts: median ${atZero.median_ms.toFixed(3)} ms`);
+log(`${SMALL.toLocaleString('en')} attempts: median ${atSmall.median_ms.toFixed(3)} ms`);
 log(`${ATTEMPTS.toLocaleString('en')} attempts: median ${atN.median_ms.toFixed(3)} ms`);
 console.log(
   JSON.stringify(
     {
       runs: RUNS,
+      warmup: WARMUP,
       zero: atZero,
       small: { ...atSmall, backfill_seconds: small.backfillSeconds },
       full: { ...atN, backfill_seconds: full.backfillSeconds },

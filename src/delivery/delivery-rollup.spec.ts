@@ -1,12 +1,19 @@
 import {
+  bucketCounts,
+  bucketPercentiles,
   bucketValue,
   failureClass,
   HISTOGRAM_BUCKETS,
   HISTOGRAM_RELATIVE_ERROR,
   histogramBucket,
+  histogramLiteral,
+  HistogramSum,
+  parseBucketCounts,
+  parseChartLine,
   percentiles,
   periodStart,
   rollUp,
+  type Histogram,
   type RolledAttempt,
 } from './delivery-rollup';
 
@@ -43,6 +50,75 @@ describe('delivery rollups', () => {
       expect(Math.abs(got! - exact) / exact).toBeLessThanOrEqual(HISTOGRAM_RELATIVE_ERROR);
     }
     expect(percentiles({}, [0.5])).toEqual([null]);
+  });
+
+  it('store a histogram as the counts of its first to its last bucket, and read them back', () => {
+    expect(histogramLiteral({})).toBe('{}');
+    expect(histogramLiteral({ 42: 3, 44: 1, 50: 0 })).toBe('[42:44]={3,0,1}');
+    expect(bucketCounts({ 0: 2, 240: 1 }).counts).toHaveLength(241);
+    expect(parseBucketCounts('{}')).toEqual({ lo: 1, counts: [] });
+    // PostgreSQL leaves the bounds out when the lower one is 1.
+    expect(parseBucketCounts('{7,0,12}')).toEqual({ lo: 1, counts: [7, 0, 12] });
+    expect(parseBucketCounts('[0:2]={2,0,1}')).toEqual({ lo: 0, counts: [2, 0, 1] });
+    expect(parseBucketCounts('[42:44]={3,0,1234567}')).toEqual({ lo: 42, counts: [3, 0, 1234567] });
+    const literal = histogramLiteral({ 61: 9, 70: 4 });
+    expect(parseBucketCounts(literal)).toEqual(bucketCounts({ 61: 9, 70: 4 }));
+  });
+
+  it("read a row back from its chart line, as the table's trigger renders it", () => {
+    const row = parseChartLine(
+      '1793059200000 30849 27740 619 645 1 2 1845 3 12 [42:44]={320,0,7} {}',
+      3253461.3270000005,
+    );
+    expect(row).toEqual({
+      start: new Date('2026-10-27T00:00:00.000Z'),
+      attempts: 30849,
+      successes: 27740,
+      failures: {
+        timeout: 619,
+        connection_error: 645,
+        redirect: 1,
+        client_error: 2,
+        server_error: 1845,
+        other: 3,
+      },
+      firstSuccesses: 12,
+      durationSumMs: 3253461.3270000005,
+      latency: { lo: 42, counts: [320, 0, 7] },
+      lag: { lo: 1, counts: [] },
+    });
+  });
+
+  it('read the same percentiles from stored histograms, one or merged, as from their sum', () => {
+    const histograms: Histogram[] = [
+      { 42: 5, 43: 1, 60: 2 },
+      { 10: 1, 44: 7 },
+      {},
+      { 44: 1, 120: 3, 240: 2 },
+    ];
+    const summed: Record<string, number> = {};
+    const sum = new HistogramSum();
+    for (const h of histograms) {
+      for (const [bucket, count] of Object.entries(h)) {
+        summed[bucket] = (summed[bucket] ?? 0) + count;
+      }
+      sum.add(bucketCounts(h));
+    }
+    const quantiles = [0.01, 0.5, 0.95, 0.99, 1];
+    expect(sum.percentiles(quantiles)).toEqual(percentiles(summed, quantiles));
+    // In any order, each quantile reads the same.
+    const shuffled = [0.99, 0.5, 1, 0.01, 0.95];
+    expect(sum.percentiles(shuffled)).toEqual(shuffled.map((q) => sum.percentiles([q])[0]));
+    expect(sum.percentiles(shuffled)).toEqual(percentiles(summed, shuffled));
+    expect(sum.percentiles(quantiles)[0]).toBe(bucketValue(10));
+    expect(sum.percentiles(quantiles)[4]).toBe(bucketValue(240));
+    const one = new HistogramSum();
+    one.add(bucketCounts(histograms[0]));
+    one.add(bucketCounts({}));
+    expect(one.percentiles([0.5, 1])).toEqual([bucketValue(42), bucketValue(60)]);
+    expect(new HistogramSum().percentiles([0.5])).toEqual([null]);
+    // Buckets outside the fixed ones are ignored, as they were in a `{bucket: count}`.
+    expect(bucketPercentiles(239, [1, 1, 5], [1])).toEqual([bucketValue(240)]);
   });
 
   it('class failures by answer or by error', () => {

@@ -75,12 +75,6 @@ export function bucketValue(bucket: number): number {
   return HISTOGRAM_MIN_MS * Math.pow(HISTOGRAM_GROWTH, bucket - 0.5);
 }
 
-/** Adds `b` into `a` (mutates and returns `a`). */
-export function mergeHistogram(a: Histogram, b: Histogram): Histogram {
-  for (const bucket in b) a[bucket] = (a[bucket] ?? 0) + b[bucket];
-  return a;
-}
-
 /** Counts one more value of `ms` in `histogram` (mutates it). */
 export function countIn(histogram: Histogram, ms: number): void {
   const bucket = histogramBucket(ms);
@@ -88,38 +82,184 @@ export function countIn(histogram: Histogram, ms: number): void {
 }
 
 /**
- * The nearest-rank percentiles of a histogram, each as its bucket's value (ms, within
- * {@link HISTOGRAM_RELATIVE_ERROR} of the true percentile); null when it is empty. One pass
- * over the fixed buckets: O(buckets), whatever the counts.
+ * A histogram as the rollups store it and a chart reads it: the counts of buckets `lo`,
+ * `lo + 1`, … in order (`counts[i]` is bucket `lo + i`'s), from its first bucket with a count to
+ * its last; none for an empty one. In the table, an integer array whose lower bound is `lo`.
+ */
+export interface BucketCounts {
+  lo: number;
+  counts: number[];
+}
+
+/** A histogram in its stored form (see {@link BucketCounts}). */
+export function bucketCounts(histogram: Histogram): BucketCounts {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const key in histogram) {
+    if (!(histogram[key] > 0)) continue;
+    const bucket = Number(key);
+    if (bucket < lo) lo = bucket;
+    if (bucket > hi) hi = bucket;
+  }
+  if (lo > hi) return { lo: 0, counts: [] };
+  const counts: number[] = [];
+  for (let bucket = lo; bucket <= hi; bucket++) counts.push(histogram[bucket] ?? 0);
+  return { lo, counts };
+}
+
+/** The PostgreSQL `integer[]` literal of a histogram: `[lo:hi]={…}`, or `{}` when empty. */
+export function histogramLiteral(histogram: Histogram): string {
+  const { lo, counts } = bucketCounts(histogram);
+  return counts.length === 0 ? '{}' : `[${lo}:${lo + counts.length - 1}]={${counts.join(',')}}`;
+}
+
+/**
+ * The counts of a PostgreSQL `integer[]` as text: `{}`, `{…}` (lower bound 1) or
+ * `[lo:hi]={…}`. One pass over the characters, for the chart read.
+ */
+export function parseBucketCounts(text: string): BucketCounts {
+  let lo = 1;
+  let i = 0;
+  if (text.charCodeAt(0) === 0x5b /* [ */) {
+    const colon = text.indexOf(':');
+    lo = Number(text.slice(1, colon));
+    i = text.indexOf('{', colon);
+  }
+  const counts: number[] = [];
+  let n = 0;
+  let digits = false;
+  for (i += 1; i < text.length; i++) {
+    const c = text.charCodeAt(i) - 0x30;
+    if (c >= 0 && c <= 9) {
+      n = n * 10 + c;
+      digits = true;
+    } else if (digits) {
+      counts.push(n);
+      n = 0;
+      digits = false;
+    }
+  }
+  return { lo, counts };
+}
+
+/** What a chart reads of one rollup row (docs/delivery-analytics.md#rollups). */
+export interface RollupRow extends Omit<RollupTotals, 'latency' | 'lag'> {
+  /** Start of the period. */
+  start: Date;
+  latency: BucketCounts;
+  lag: BucketCounts;
+}
+
+/**
+ * A rollup row from its `chart_line`, the text the table keeps of it for charts (migration
+ * RollupChartLine1795936000000 renders it), and its summed duration: start in ms since the
+ * epoch, attempts, successes, timeouts, connection errors, redirects, client errors, server
+ * errors, other failures, first successes, the latency and the lag histograms, separated by
+ * spaces.
+ */
+export function parseChartLine(line: string, durationSumMs: number): RollupRow {
+  const fields = line.split(' ');
+  const failures = {} as Record<FailureClass, number>;
+  for (let k = 0; k < FAILURE_CLASSES.length; k++) {
+    failures[FAILURE_CLASSES[k]] = Number(fields[3 + k]);
+  }
+  return {
+    start: new Date(Number(fields[0])),
+    attempts: Number(fields[1]),
+    successes: Number(fields[2]),
+    failures,
+    firstSuccesses: Number(fields[9]),
+    durationSumMs,
+    latency: parseBucketCounts(fields[10]),
+    lag: parseBucketCounts(fields[11]),
+  };
+}
+
+/**
+ * The nearest-rank percentiles of the buckets `lo`, `lo + 1`, … counted in `counts`, each as
+ * its bucket's value (ms, within {@link HISTOGRAM_RELATIVE_ERROR} of the true percentile);
+ * null when there is no count. Buckets outside 0 … {@link HISTOGRAM_BUCKETS} − 1 are ignored.
+ * O(buckets), whatever the counts.
  * @param quantiles each in (0, 1], e.g. `[0.5, 0.95, 0.99]`.
  */
-export function percentiles(histogram: Histogram, quantiles: number[]): Array<number | null> {
-  let any = false;
-  for (const _bucket in histogram) {
-    any = true;
-    break;
-  }
-  if (!any) return quantiles.map(() => null);
-  const counts = new Float64Array(HISTOGRAM_BUCKETS);
+export function bucketPercentiles(
+  lo: number,
+  counts: number[],
+  quantiles: number[],
+): Array<number | null> {
+  const from = Math.max(0, -lo);
+  const to = Math.min(counts.length, HISTOGRAM_BUCKETS - lo);
   let total = 0;
-  for (const key in histogram) {
-    const bucket = Number(key);
-    const count = histogram[key];
-    if (count > 0 && bucket >= 0 && bucket < HISTOGRAM_BUCKETS) {
-      counts[bucket] += count;
-      total += count;
-    }
-  }
-  if (total === 0) return quantiles.map(() => null);
-  return quantiles.map((q) => {
-    const rank = Math.max(1, Math.ceil(q * total));
+  for (let i = from; i < to; i++) if (counts[i] > 0) total += counts[i];
+  const values: Array<number | null> = quantiles.map(() => null);
+  if (total === 0) return values;
+  const rank = (q: number): number => Math.max(1, Math.ceil(q * total));
+  for (let k = 0; k < quantiles.length;) {
+    // One pass over the buckets reads quantiles k, k + 1, … for as long as they ascend.
+    const first = k;
     let seen = 0;
-    for (let bucket = 0; bucket < HISTOGRAM_BUCKETS; bucket++) {
-      seen += counts[bucket];
-      if (seen >= rank) return bucketValue(bucket);
+    for (let i = from; i < to; i++) {
+      if (!(counts[i] > 0)) continue;
+      seen += counts[i];
+      while (
+        k < quantiles.length &&
+        (k === first || quantiles[k] >= quantiles[k - 1]) &&
+        seen >= rank(quantiles[k])
+      ) {
+        values[k++] = bucketValue(lo + i);
+      }
+      if (k === quantiles.length || (k > first && quantiles[k] < quantiles[k - 1])) break;
     }
-    return bucketValue(HISTOGRAM_BUCKETS - 1);
-  });
+    if (k === first) values[k++] = bucketValue(HISTOGRAM_BUCKETS - 1);
+  }
+  return values;
+}
+
+/** The nearest-rank percentiles of a histogram (see {@link bucketPercentiles}). */
+export function percentiles(histogram: Histogram, quantiles: number[]): Array<number | null> {
+  const { lo, counts } = bucketCounts(histogram);
+  return bucketPercentiles(lo, counts, quantiles);
+}
+
+/**
+ * The sum of histograms in their stored form, for a chart point or a whole window. One
+ * histogram is kept as it is (a point of one endpoint has one row); more are added into the
+ * fixed buckets. Either way O(buckets) per histogram added.
+ */
+export class HistogramSum {
+  private single: BucketCounts | null = null;
+  /** Counts of every bucket once more than one histogram was added (a plain array, as `counts`). */
+  private dense: number[] | null = null;
+
+  add(histogram: BucketCounts): void {
+    if (histogram.counts.length === 0) return;
+    if (this.dense === null) {
+      if (this.single === null) {
+        this.single = histogram;
+        return;
+      }
+      this.dense = new Array<number>(HISTOGRAM_BUCKETS).fill(0);
+      this.addDense(this.single);
+      this.single = null;
+    }
+    this.addDense(histogram);
+  }
+
+  /** See {@link bucketPercentiles}. */
+  percentiles(quantiles: number[]): Array<number | null> {
+    if (this.dense !== null) return bucketPercentiles(0, this.dense, quantiles);
+    if (this.single !== null) {
+      return bucketPercentiles(this.single.lo, this.single.counts, quantiles);
+    }
+    return quantiles.map(() => null);
+  }
+
+  private addDense({ lo, counts }: BucketCounts): void {
+    const dense = this.dense!;
+    const from = Math.max(0, -lo);
+    const to = Math.min(counts.length, HISTOGRAM_BUCKETS - lo);
+    for (let i = from; i < to; i++) if (counts[i] > 0) dense[lo + i] += counts[i];
+  }
 }
 
 /** The failure class of a failed attempt (null for a success). */
@@ -184,17 +324,6 @@ export function emptyTotals(): RollupTotals {
     firstSuccesses: 0,
     lag: {},
   };
-}
-
-/** Adds `b` into `a` (mutates `a`). */
-export function addTotals(a: RollupTotals, b: RollupTotals): void {
-  a.attempts += b.attempts;
-  a.successes += b.successes;
-  for (const c of FAILURE_CLASSES) a.failures[c] += b.failures[c];
-  a.durationSumMs += b.durationSumMs;
-  mergeHistogram(a.latency, b.latency);
-  a.firstSuccesses += b.firstSuccesses;
-  mergeHistogram(a.lag, b.lag);
 }
 
 /**

@@ -1,13 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InvalidInputError } from '../common/domain-error';
 import {
-  addTotals,
-  emptyTotals,
-  percentiles,
+  FAILURE_CLASSES,
+  HistogramSum,
   periodStart,
   type FailureClass,
   type RollupPeriod,
-  type RollupTotals,
+  type RollupRow,
 } from './delivery-rollup';
 import { DeliveryRollupRepository } from './delivery-rollup.repository';
 
@@ -56,10 +55,47 @@ export interface DeliveryStats {
 const round3 = (n: number | null): number | null =>
   n === null ? null : Math.round(n * 1000) / 1000;
 
-function figures(sum: RollupTotals): DeliveryFigures {
-  const [p50, p95, p99] = percentiles(sum.latency, [0.5, 0.95, 0.99]).map(round3);
-  const [lag50, lag95] = percentiles(sum.lag, [0.5, 0.95]).map(round3);
+/** What a point (or a window) adds up from its rollup rows. */
+interface Sum {
+  attempts: number;
+  successes: number;
+  failures: Record<FailureClass, number>;
+  durationSumMs: number;
+  latency: HistogramSum;
+  firstSuccesses: number;
+  lag: HistogramSum;
+}
+
+function emptySum(): Sum {
+  const failures = {} as Record<FailureClass, number>;
+  for (const c of FAILURE_CLASSES) failures[c] = 0;
   return {
+    attempts: 0,
+    successes: 0,
+    failures,
+    durationSumMs: 0,
+    latency: new HistogramSum(),
+    firstSuccesses: 0,
+    lag: new HistogramSum(),
+  };
+}
+
+function addRow(sum: Sum, row: RollupRow): void {
+  sum.attempts += row.attempts;
+  sum.successes += row.successes;
+  for (const c of FAILURE_CLASSES) sum.failures[c] += row.failures[c];
+  sum.durationSumMs += row.durationSumMs;
+  sum.latency.add(row.latency);
+  sum.firstSuccesses += row.firstSuccesses;
+  sum.lag.add(row.lag);
+}
+
+/** The figures of `sum`, after the fields of `head` (a point's `start`). */
+function figures<Head extends object>(sum: Sum, head: Head): Head & DeliveryFigures {
+  const [p50, p95, p99] = sum.latency.percentiles([0.5, 0.95, 0.99]).map(round3);
+  const [lag50, lag95] = sum.lag.percentiles([0.5, 0.95]).map(round3);
+  return {
+    ...head,
     attempts: sum.attempts,
     successes: sum.successes,
     failures: sum.failures,
@@ -74,7 +110,7 @@ function figures(sum: RollupTotals): DeliveryFigures {
 /**
  * Delivery analytics (docs/delivery-analytics.md): the figures and chart points of one
  * endpoint or of several (a campaign's) over a window, read from the rollups only, so a read
- * costs O(points × endpoints) whatever the number of attempts recorded.
+ * costs O(points × endpoints × histogram buckets) whatever the number of attempts recorded.
  */
 @Injectable()
 export class DeliveryStatsService {
@@ -96,24 +132,23 @@ export class DeliveryStatsService {
     const to = new Date(periodStart(now, period).getTime() + unitMs);
     const from = new Date(to.getTime() - points * unitMs);
     const rows = await this.rollups.read(endpointIds, period, from, to);
-    const sums = Array.from({ length: points }, emptyTotals);
-    const total = emptyTotals();
+    const sums = Array.from({ length: points }, emptySum);
+    const total = emptySum();
     for (const row of rows) {
       const index = Math.floor((row.start.getTime() - from.getTime()) / unitMs);
       if (index < 0 || index >= points) continue;
-      addTotals(sums[index], row);
-      addTotals(total, row);
+      addRow(sums[index], row);
+      addRow(total, row);
     }
     return {
       window: window as StatsWindow,
       resolution: period,
       from: from.toISOString(),
       to: to.toISOString(),
-      totals: figures(total),
-      points: sums.map((sum, i) => ({
-        start: new Date(from.getTime() + i * unitMs).toISOString(),
-        ...figures(sum),
-      })),
+      totals: figures(total, {}),
+      points: sums.map((sum, i) =>
+        figures(sum, { start: new Date(from.getTime() + i * unitMs).toISOString() }),
+      ),
     };
   }
 }

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { WebhookEndpoint } from '../webhooks/webhook-endpoint.entity';
-import type { Histogram, RollupPeriod } from './delivery-rollup';
+import type { RollupPeriod } from './delivery-rollup';
 
 /**
  * One endpoint's delivery attempts over one minute, hour or day (docs/delivery-analytics.md):
@@ -62,15 +62,28 @@ export class EndpointDeliveryRollup {
   @Column({ name: 'duration_sum_ms', type: 'double precision' })
   durationSumMs!: number;
 
-  /** Attempt durations as `{bucket: count}` (see `Histogram`). */
-  @Column({ type: 'jsonb' })
-  latency!: Histogram;
+  /**
+   * Attempt durations: the counts of buckets lo … hi in an array whose lower bound is lo
+   * (`[42:44]={3,0,1}`; `{}` when empty; see `BucketCounts`). Read through
+   * `DeliveryRollupRepository`, which keeps the lower bound (an array read through the entity
+   * would start at 1).
+   */
+  @Column({ type: 'integer', array: true })
+  latency!: number[];
 
   /** Deliveries whose first successful attempt is counted here. */
   @Column({ name: 'first_successes', type: 'integer' })
   firstSuccesses!: number;
 
-  /** Event recorded → first successful attempt, ms, as `{bucket: count}`. */
-  @Column({ type: 'jsonb' })
-  lag!: Histogram;
+  /** Event recorded → first successful attempt, ms, stored as `latency` is. */
+  @Column({ type: 'integer', array: true })
+  lag!: number[];
+
+  /**
+   * What a chart reads of this row but its summed duration, as one line of text (see
+   * `parseChartLine`): rendered from the columns above by the trigger `endpoint_delivery_rollup_chart_line` on every insert and
+   * update, never written directly.
+   */
+  @Column({ name: 'chart_line', type: 'text' })
+  chartLine!: string;
 }

@@ -18,6 +18,8 @@ import { ImportRejections1795920000000 } from './1795920000000-ImportRejections'
 import { MissedDeliveryReplay1795925000000 } from './1795925000000-MissedDeliveryReplay';
 import { LeadSearch1795927000000 } from './1795927000000-LeadSearch';
 import { SpreadsheetImport1795930000000 } from './1795930000000-SpreadsheetImport';
+import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistogramArrays';
+import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -43,4 +45,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   MissedDeliveryReplay1795925000000,
   LeadSearch1795927000000,
   SpreadsheetImport1795930000000,
+  RollupHistogramArrays1795935000000,
+  RollupChartLine1795936000000,
 ];
