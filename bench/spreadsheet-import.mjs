@@ -9,7 +9,7 @@
 // Build first (`npm run build`); PostgreSQL and Redis as for the tests. Drops and recreates the
 // database `campaign_api_bench_spreadsheet`.
 //
-//   node bench/spreadsheet-import.mjs [--rows N]
+//   node bench/spreadsheet-import.mjs [--rows N] [--format csv|xlsx]
 //
 // The service runs with the Node flags of `npm start` (docs/operations.md#memory);
 // BENCH_NODE_ARGS replaces them (BENCH_NODE_ARGS= for none).
@@ -21,12 +21,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
+import ExcelJS from 'exceljs';
 import pg from 'pg';
 import { startApi } from './lib/service.mjs';
 
 const root = join(import.meta.dirname, '..');
-const { values: args } = parseArgs({ options: { rows: { type: 'string', default: '200000' } } });
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '200000' },
+    format: { type: 'string', default: 'csv' },
+  },
+});
 const ROWS = Number(args.rows);
+const FORMAT = args.format;
+if (FORMAT !== 'csv' && FORMAT !== 'xlsx') throw new Error('--format is csv or xlsx');
 // As `npm start` runs the service (docs/operations.md#memory); BENCH_NODE_ARGS replaces them.
 const PRODUCTION_NODE_ARGS = '--max-semi-space-size=16';
 const DATABASE = 'campaign_api_bench_spreadsheet';
@@ -48,24 +56,54 @@ await admin.end();
 
 // The file: written to disk, streamed from it.
 const dir = await mkdtemp(join(tmpdir(), 'bench-spreadsheet-'));
-const file = join(dir, 'crm-export.csv');
+const fileName = `crm-export.${FORMAT}`;
+const file = join(dir, fileName);
 {
-  const lines = ['Mobile,First Name,Last Name,E-mail,Company Name,Job Title,Notes'];
+  const headers = [
+    'Mobile',
+    'First Name',
+    'Last Name',
+    'E-mail',
+    'Company Name',
+    'Job Title',
+    'Notes',
+  ];
   const notes =
     'Met at the spring open house; asked about the three-bedroom listings near the park and financing';
-  for (let i = 0; i < ROWS; i++) {
-    const phone =
-      i % 50 === 7
-        ? `55-${i}`
-        : `(${212 + (i % 7)}) ${String(2_000_000 + i).replace(/^(\d{3})/, '$1-')}`;
-    lines.push(
-      `${phone},Ada${i},Lovelace,ada.lovelace${i}@example.com,Analytical Engines Ltd,CTO,"${notes} #${i}"`,
-    );
+  const row = (i) => [
+    i % 50 === 7
+      ? `55-${i}`
+      : `(${212 + (i % 7)}) ${String(2_000_000 + i).replace(/^(\d{3})/, '$1-')}`,
+    `Ada${i}`,
+    'Lovelace',
+    `ada.lovelace${i}@example.com`,
+    'Analytical Engines Ltd',
+    'CTO',
+    `${notes} #${i}`,
+  ];
+  if (FORMAT === 'csv') {
+    const lines = [headers.join(',')];
+    for (let i = 0; i < ROWS; i++) {
+      const cells = row(i);
+      cells[6] = `"${cells[6]}"`;
+      lines.push(cells.join(','));
+    }
+    await writeFile(file, lines.join('\r\n') + '\r\n');
+  } else {
+    // As a spreadsheet program writes it: text in the shared strings table.
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      filename: file,
+      useSharedStrings: true,
+    });
+    const sheet = workbook.addWorksheet('Leads');
+    sheet.addRow(headers).commit();
+    for (let i = 0; i < ROWS; i++) sheet.addRow(row(i)).commit();
+    sheet.commit();
+    await workbook.commit();
   }
-  await writeFile(file, lines.join('\r\n') + '\r\n');
 }
 const size = (await stat(file)).size;
-log(`File: ${ROWS.toLocaleString('en')} rows, ${mib(size)}`);
+log(`File: ${FORMAT.toUpperCase()}, ${ROWS.toLocaleString('en')} rows, ${mib(size)}`);
 
 const { api, base } = await startApi(
   root,
@@ -115,7 +153,7 @@ const sampler = setInterval(() => (peak = Math.max(peak, rss())), 50);
 
 let started = performance.now();
 const uploaded = await fetch(
-  `${base}/dashboard/api/campaigns/${campaign.id}/spreadsheet-imports?file_name=crm-export.csv`,
+  `${base}/dashboard/api/campaigns/${campaign.id}/spreadsheet-imports?file_name=${fileName}`,
   {
     method: 'POST',
     headers: {
