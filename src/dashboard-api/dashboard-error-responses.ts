@@ -9,7 +9,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found, or not of your account (one answer for both)',
   415: 'Content-Type is not application/json',
   422: 'A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem',
-  429: 'Too many sign-in attempts for this email or from this address; `Retry-After` gives the seconds to wait',
+  429: 'Too many at once: sign-in attempts for this email or from this address, or spreadsheet uploads in progress for this account or this server; `Retry-After` gives the seconds to wait',
   500: 'Unexpected fault; the log has the request id',
   503: 'PostgreSQL or Redis unreachable; retry shortly',
 };

@@ -24,7 +24,8 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-files';
+import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files';
+import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity';
 import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
@@ -43,6 +44,12 @@ import {
   StartSpreadsheetImportRequestDto,
 } from './dto/spreadsheet-import.dto';
 
+/** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
+function declaredLength(request: FastifyRequest): number | null {
+  const header = request.headers['content-length'];
+  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
+}
+
 /** An `import_id` path parameter: a UUID; anything else names no spreadsheet import (`404`). */
 const spreadsheetImportId = (value: string) => uuidParam(value, 'spreadsheet import');
 
@@ -60,9 +67,11 @@ export class CampaignSpreadsheetImportsController {
   constructor(private readonly spreadsheets: SpreadsheetImports) {}
 
   /**
-   * Takes the file as the raw request body (`application/octet-stream`), streamed into the
-   * database; `201` with its header row, sample rows and suggested mapping. Nothing is kept
-   * when the file is refused.
+   * Takes the file as the raw request body (`application/octet-stream`), received into a local
+   * file and read in a parse thread before anything is stored; `201` with its header row, sample
+   * rows and suggested mapping. Nothing is kept when the file is refused: `413` over the size
+   * limit (at once when `Content-Length` says so), `429` with `Retry-After` when the account or
+   * the process has its most uploads in progress (docs/security.md#spreadsheet-uploads).
    */
   @Post(':campaign_id/spreadsheet-imports')
   @HttpCode(201)
@@ -87,12 +96,13 @@ export class CampaignSpreadsheetImportsController {
     schema: { type: 'string', format: 'binary' },
   })
   @ApiCreatedResponse({ type: SpreadsheetImportDto })
-  @DashboardErrorResponses(400, 401, 403, 404, 413, 415, 422, 500, 503)
+  @DashboardErrorResponses(400, 401, 403, 404, 413, 415, 422, 429, 500, 503)
   async upload(
     @CurrentActor() actor: DashboardActor,
     @Param('campaign_id', DashboardIdPipe) campaignId: number,
     @Query('file_name') fileName: unknown,
     @Req() request: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SpreadsheetImportView> {
     const body = request.body;
     // The campaign first: another account's is 404 whatever the body.
@@ -111,15 +121,24 @@ export class CampaignSpreadsheetImportsController {
         actor.userId,
         fileName,
         body,
+        declaredLength(request),
       );
     } catch (error) {
-      if (error instanceof FileTooLargeError) {
-        throw new ApiError(413, 'payload_too_large', error.message);
+      if (error instanceof FileTooLargeError || error instanceof UploadCapacityError) {
+        // Answered before the body is read (or read further): the connection is closed after
+        // the answer instead of taking the rest of a file nobody will keep.
+        void reply.header('connection', 'close');
+        if (error instanceof FileTooLargeError) {
+          throw new ApiError(413, 'payload_too_large', error.message);
+        }
+        throw new ApiError(429, 'rate_limited', error.message, {
+          'Retry-After': String(error.retryAfterSeconds),
+        });
       }
-      throw error;
-    } finally {
-      // A refused upload's rest is read and dropped, so the answer reaches the client.
+      // A refused file was read whole already; whatever else is left is read and dropped, so
+      // the answer reaches the client.
       if (!body.readableEnded) body.resume();
+      throw error;
     }
   }
 

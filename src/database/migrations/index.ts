@@ -20,6 +20,7 @@ import { LeadSearch1795927000000 } from './1795927000000-LeadSearch';
 import { SpreadsheetImport1795930000000 } from './1795930000000-SpreadsheetImport';
 import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistogramArrays';
 import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
+import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-SpreadsheetSuggestedMapping';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -47,4 +48,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   SpreadsheetImport1795930000000,
   RollupHistogramArrays1795935000000,
   RollupChartLine1795936000000,
+  SpreadsheetSuggestedMapping1795940000000,
 ];

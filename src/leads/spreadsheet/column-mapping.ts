@@ -42,6 +42,12 @@ export const FIELD_SYNONYMS: Readonly<Record<LeadField, readonly string[]>> = {
 /** How far (Fuse.js score, 0 exact … 1 anything) a header may be from a synonym to match it. */
 const MATCH_THRESHOLD = 0.4;
 
+/**
+ * The longest header (after {@link normalizeHeader}) matched against the synonyms, in
+ * characters: no synonym is near this long, and fuzzy matching costs time in the header's length.
+ */
+export const MAX_MATCHED_HEADER_CHARS = 64;
+
 /** A header as compared: lower case, every run of non-letters and non-digits one space. */
 export function normalizeHeader(header: string): string {
   return header
@@ -55,7 +61,9 @@ export function normalizeHeader(header: string): string {
  * field to the column whose header is one of its {@link FIELD_SYNONYMS} (exactly, after
  * {@link normalizeHeader}), or else the closest fuzzy match (Fuse.js) within
  * {@link MATCH_THRESHOLD}. A column feeds at most one field; exact matches win over fuzzy
- * ones, better scores over worse. A field no header matches is left out.
+ * ones, better scores over worse. A field no header matches is left out; a header longer than
+ * {@link MAX_MATCHED_HEADER_CHARS} matches nothing. Computed once per upload, in the thread
+ * that reads the file, and stored.
  * @param headers the header row's cells, in column order.
  */
 export function suggestMapping(headers: readonly string[]): ColumnMapping {
@@ -69,8 +77,9 @@ export function suggestMapping(headers: readonly string[]): ColumnMapping {
   });
   const candidates: Array<{ field: LeadField; column: number; score: number }> = [];
   headers.forEach((header, column) => {
+    if (header.length > MAX_MATCHED_HEADER_CHARS * 4) return;
     const name = normalizeHeader(header);
-    if (name === '') return;
+    if (name === '' || name.length > MAX_MATCHED_HEADER_CHARS) return;
     for (const { item, score } of fuse.search(name)) {
       const exact = item.synonym === name;
       candidates.push({ field: item.field, column, score: exact ? -1 : (score ?? 1) });

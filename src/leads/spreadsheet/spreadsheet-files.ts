@@ -1,21 +1,14 @@
 import { Readable } from 'node:stream';
 import type { EntityManager } from 'typeorm';
-import { InvalidInputError } from '../../common/domain-error';
-
-/** An upload over the size limit: the HTTP edge answers it with 413. */
-export class FileTooLargeError extends InvalidInputError {
-  constructor(maxBytes: number) {
-    super(`file is larger than ${Math.floor(maxBytes / (1024 * 1024))} MiB`, 'file');
-  }
-}
+import { FileTooLargeError } from './spreadsheet-temp-files';
 
 /** The size of a stored part of an uploaded file, in bytes (the last part may be shorter). */
 export const FILE_PART_BYTES = 1024 * 1024;
 
 /**
- * Stores an upload in `spreadsheet_import_file_part` as it arrives, in parts of
- * {@link FILE_PART_BYTES} (docs/dashboard.md#spreadsheet-imports): at most one part is held in
- * memory, whatever the file's size.
+ * Stores a received upload (a local file's stream) in `spreadsheet_import_file_part`, in parts
+ * of {@link FILE_PART_BYTES} (docs/dashboard.md#spreadsheet-imports): at most one part is held
+ * in memory, whatever the file's size.
  * @param manager the upload's transaction (the import's row is inserted first).
  * @param maxBytes the largest file taken.
  * @returns the file's size and its number of parts.

@@ -85,6 +85,13 @@ export class SpreadsheetImport {
   @Column({ name: 'sample_rows', type: 'jsonb' })
   sampleRows!: string[][];
 
+  /**
+   * The mapping the header row suggests (lead field → 0-based column), worked out once at
+   * upload (docs/dashboard.md#column-mapping).
+   */
+  @Column({ name: 'suggested_mapping', type: 'jsonb', default: () => `'{}'` })
+  suggestedMapping!: ColumnMapping;
+
   /** Data rows in the file (the header not counted). */
   @Column({ name: 'total_rows', type: 'integer' })
   totalRows!: number;

@@ -8,8 +8,10 @@ import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
 import { leadOfRow } from './column-mapping';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { readFileParts } from './spreadsheet-files';
-import { readSpreadsheet } from './spreadsheet-reader';
+import { IMPORT_PARSE_BUDGET } from './spreadsheet-limits';
+import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
 
 /** The most leads in one chunk (one `lead_import`, one transaction). */
 export const SPREADSHEET_CHUNK_SIZE = 10_000;
@@ -48,7 +50,8 @@ class LeaseLost extends Error {}
  * Runs spreadsheet imports in the worker (docs/dashboard.md#spreadsheet-imports). Every
  * {@link SPREADSHEET_POLL_MS} a worker with no import under way takes the oldest `running`
  * import whose lease is free or ran out (`FOR UPDATE SKIP LOCKED`: one worker per import),
- * reads its file from the stored parts as a stream, skips the rows committed before, and
+ * copies its file from the stored parts to a local file that a parse thread reads within the
+ * reading bounds (docs/security.md#spreadsheet-uploads), skips the rows committed before, and
  * imports the rest in chunks of {@link SPREADSHEET_CHUNK_SIZE} through `LeadImportService`:
  * each chunk is a `lead_import` committed together with the import's progress and a renewed
  * lease, so a chunk is never imported twice (the unique chunk index, and the progress update
@@ -70,6 +73,8 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly imports: LeadImportService,
     private readonly campaigns: CampaignsService,
+    private readonly reader: SpreadsheetFileReader,
+    private readonly tempFiles: SpreadsheetTempFiles,
   ) {}
 
   /** Starts polling. */
@@ -148,8 +153,6 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
       if (accountId === null) throw new LeaseLost();
       const campaign = await this.campaigns.requireScopeOfAccount(accountId, job.campaign_id);
       let chunkIndex = job.next_chunk;
-      let skip = job.rows_read;
-      let header = true;
       let leads: Record<string, unknown>[] = [];
       let rowNumbers: number[] = [];
       const commit = async () => {
@@ -158,26 +161,32 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
         leads = [];
         rowNumbers = [];
       };
-      const file = readFileParts(this.dataSource, job.id, job.part_count);
-      for await (const row of readSpreadsheet(file, job.format)) {
-        if (header) {
-          header = false;
-          continue;
-        }
-        if (skip > 0) {
-          skip -= 1;
-          continue;
-        }
-        leads.push(leadOfRow(row.cells, job.mapping));
-        rowNumbers.push(row.number);
-        if (leads.length === SPREADSHEET_CHUNK_SIZE) {
-          await commit();
-          if (this.stopping) {
-            file.destroy();
-            await this.release(job.id);
-            return;
+      // The stored file is copied to a local file, read by a parse thread within the reading
+      // bounds; the rows committed before are skipped there.
+      const copy = await this.tempFiles.receive(
+        readFileParts(this.dataSource, job.id, job.part_count),
+        Number.POSITIVE_INFINITY,
+        'import',
+      );
+      try {
+        const batches = this.reader.rows(copy.path, job.format, job.rows_read, {
+          budget: IMPORT_PARSE_BUDGET,
+        });
+        for await (const batch of batches) {
+          for (const row of batch) {
+            leads.push(leadOfRow(row.cells, job.mapping));
+            rowNumbers.push(row.number);
+            if (leads.length === SPREADSHEET_CHUNK_SIZE) {
+              await commit();
+              if (this.stopping) {
+                await this.release(job.id);
+                return;
+              }
+            }
           }
         }
+      } finally {
+        await this.tempFiles.remove(copy.path);
       }
       if (leads.length > 0) await commit();
       await this.finish(job.id, 'done', null);

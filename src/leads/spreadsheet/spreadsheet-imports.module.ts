@@ -1,13 +1,27 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
 import { LeadsModule } from '../leads.module';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { SpreadsheetImportRunner } from './spreadsheet-import.runner';
 import { SpreadsheetImports } from './spreadsheet-imports.service';
+import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
+import { UploadCapacity } from './upload-capacity';
+
+/**
+ * Reading spreadsheet files within their bounds (docs/security.md#spreadsheet-uploads): the
+ * process's local spreadsheet files and its parse threads, one set per process whichever side
+ * (dashboard, worker or both) uses them.
+ */
+@Module({
+  providers: [SpreadsheetTempFiles, SpreadsheetFileReader],
+  exports: [SpreadsheetTempFiles, SpreadsheetFileReader],
+})
+export class SpreadsheetFilesModule {}
 
 /** Spreadsheet imports' side of the dashboard: upload, preview, start, cancel, reads. */
 @Module({
-  imports: [CampaignsModule],
-  providers: [SpreadsheetImports],
+  imports: [CampaignsModule, SpreadsheetFilesModule],
+  providers: [SpreadsheetImports, UploadCapacity],
   exports: [SpreadsheetImports],
 })
 export class SpreadsheetImportsModule {}
@@ -17,7 +31,7 @@ export class SpreadsheetImportsModule {}
  * service (docs/dashboard.md#spreadsheet-imports). In every process that runs the worker.
  */
 @Module({
-  imports: [CampaignsModule, LeadsModule],
+  imports: [CampaignsModule, LeadsModule, SpreadsheetFilesModule],
   providers: [SpreadsheetImportRunner],
   exports: [SpreadsheetImportRunner],
 })

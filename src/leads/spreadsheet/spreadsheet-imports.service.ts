@@ -1,24 +1,26 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import { createReadStream } from 'node:fs';
+import { DataSource } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
 import { rejectionsCsv, type ImportRejection } from '../import-rejections';
 import { validateLead, type LeadField, type NormalizedLead } from '../lead-validator';
-import { checkMapping, leadOfRow, suggestMapping } from './column-mapping';
+import { checkMapping, leadOfRow } from './column-mapping';
 import type {
   ColumnMapping,
   SpreadsheetFormat,
   SpreadsheetImportStatus,
 } from './spreadsheet-import.entity';
-import { readFileParts, storeFileParts } from './spreadsheet-files';
-import { detectFormat, readSpreadsheet } from './spreadsheet-reader';
+import { FILE_PART_BYTES, storeFileParts } from './spreadsheet-files';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader';
+import { SPREADSHEET_MAX_BYTES, UPLOAD_PARSE_BUDGET } from './spreadsheet-limits';
+import { detectFormat, readFileHead } from './spreadsheet-reader';
+import { FileTooLargeError, SpreadsheetTempFiles } from './spreadsheet-temp-files';
+import { UploadCapacity } from './upload-capacity';
 
-/** The largest file a spreadsheet import takes, in bytes (100 MiB). */
-export const SPREADSHEET_MAX_BYTES = 100 * 1024 * 1024;
-/** The first data rows kept with an upload, shown in the preview. */
-export const SAMPLE_ROWS = 10;
+export { SPREADSHEET_MAX_BYTES } from './spreadsheet-limits';
 /** How many of a campaign's spreadsheet imports the list answers. */
 export const SPREADSHEET_LIST_LIMIT = 20;
 
@@ -74,7 +76,7 @@ export interface StartOptions {
 }
 
 const COLUMNS = `s.id, s.campaign_id, s.user_id, u.email AS user_email, s.file_name, s.format,
-  s.size_bytes, s.total_rows, s.headers, s.sample_rows, s.status, s.mapping, s.source, s.tags,
+  s.size_bytes, s.total_rows, s.headers, s.sample_rows, s.suggested_mapping, s.status, s.mapping, s.source, s.tags,
   s.skip_duplicates, s.disclaimer_version, s.compliance_acknowledged_at, s.rows_read, s.next_chunk,
   s.valid_count, s.invalid_count, s.duplicate_count, s.error, s.created_at, s.started_at,
   s.finished_at`;
@@ -91,7 +93,7 @@ function view(row: Record<string, unknown>): SpreadsheetImportView {
     total_rows: row.total_rows as number,
     headers,
     sample_rows: row.sample_rows as string[][],
-    suggested_mapping: suggestMapping(headers),
+    suggested_mapping: row.suggested_mapping as ColumnMapping,
     status: row.status as SpreadsheetImportStatus,
     mapping: row.mapping as ColumnMapping | null,
     source: row.source as string | null,
@@ -134,6 +136,9 @@ export class SpreadsheetImports {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly campaigns: CampaignsService,
+    private readonly capacity: UploadCapacity,
+    private readonly tempFiles: SpreadsheetTempFiles,
+    private readonly reader: SpreadsheetFileReader,
   ) {}
 
   /**
@@ -145,14 +150,19 @@ export class SpreadsheetImports {
   }
 
   /**
-   * Stores an uploaded file and reads it through once, in one transaction: nothing is kept
-   * unless the whole file arrived and reads as CSV or XLSX with a header row and at least one
-   * data row.
+   * Receives an uploaded file and keeps it (docs/security.md#spreadsheet-uploads): the body is
+   * written to a local file as it arrives (no database connection is held meanwhile), read
+   * through in a parse thread within the reading bounds, and only then stored in PostgreSQL,
+   * in one transaction that waits on nothing but the local file. Nothing is kept unless the
+   * whole file arrived and reads as CSV or XLSX with a header row and at least one data row;
+   * the local file is removed on every path.
    * @param body the request body, streamed.
+   * @param declaredBytes the request's `Content-Length`, or null without one.
    * @returns the new import, `uploaded`, with its headers, sample rows and suggested mapping.
-   * @throws NotFoundError for a campaign not of the account; InvalidInputError (field `file`)
-   *   for an empty, unreadable or header-only file; FileTooLargeError over
-   *   {@link SPREADSHEET_MAX_BYTES}.
+   * @throws NotFoundError for a campaign not of the account; UploadCapacityError when the
+   *   account or the process has its most uploads in progress; FileTooLargeError over
+   *   {@link SPREADSHEET_MAX_BYTES}; InvalidInputError (field `file`) for an empty, unreadable
+   *   or header-only file, or one past a reading bound.
    */
   async upload(
     accountId: number,
@@ -160,71 +170,60 @@ export class SpreadsheetImports {
     userId: number,
     fileName: unknown,
     body: AsyncIterable<Buffer>,
+    declaredBytes: number | null = null,
   ): Promise<SpreadsheetImportView> {
     await this.campaigns.requireOfAccount(accountId, campaignId);
-    const id = randomUUID();
-    const name = cleanFileName(fileName);
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO spreadsheet_import (id, campaign_id, user_id, file_name, format, size_bytes,
-           part_count, headers, sample_rows, total_rows, status)
-         VALUES ($1, $2, $3, $4, 'csv', 0, 0, '[]', '[]', 0, 'uploaded')`,
-        [id, campaignId, userId, name],
-      );
-      const { sizeBytes, partCount } = await storeFileParts(
-        manager,
-        id,
-        body,
-        SPREADSHEET_MAX_BYTES,
-      );
-      if (sizeBytes === 0) throw InvalidInputError.field('file', 'is empty');
-      const [first]: Array<{ head: Buffer }> = await manager.query(
-        'SELECT substring(data FROM 1 FOR 16) AS head FROM spreadsheet_import_file_part WHERE import_id = $1 AND part = 0',
-        [id],
-      );
-      const format = detectFormat(name, first.head);
-      const scan = await this.scan(manager, id, partCount, format);
-      await manager.query(
-        `UPDATE spreadsheet_import
-            SET format = $2, size_bytes = $3, part_count = $4, headers = $5, sample_rows = $6, total_rows = $7
-          WHERE id = $1`,
-        [
-          id,
-          format,
-          sizeBytes,
-          partCount,
-          JSON.stringify(scan.headers),
-          JSON.stringify(scan.sample),
-          scan.totalRows,
-        ],
-      );
-    });
-    return this.get(accountId, id);
-  }
-
-  /** Reads a stored file through: its header row, first data rows and count of data rows. */
-  private async scan(
-    manager: EntityManager,
-    id: string,
-    partCount: number,
-    format: SpreadsheetFormat,
-  ): Promise<{ headers: string[]; sample: string[][]; totalRows: number }> {
-    let headers: string[] | null = null;
-    const sample: string[][] = [];
-    let totalRows = 0;
-    for await (const row of readSpreadsheet(readFileParts(manager, id, partCount), format)) {
-      if (headers === null) {
-        headers = row.cells;
-        continue;
+    if (declaredBytes !== null && declaredBytes > SPREADSHEET_MAX_BYTES) {
+      throw new FileTooLargeError(SPREADSHEET_MAX_BYTES);
+    }
+    const release = this.capacity.reserve(accountId, declaredBytes);
+    let path: string | null = null;
+    try {
+      const received = await this.tempFiles.receive(body, SPREADSHEET_MAX_BYTES);
+      path = received.path;
+      if (received.sizeBytes === 0) throw InvalidInputError.field('file', 'is empty');
+      const name = cleanFileName(fileName);
+      const format = detectFormat(name, await readFileHead(path, 16));
+      const scan = await this.reader.scan(path, format, { budget: UPLOAD_PARSE_BUDGET });
+      if (scan.totalRows === 0) {
+        throw InvalidInputError.field('file', 'has a header row but no data rows');
       }
-      totalRows += 1;
-      if (sample.length < SAMPLE_ROWS) sample.push(row.cells);
+      const id = randomUUID();
+      const file = path;
+      await this.dataSource.transaction(async (manager) => {
+        await manager.query(
+          `INSERT INTO spreadsheet_import (id, campaign_id, user_id, file_name, format, size_bytes,
+             part_count, headers, sample_rows, suggested_mapping, total_rows, status)
+           VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $10, 'uploaded')`,
+          [
+            id,
+            campaignId,
+            userId,
+            name,
+            format,
+            received.sizeBytes,
+            JSON.stringify(scan.headers),
+            JSON.stringify(scan.sample),
+            JSON.stringify(scan.suggestedMapping),
+            scan.totalRows,
+          ],
+        );
+        const { partCount } = await storeFileParts(
+          manager,
+          id,
+          createReadStream(file, { highWaterMark: FILE_PART_BYTES }),
+          SPREADSHEET_MAX_BYTES,
+        );
+        await manager.query('UPDATE spreadsheet_import SET part_count = $2 WHERE id = $1', [
+          id,
+          partCount,
+        ]);
+      });
+      return await this.get(accountId, id);
+    } finally {
+      release();
+      if (path !== null) await this.tempFiles.remove(path);
     }
-    if (headers === null) throw InvalidInputError.field('file', 'has no rows');
-    if (totalRows === 0) {
-      throw InvalidInputError.field('file', 'has a header row but no data rows');
-    }
-    return { headers, sample, totalRows };
   }
 
   /**

@@ -1,50 +1,84 @@
 import ExcelJS from 'exceljs';
-import { Readable } from 'node:stream';
-import {
-  detectFormat,
-  readSpreadsheet,
-  sniffDelimiter,
-  xlsxCellText,
-  type SheetRow,
-} from './spreadsheet-reader';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SHEET_LIMITS, type SheetLimits } from './spreadsheet-limits';
+import { detectFormat, readSheetFile, sniffDelimiter, type SheetRow } from './spreadsheet-reader';
 
-async function rows(source: Readable, format: 'csv' | 'xlsx'): Promise<SheetRow[]> {
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'spreadsheet-reader-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+async function rows(
+  content: string | Buffer,
+  format: 'csv' | 'xlsx',
+  limits: Partial<SheetLimits> = {},
+): Promise<SheetRow[]> {
+  const path = join(dir, `file.${format}`);
+  writeFileSync(path, content);
+  const spill = mkdtempSync(join(dir, 'spill-'));
   const all: SheetRow[] = [];
-  for await (const row of readSpreadsheet(source, format)) all.push(row);
+  for await (const row of readSheetFile(path, format, { ...SHEET_LIMITS, ...limits }, spill)) {
+    all.push(row);
+  }
   return all;
 }
 
-/** The text cut into pieces of `size` bytes, as a request streams it. */
-const pieces = (text: string, size: number) => {
-  const bytes = Buffer.from(text);
-  const out: Buffer[] = [];
-  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
-  return Readable.from(out);
-};
-
-describe('readSpreadsheet, CSV', () => {
-  it('reads rows numbered as a spreadsheet program numbers them, skipping blank rows, whatever the pieces', async () => {
+describe('readSheetFile, CSV', () => {
+  it('reads rows numbered as a spreadsheet program numbers them, skipping blank rows', async () => {
     const csv =
       '\ufeffPhone;Name\r\n+1 415 555 0100; Ada \r\n\r\n;\r\n"+1 415\n555 0101";"Bo ""B"""\r\n+14155550102;Cy;extra\r\n';
-    for (const size of [1, 7, 1 << 20]) {
-      expect(await rows(pieces(csv, size), 'csv')).toEqual([
-        { number: 1, cells: ['Phone', 'Name'] },
-        { number: 2, cells: ['+1 415 555 0100', 'Ada'] },
-        { number: 5, cells: ['+1 415\n555 0101', 'Bo "B"'] },
-        { number: 6, cells: ['+14155550102', 'Cy', 'extra'] },
-      ]);
-    }
+    expect(await rows(csv, 'csv')).toEqual([
+      { number: 1, cells: ['Phone', 'Name'] },
+      { number: 2, cells: ['+1 415 555 0100', 'Ada'] },
+      { number: 5, cells: ['+1 415\n555 0101', 'Bo "B"'] },
+      { number: 6, cells: ['+14155550102', 'Cy', 'extra'] },
+    ]);
+  });
+
+  it('numbers the row after a run of blank lines by its line', async () => {
+    const csv = `phone,name\n${'\n'.repeat(200_000)}+14155550100,Ada\n`;
+    expect(await rows(csv, 'csv')).toEqual([
+      { number: 1, cells: ['phone', 'name'] },
+      { number: 200_002, cells: ['+14155550100', 'Ada'] },
+    ]);
+  });
+
+  it('refuses a file with more rows than the bound, blank ones counted', async () => {
+    const limits = { maxRows: 100 };
+    await expect(rows(`phone\n${'\n'.repeat(100)}+14155550100\n`, 'csv', limits)).rejects.toMatchObject({
+      field: 'file',
+      message: 'file has more than 100 rows (blank ones included): split it',
+    });
+    await expect(rows(`phone\n${'\n'.repeat(200)}`, 'csv', limits)).rejects.toMatchObject({
+      message: 'file has more than 100 rows (blank ones included): split it',
+    });
+    await expect(rows(`phone\n${' \n'.repeat(200)}`, 'csv', limits)).rejects.toMatchObject({
+      message: 'file has more than 100 rows (blank ones included): split it',
+    });
+    expect(await rows(`phone\n${'\n'.repeat(97)}+14155550100\n`, 'csv', limits)).toHaveLength(2);
+  });
+
+  it('keeps at most the bounded number of columns and characters of a cell', async () => {
+    const wide = Array.from({ length: 300 }, (_, i) => `c${i}`).join(',');
+    const [header, row] = await rows(`${wide}\n${'x'.repeat(5_000)}\n`, 'csv');
+    expect(header.cells).toHaveLength(SHEET_LIMITS.maxColumns);
+    expect(row.cells[0]).toHaveLength(SHEET_LIMITS.maxCellChars);
   });
 
   it('names the problem of an unreadable file in an InvalidInputError on `file`', async () => {
-    await expect(rows(pieces('phone\n"+1415 unclosed\n', 4), 'csv')).rejects.toMatchObject({
+    await expect(rows('phone\n"+1415 unclosed\n', 'csv')).rejects.toMatchObject({
       field: 'file',
       message: expect.stringMatching(/^file could not be read as CSV: .*quote/i),
+    });
+    await expect(rows(`phone\n"${'x'.repeat(300_000)}"\n`, 'csv')).rejects.toMatchObject({
+      field: 'file',
+      message: expect.stringMatching(/^file could not be read as CSV: .*record/i),
     });
   });
 
   it('yields nothing for an empty file', async () => {
-    expect(await rows(Readable.from([]), 'csv')).toEqual([]);
+    expect(await rows('', 'csv')).toEqual([]);
   });
 
   it('guesses the delimiter from the first line', () => {
@@ -55,8 +89,8 @@ describe('readSpreadsheet, CSV', () => {
   });
 });
 
-describe('readSpreadsheet, XLSX', () => {
-  it('reads the first worksheet with sheet row numbers and cells as text', async () => {
+describe('readSheetFile, XLSX', () => {
+  it('reads the first worksheet with sheet row numbers and cells as text, leaving no spilled file', async () => {
     const workbook = new ExcelJS.Workbook();
     const sheet = workbook.addWorksheet('Leads');
     sheet.getRow(1).values = ['Mobile', 'First Name', 'Score'];
@@ -65,22 +99,14 @@ describe('readSpreadsheet, XLSX', () => {
     workbook.addWorksheet('Other').getRow(1).values = ['ignored'];
     const buffer = Buffer.from(await workbook.xlsx.writeBuffer());
     expect(detectFormat('leads.xlsx', buffer.subarray(0, 16))).toBe('xlsx');
-    const parts: Buffer[] = [];
-    for (let i = 0; i < buffer.length; i += 1000) parts.push(buffer.subarray(i, i + 1000));
-    expect(await rows(Readable.from(parts), 'xlsx')).toEqual([
+    expect(await rows(buffer, 'xlsx')).toEqual([
       { number: 1, cells: ['Mobile', 'First Name', 'Score'] },
       { number: 2, cells: ['14155550100', 'Ada', '1.5'] },
       { number: 4, cells: ['+1 415 555 0101', 'BO'] },
     ]);
-  });
-
-  it('turns exceljs values into text', () => {
-    expect(xlsxCellText(4155550100)).toBe('4155550100');
-    expect(xlsxCellText(true)).toBe('TRUE');
-    expect(xlsxCellText(new Date('2026-01-02T00:00:00Z'))).toBe('2026-01-02T00:00:00.000Z');
-    expect(xlsxCellText({ text: 'link', hyperlink: 'http://x' })).toBe('link');
-    expect(xlsxCellText({ error: '#N/A' })).toBe('#N/A');
-    expect(xlsxCellText(undefined)).toBe('');
+    for (const spill of readdirSync(dir).filter((name) => name.startsWith('spill-'))) {
+      expect(readdirSync(join(dir, spill))).toEqual([]);
+    }
   });
 });
 

@@ -1,22 +1,16 @@
-import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
-import { once } from 'node:events';
-import type { Readable } from 'node:stream';
+import { parse, type InfoRecord, type Options as CsvOptions } from 'csv-parse';
+import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { InvalidInputError } from '../../common/domain-error';
 import type { SpreadsheetFormat } from './spreadsheet-import.entity';
+import type { SheetLimits, XlsxArchiveLimits } from './spreadsheet-limits';
+import { readXlsxRows, XlsxError } from './xlsx-sheet-reader';
 
 /** One non-blank row of a spreadsheet: its number in the file (the first row is 1) and its cells as text. */
 export interface SheetRow {
   number: number;
   cells: string[];
 }
-
-/** The most columns a row may have; cells beyond it are ignored. */
-export const MAX_COLUMNS = 200;
-/** The longest CSV record, in characters: a longer one makes the file unreadable. */
-export const MAX_RECORD_CHARS = 256 * 1024;
-/** The longest cell kept, in characters: a lead field is at most 255, so more only costs memory. */
-export const MAX_CELL_CHARS = 1_000;
 
 /** How much of a CSV's start is read to find its delimiter. */
 const SNIFF_BYTES = 64 * 1024;
@@ -62,10 +56,10 @@ export function sniffDelimiter(head: string): string {
   return best;
 }
 
-/** A cell as text: trimmed, cut to {@link MAX_CELL_CHARS}, NUL and lone surrogates replaced. */
-function cellText(value: string): string {
+/** A cell as text: trimmed, cut to `maxChars`, NUL and lone surrogates replaced. */
+function cellText(value: string, maxChars: number): string {
   const trimmed = value.trim();
-  return (trimmed.length > MAX_CELL_CHARS ? trimmed.slice(0, MAX_CELL_CHARS) : trimmed)
+  return (trimmed.length > maxChars ? trimmed.slice(0, maxChars) : trimmed)
     .toWellFormed()
     .replace(/\0/g, '\uFFFD');
 }
@@ -73,124 +67,102 @@ function cellText(value: string): string {
 /** Whether every cell of a row is empty. */
 const blank = (cells: string[]) => cells.every((cell) => cell === '');
 
-/**
- * An XLSX cell value (exceljs) as text: rich text joined, a formula's cached result, a
- * hyperlink's text, a date as ISO 8601, an error as its code; a whole number written without
- * an exponent (a phone typed as a number stays its digits).
- */
-export function xlsxCellText(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number') {
-    return Number.isInteger(value) && Math.abs(value) < 1e21
-      ? value.toLocaleString('en-US', { useGrouping: false })
-      : String(value);
+/** Reads the first `bytes` bytes of a file (fewer when it is shorter). */
+export async function readFileHead(path: string, bytes: number): Promise<Buffer> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(bytes);
+    const { bytesRead } = await file.read(buffer, 0, bytes, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await file.close();
   }
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'object') {
-    const cell = value as Record<string, unknown>;
-    if (Array.isArray(cell.richText)) {
-      return (cell.richText as Array<{ text?: string }>).map((part) => part.text ?? '').join('');
-    }
-    if ('result' in cell) return xlsxCellText(cell.result);
-    if ('text' in cell) return xlsxCellText(cell.text);
-    if ('error' in cell) return String(cell.error);
-  }
-  return '';
 }
 
-async function* csvRows(source: AsyncIterable<Buffer>): AsyncGenerator<SheetRow> {
-  const chunks = source[Symbol.asyncIterator]();
+const tooManyRows = (limits: SheetLimits) =>
+  InvalidInputError.field(
+    'file',
+    `has more than ${limits.maxRows.toLocaleString('en-US')} rows (blank ones included): split it`,
+  );
+
+async function* csvRows(path: string, limits: SheetLimits): AsyncGenerator<SheetRow> {
   // The first line (or 64 KiB) tells the delimiter.
-  const headParts: Buffer[] = [];
-  let headBytes = 0;
-  let next = await chunks.next();
-  while (!next.done) {
-    headParts.push(next.value);
-    headBytes += next.value.length;
-    if (headBytes >= SNIFF_BYTES || next.value.includes(0x0a)) break;
-    next = await chunks.next();
-  }
-  if (headBytes === 0) return;
-  const head = Buffer.concat(headParts);
+  const head = await readFileHead(path, SNIFF_BYTES);
+  if (head.length === 0) return;
+  // Numbered by record, as a spreadsheet program numbers the rows (a quoted line break does
+  // not start a row; a blank line is a row).
+  const numbered = (record: string[], context: InfoRecord): SheetRow => {
+    const number = context.records + context.empty_lines;
+    if (number > limits.maxRows) throw tooManyRows(limits);
+    const cells = record.slice(0, limits.maxColumns);
+    for (let c = 0; c < cells.length; c++) cells[c] = cellText(cells[c], limits.maxCellChars);
+    return { number, cells };
+  };
   const parser = parse({
     bom: true,
     relax_column_count: true,
-    skip_empty_lines: false,
-    max_record_size: MAX_RECORD_CHARS,
-    delimiter: sniffDelimiter(head.subarray(0, SNIFF_BYTES).toString('utf8')),
+    // Blank lines cost nothing this way; their count numbers the rows that follow.
+    skip_empty_lines: true,
+    max_record_size: limits.maxRecordChars,
+    delimiter: sniffDelimiter(head.toString('utf8')),
+    on_record: numbered as unknown as CsvOptions['on_record'],
   });
-  // Fed with backpressure: the parser holds at most its buffer, never the file.
-  const feed = (async () => {
-    try {
-      let chunk: IteratorResult<Buffer> = { done: false, value: head };
-      while (!chunk.done) {
-        if (!parser.write(chunk.value)) await once(parser, 'drain');
-        chunk = await chunks.next();
-      }
-      parser.end();
-    } catch (error) {
-      parser.destroy(error as Error);
-    }
-  })();
+  const file = createReadStream(path, { highWaterMark: 64 * 1024 });
+  // Piped with backpressure: the parser holds at most its buffer, never the file.
+  file.on('error', (error) => parser.destroy(error));
+  file.pipe(parser);
   try {
-    // Numbered by record, as a spreadsheet program numbers the rows (a quoted line break does
-    // not start a row; a blank line is a row).
-    let number = 0;
-    for await (const record of parser as AsyncIterable<string[]>) {
-      number += 1;
-      const cells = record.slice(0, MAX_COLUMNS).map(cellText);
-      if (!blank(cells)) yield { number, cells };
+    for await (const row of parser as AsyncIterable<SheetRow>) {
+      if (!blank(row.cells)) yield row;
     }
+    if (parser.info.records + parser.info.empty_lines > limits.maxRows) throw tooManyRows(limits);
   } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    const cause = (error as { cause?: unknown }).cause;
+    if (cause instanceof InvalidInputError) throw cause;
     const message = (error as Error).message;
     throw InvalidInputError.field('file', `could not be read as CSV: ${message.slice(0, 300)}`);
   } finally {
+    file.destroy();
     parser.destroy();
-    await feed;
-    await chunks.return?.();
   }
 }
 
-async function* xlsxRows(source: Readable): AsyncGenerator<SheetRow> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(source, {
-    worksheets: 'emit',
-    sharedStrings: 'cache',
-    hyperlinks: 'ignore',
-    styles: 'ignore',
-    entries: 'ignore',
-  });
+async function* xlsxRows(
+  path: string,
+  limits: SheetLimits & XlsxArchiveLimits,
+  tmpDir: string,
+): AsyncGenerator<SheetRow> {
   try {
-    for await (const sheet of workbook) {
-      for await (const row of sheet) {
-        const values = row.values as unknown[];
-        const width = Math.min(MAX_COLUMNS, Math.max(0, values.length - 1));
-        const cells = new Array<string>(width);
-        // exceljs numbers columns from 1: values[0] is always empty.
-        for (let c = 0; c < width; c++) cells[c] = cellText(xlsxCellText(values[c + 1]));
-        if (!blank(cells)) yield { number: row.number, cells };
-      }
-      // Only the first worksheet is read.
-      break;
+    for await (const row of readXlsxRows(path, limits, tmpDir)) {
+      const cells = row.cells;
+      const width = Math.min(limits.maxColumns, cells.length);
+      const kept = new Array<string>(width);
+      for (let c = 0; c < width; c++) kept[c] = cellText(cells[c] ?? '', limits.maxCellChars);
+      if (!blank(kept)) yield { number: row.number, cells: kept };
     }
   } catch (error) {
-    if (error instanceof InvalidInputError) throw error;
-    const message = (error as Error).message;
-    throw InvalidInputError.field('file', `could not be read as XLSX: ${message.slice(0, 300)}`);
+    if (error instanceof XlsxError) throw InvalidInputError.field('file', error.message);
+    throw error;
   }
 }
 
 /**
- * The non-blank rows of a spreadsheet, streamed (docs/dashboard.md#spreadsheet-imports): a CSV
- * (UTF-8, a BOM skipped, `,` `;` or tab as found in its first line, RFC 4180 quoting) or the
- * first worksheet of an XLSX workbook. Rows keep their number in the file; cells are trimmed
- * text, at most {@link MAX_COLUMNS} of them.
- * @throws InvalidInputError (field `file`) when the file cannot be read as its format.
+ * The non-blank rows of a spreadsheet file, streamed within `limits`
+ * (docs/dashboard.md#spreadsheet-imports, docs/security.md#spreadsheet-uploads): a CSV (UTF-8,
+ * a BOM skipped, `,` `;` or tab as found in its first line, RFC 4180 quoting) or the first
+ * worksheet of an XLSX workbook. Rows keep their number in the file; cells are trimmed text, at
+ * most `limits.maxColumns` of them, each at most `limits.maxCellChars` long. Meant for a
+ * parse thread (`sheet-parse.worker.ts`): it reads the file synchronously in places.
+ * @param tmpDir a directory the caller owns and removes, for an XLSX's shared-strings table.
+ * @throws InvalidInputError (field `file`) when the file cannot be read as its format or
+ *   passes a bound.
  */
-export function readSpreadsheet(
-  source: Readable,
+export function readSheetFile(
+  path: string,
   format: SpreadsheetFormat,
-): AsyncIterable<SheetRow> {
-  return format === 'csv' ? csvRows(source as AsyncIterable<Buffer>) : xlsxRows(source);
+  limits: SheetLimits & XlsxArchiveLimits,
+  tmpDir: string,
+): AsyncGenerator<SheetRow> {
+  return format === 'csv' ? csvRows(path, limits) : xlsxRows(path, limits, tmpDir);
 }
