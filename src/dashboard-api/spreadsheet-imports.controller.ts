@@ -120,7 +120,9 @@ export class CampaignSpreadsheetImportsController {
         campaignId,
         actor.userId,
         fileName,
-        body,
+        // Left undestroyed when the upload stops reading it early, so the answer still leaves
+        // on the connection (which is then closed).
+        body.iterator({ destroyOnReturn: false }),
         declaredLength(request),
       );
     } catch (error) {

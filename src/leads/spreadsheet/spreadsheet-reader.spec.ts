@@ -46,7 +46,9 @@ describe('readSheetFile, CSV', () => {
 
   it('refuses a file with more rows than the bound, blank ones counted', async () => {
     const limits = { maxRows: 100 };
-    await expect(rows(`phone\n${'\n'.repeat(100)}+14155550100\n`, 'csv', limits)).rejects.toMatchObject({
+    await expect(
+      rows(`phone\n${'\n'.repeat(100)}+14155550100\n`, 'csv', limits),
+    ).rejects.toMatchObject({
       field: 'file',
       message: 'file has more than 100 rows (blank ones included): split it',
     });
