@@ -184,7 +184,10 @@ describe('spreadsheet upload attack', () => {
         // Slow clients that just left may still be unwinding: give them a moment.
         await new Promise((r) => setTimeout(r, 1_000));
         const leftFiles = ownDirs.flatMap((name) =>
-          readdirSync(join(tmpdir(), 'campaign-api-spreadsheets', name), { recursive: true }),
+          readdirSync(join(tmpdir(), 'campaign-api-spreadsheets', name), {
+            recursive: true,
+            encoding: 'utf8',
+          }),
         );
 
         await scenario.finish({ deliveryDeadlineMs: 5_000 });
