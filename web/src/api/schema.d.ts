@@ -2786,6 +2786,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
+      /** @description Too many at once: sign-in attempts for this email or from this address, or spreadsheet uploads in progress for this account or this server; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Unexpected fault; the log has the request id */
       500: {
         headers: {
@@ -4561,7 +4570,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
-      /** @description Too many sign-in attempts for this email or from this address; `Retry-After` gives the seconds to wait */
+      /** @description Too many at once: sign-in attempts for this email or from this address, or spreadsheet uploads in progress for this account or this server; `Retry-After` gives the seconds to wait */
       429: {
         headers: {
           [name: string]: unknown;
