@@ -1,5 +1,11 @@
 import { ApiError } from '../common/api-error';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { ApiIdParam, ApiQueries } from './dashboard-docs';
+import {
+  checkedInput,
+  DashboardIdPipe,
+  documentedQueryNames,
+  queryProblems,
+} from './dashboard-input';
 import { CreateEndpointRequestDto, UpdateEndpointRequestDto } from './dto/endpoint.dto';
 import { DeliveryLogQueryDto } from './dto/delivery-log.dto';
 
@@ -59,5 +65,43 @@ describe('dashboard bodies and queries (docs/dashboard.md#requests-and-answers)'
     expect(problems(() => checkedInput(DeliveryLogQueryDto, { outcome: ['a', 'b'] }))).toBe(
       'outcome must be a string',
     );
+  });
+});
+
+describe('dashboard query strings (docs/dashboard.md#requests-and-answers)', () => {
+  class Routes {
+    @ApiQueries([
+      { name: 'q', required: true },
+      { name: 'limit', required: false },
+    ])
+    search(): void {}
+
+    @ApiIdParam('campaign_id', 'Campaign id')
+    none(): void {}
+  }
+
+  it('reads the query parameters a route documents, and only those (path ids are not)', () => {
+    expect([...documentedQueryNames(Routes.prototype.search)]).toEqual(['q', 'limit']);
+    expect([...documentedQueryNames(Routes.prototype.none)]).toEqual([]);
+  });
+
+  it('names every undocumented parameter, then every documented one holding a NUL', () => {
+    const known = new Set(['q', 'limit']);
+    expect(queryProblems({ q: 'ada', limit: '5' }, known)).toEqual([]);
+    expect(queryProblems({}, new Set())).toEqual([]);
+    expect(queryProblems({ q: 'ada', page: '2', sort: '' }, known)).toEqual([
+      'page is not a known field',
+      'sort is not a known field',
+    ]);
+    expect(queryProblems({ q: 'a\u0000b', limit: ['1', '\u0000'], x: '\u0000' }, known)).toEqual([
+      'x is not a known field',
+      'q must not contain a NUL character',
+      'limit must not contain a NUL character',
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, '1']));
+    expect(queryProblems(many, known)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `p${i} is not a known field`),
+      'and 2 more unknown fields',
+    ]);
   });
 });
