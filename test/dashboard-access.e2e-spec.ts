@@ -8,7 +8,8 @@
  * - a state-changing route with a valid session but without the session's X-CSRF-Token, with a
  *   wrong one, from a foreign Origin or with a cross-site Sec-Fetch-Site: 403;
  * - an `admin` route with a viewer's session (and a valid CSRF token): 403;
- * - an `any` route with a viewer's session: a 2xx answer (given `params` of the viewer's account);
+ * - an `any` route with a viewer's session: a 2xx answer (given `params` of the viewer's account)
+ *   with `Cache-Control: no-store`, as every answer of the dashboard API has;
  * - where the row has `foreign`: 404 for a resource of another account, the same answer as for
  *   an id that does not exist;
  * - a query parameter the route does not document in the dashboard's OpenAPI document: 422
@@ -550,9 +551,14 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
       const headers = await allowed(f);
       const before = await snapshot();
       const res = await send(method, withQuery(target, `${UNKNOWN_QUERY}=1`), headers, body);
-      expect({ status: res.status, body: res.body }).toEqual({
+      expect({
+        status: res.status,
+        body: res.body,
+        cacheControl: res.headers['cache-control'],
+      }).toEqual({
         status: 422,
         body: { error: 'validation_failed', message: `${UNKNOWN_QUERY} is not a known field` },
+        cacheControl: 'no-store', // docs/security.md#responses-never-stored
       });
       expect(await snapshot()).toEqual(before);
     });
@@ -716,10 +722,16 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
           body,
         );
         expect([401, 403]).not.toContain(res.status);
-        // Given ids of the viewer's own account, every route open to viewers answers them.
-        expect({ success: res.status >= 200 && res.status < 300, body: res.body }).toEqual({
+        // Given ids of the viewer's own account, every route open to viewers answers them,
+        // never to be stored by a cache (docs/security.md#responses-never-stored).
+        expect({
+          success: res.status >= 200 && res.status < 300,
+          body: res.body,
+          cacheControl: res.headers['cache-control'],
+        }).toEqual({
           success: true,
           body: res.body,
+          cacheControl: 'no-store',
         });
       });
     }
