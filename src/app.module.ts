@@ -21,7 +21,7 @@ import { DashboardAuthModule } from './dashboard-api/dashboard-auth.module';
 import { DashboardResourcesModule } from './dashboard-api/dashboard-resources.module';
 import {
   DashboardCsrfGuard,
-  DashboardQueryGuard,
+  DashboardInputGuard,
   DashboardRoleGuard,
   DashboardSessionGuard,
 } from './dashboard-api/dashboard.guards';
@@ -58,13 +58,13 @@ export class AppModule {
         // dashboard routes through (no bearer token, no API key). Then the dashboard's, which
         // look only at routes under /dashboard/api/ (docs/dashboard.md#access-rules): session
         // (401), cross-site request forgery (403), role (403), then query parameters the route
-        // does not document (422, docs/dashboard.md#requests-and-answers).
+        // does not document and NUL characters (422, docs/dashboard.md#requests-and-answers).
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: DashboardSessionGuard },
         { provide: APP_GUARD, useExisting: DashboardCsrfGuard },
         { provide: APP_GUARD, useExisting: DashboardRoleGuard },
-        { provide: APP_GUARD, useExisting: DashboardQueryGuard },
+        { provide: APP_GUARD, useExisting: DashboardInputGuard },
       ],
     };
   }

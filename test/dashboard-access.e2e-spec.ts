@@ -14,7 +14,7 @@
  *   an id that does not exist;
  * - a query parameter the route does not document in the dashboard's OpenAPI document: 422
  *   naming it, even from an admin with every other part of the request right; a documented one
- *   whose value holds a NUL: 422 naming it;
+ *   whose value holds a NUL, or a JSON body holding one: 422 naming it;
  * - the query parameters the document declares (each row's `queries`, which must name exactly
  *   those): accepted together, a 2xx answer;
  *
@@ -562,6 +562,21 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
       });
       expect(await snapshot()).toEqual(before);
     });
+
+    if (['POST', 'PUT', 'PATCH'].includes(method)) {
+      it('refuses a JSON body holding a NUL character (422 naming where), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const headers = await allowed(f);
+        const before = await snapshot();
+        const res = await send(method, target, headers, { ...(body as object), note: 'a\u0000b' });
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 422,
+          body: { error: 'validation_failed', message: 'note must not contain a NUL character' },
+        });
+        expect(await snapshot()).toEqual(before);
+      });
+    }
 
     if (spec.queries) {
       const queries = spec.queries;

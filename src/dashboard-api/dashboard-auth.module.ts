@@ -4,7 +4,7 @@ import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UsersModule } from '../users/users.module';
 import {
   DashboardCsrfGuard,
-  DashboardQueryGuard,
+  DashboardInputGuard,
   DashboardRoleGuard,
   DashboardSessionGuard,
 } from './dashboard.guards';
@@ -14,20 +14,20 @@ import { SessionController } from './session.controller';
  * The dashboard's identity edge (docs/dashboard.md#sessions, #cross-site-request-forgery,
  * #access-rules, #requests-and-answers): the session routes, and the four guards `AppModule`
  * registers globally, in order, after the API's: {@link DashboardSessionGuard} (401),
- * {@link DashboardCsrfGuard} (403), {@link DashboardRoleGuard} (403), {@link DashboardQueryGuard}
- * (422 for an undocumented query parameter). Dashboard resource modules import it for
+ * {@link DashboardCsrfGuard} (403), {@link DashboardRoleGuard} (403), {@link DashboardInputGuard}
+ * (422 for an undocumented query parameter or a NUL in the input). Dashboard resource modules import it for
  * {@link UsersModule} and {@link AuditModule} and declare each route's access with
  * `@DashboardAccess` under `@DashboardController`.
  */
 @Module({
   imports: [UsersModule, AuditModule, RateLimitModule],
   controllers: [SessionController],
-  providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard, DashboardQueryGuard],
+  providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard, DashboardInputGuard],
   exports: [
     DashboardSessionGuard,
     DashboardCsrfGuard,
     DashboardRoleGuard,
-    DashboardQueryGuard,
+    DashboardInputGuard,
     UsersModule,
     AuditModule,
   ],

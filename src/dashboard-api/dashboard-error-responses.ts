@@ -17,7 +17,7 @@ const DESCRIPTIONS: Record<number, string> = {
 /**
  * The OpenAPI response object of a dashboard `{error, message}` answer with `status`, as
  * {@link DashboardErrorResponses} documents it: for the document builder, which gives every
- * operation the `422` that `DashboardQueryGuard` may answer
+ * operation the `422` that `DashboardInputGuard` may answer
  * (docs/dashboard.md#requests-and-answers).
  */
 export function dashboardErrorResponseObject(status: number): {

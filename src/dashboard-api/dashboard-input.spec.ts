@@ -1,6 +1,8 @@
 import { ApiError } from '../common/api-error';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
+import { Readable } from 'node:stream';
 import {
+  bodyNulProblems,
   checkedInput,
   DashboardIdPipe,
   documentedQueryNames,
@@ -103,5 +105,40 @@ describe('dashboard query strings (docs/dashboard.md#requests-and-answers)', () 
       ...Array.from({ length: 10 }, (_, i) => `p${i} is not a known field`),
       'and 2 more unknown fields',
     ]);
+  });
+});
+
+describe('NUL characters in dashboard bodies (docs/dashboard.md#requests-and-answers)', () => {
+  it('finds none in bodies without one, nor in what is not a JSON body', () => {
+    expect(bodyNulProblems({ url: 'https://a.example', events: ['x'], n: 1, o: null })).toEqual([]);
+    expect(bodyNulProblems(undefined)).toEqual([]);
+    expect(bodyNulProblems('a\u0000')).toEqual([]);
+    expect(bodyNulProblems(new Readable())).toEqual([]);
+  });
+
+  it('names every string value and every object whose field names hold a NUL, in body order', () => {
+    expect(
+      bodyNulProblems({
+        email: 'a\u0000@example.com',
+        tags: ['ok', 'b\u0000'],
+        mapping: { phone: 0, 'first\u0000': 1, deep: [{ x: '\u0000' }] },
+        name: 'ok',
+      }),
+    ).toEqual([
+      'email must not contain a NUL character',
+      'tags[1] must not contain a NUL character',
+      'mapping has a field name with a NUL character',
+      'mapping.deep[0].x must not contain a NUL character',
+    ]);
+    expect(bodyNulProblems({ 'a\u0000': 1 })).toEqual([
+      'the body has a field name with a NUL character',
+    ]);
+  });
+
+  it('names ten at most', () => {
+    const body = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, '\u0000']));
+    expect(bodyNulProblems(body)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `f${i} must not contain a NUL character`),
+    );
   });
 });

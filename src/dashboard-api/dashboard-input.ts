@@ -95,6 +95,49 @@ export function queryProblems(
   ];
 }
 
+/** How many NUL problems of a body one 422 message names. */
+const MAX_NUL_PROBLEMS = 10;
+
+/**
+ * Where a dashboard request's JSON body holds a NUL character, which no PostgreSQL `text` or
+ * `jsonb` value can hold (docs/dashboard.md#requests-and-answers): each string value
+ * (`description must not contain a NUL character`, `tags[1] must …`, `mapping.phone must …`)
+ * and each object whose field names hold one (`mapping has a field name with a NUL character`),
+ * at most ten, in body order. Iterative: a body is at most 32 levels deep, but no stack is
+ * spent on it either way.
+ *
+ * @param body the parsed body; anything but an object or array (no body, a file stream) has none.
+ * @returns the problems as sentences, empty when there is none.
+ */
+export function bodyNulProblems(body: unknown): string[] {
+  const problems: string[] = [];
+  if (body === null || typeof body !== 'object' || !(Array.isArray(body) || isPlain(body))) {
+    return problems;
+  }
+  const stack: Array<[value: unknown, path: string]> = [[body, '']];
+  while (stack.length > 0 && problems.length < MAX_NUL_PROBLEMS) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) problems.push(`${path} must not contain a NUL character`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const entries: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [`${path}[${index}]`, item])
+      : Object.entries(value).map(([key, item]) => [path === '' ? key : `${path}.${key}`, item]);
+    if (!Array.isArray(value) && Object.keys(value).some((key) => key.includes('\u0000'))) {
+      problems.push(`${path === '' ? 'the body' : path} has a field name with a NUL character`);
+    }
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], entries[i][0]]);
+  }
+  return problems.slice(0, MAX_NUL_PROBLEMS);
+}
+
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
