@@ -1,4 +1,5 @@
 import { NestFactory } from '@nestjs/core';
+import type { FastifyRequest } from 'fastify';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Logger } from 'nestjs-pino';
 import { installRequestLogging } from './common/request-logging';
@@ -12,7 +13,7 @@ import {
   clientErrorHandler,
 } from './common/http-conventions';
 import { installHttpDrain } from './common/http-drain';
-import { installSecurityHeaders } from './common/security-headers';
+import { installNoStore, installSecurityHeaders } from './common/security-headers';
 import { installBearerAuthentication } from './auth/bearer-authentication.hook';
 import { BearerAuthenticator } from './auth/bearer-authenticator';
 import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
@@ -51,6 +52,21 @@ export const API_SECURITY_HEADERS = {
   },
 } as const;
 
+/** The public API's token exchange, whose answer is a bearer token (docs/api.md#authentication). */
+export const TOKEN_EXCHANGE_ROUTE = `/${GLOBAL_PREFIX}/auth/api-key/token`;
+
+/**
+ * Whether a response must never be stored by a cache (docs/security.md#responses-never-stored):
+ * every response of the dashboard API (its session's CSRF token, signing secrets, new API keys
+ * and an account's data; errors and unknown URLs under it too) and of the token exchange.
+ */
+export function isNoStoreRequest(request: FastifyRequest): boolean {
+  const route = request.routeOptions.url;
+  if (route === TOKEN_EXCHANGE_ROUTE || route?.startsWith(DASHBOARD_API_PREFIX)) return true;
+  const path = request.url.split('?', 1)[0];
+  return path.startsWith(DASHBOARD_API_PREFIX) || `${path}/` === DASHBOARD_API_PREFIX;
+}
+
 /** Serves every route under {@link GLOBAL_PREFIX} but {@link GLOBAL_PREFIX_EXCLUDED}. */
 export function applyGlobalPrefix(app: NestFastifyApplication): void {
   app.setGlobalPrefix(GLOBAL_PREFIX, { exclude: GLOBAL_PREFIX_EXCLUDED });
@@ -74,8 +90,9 @@ export async function createPreviewApp(config: AppConfig): Promise<NestFastifyAp
 /**
  * Builds the HTTP application exactly as production runs it (used by `main.ts` and the e2e
  * tests): Fastify with a 16 MiB body limit, request ids, the `/api/v1` prefix (health checks
- * and the dashboard excepted), the dashboard's route check (docs/dashboard.md#access-rules) and
- * JSON logs. The caller calls `listen` or `init` (and, for a server, installs
+ * and the dashboard excepted), the dashboard's route check (docs/dashboard.md#access-rules),
+ * `Cache-Control: no-store` on the dashboard API and the token exchange
+ * (docs/security.md#responses-never-stored) and JSON logs. The caller calls `listen` or `init` (and, for a server, installs
  * the signal handlers of `exitGracefullyOnSignals`).
  */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -109,6 +126,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   installHttpConventions(adapter.getInstance());
   // Security headers on every response, 401s included (docs/operations.md#security-headers-and-cors).
   installSecurityHeaders(adapter.getInstance(), API_SECURITY_HEADERS);
+  // Nothing of the dashboard API or the token exchange is stored by a cache, errors included
+  // (docs/security.md#responses-never-stored).
+  installNoStore(adapter.getInstance(), isNoStoreRequest);
   installHttpDrain(adapter.getInstance());
   // Before any route exists: an undeclared dashboard route stops the start (docs/dashboard.md#access-rules).
   installDashboardRouteCheck(adapter.getInstance());

@@ -21,6 +21,7 @@ import { DashboardAuthModule } from './dashboard-api/dashboard-auth.module';
 import { DashboardResourcesModule } from './dashboard-api/dashboard-resources.module';
 import {
   DashboardCsrfGuard,
+  DashboardInputGuard,
   DashboardRoleGuard,
   DashboardSessionGuard,
 } from './dashboard-api/dashboard.guards';
@@ -56,12 +57,14 @@ export class AppModule {
         // Global guards run in this order: who is calling (401), then how often (429); both let
         // dashboard routes through (no bearer token, no API key). Then the dashboard's, which
         // look only at routes under /dashboard/api/ (docs/dashboard.md#access-rules): session
-        // (401), cross-site request forgery (403), role (403).
+        // (401), cross-site request forgery (403), role (403), then query parameters the route
+        // does not document and NUL characters (422, docs/dashboard.md#requests-and-answers).
         { provide: APP_GUARD, useExisting: BearerAuthGuard },
         { provide: APP_GUARD, useClass: RateLimitGuard },
         { provide: APP_GUARD, useExisting: DashboardSessionGuard },
         { provide: APP_GUARD, useExisting: DashboardCsrfGuard },
         { provide: APP_GUARD, useExisting: DashboardRoleGuard },
+        { provide: APP_GUARD, useExisting: DashboardInputGuard },
       ],
     };
   }

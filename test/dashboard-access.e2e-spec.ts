@@ -8,24 +8,35 @@
  * - a state-changing route with a valid session but without the session's X-CSRF-Token, with a
  *   wrong one, from a foreign Origin or with a cross-site Sec-Fetch-Site: 403;
  * - an `admin` route with a viewer's session (and a valid CSRF token): 403;
- * - an `any` route with a viewer's session: a 2xx answer (given `params` of the viewer's account);
+ * - an `any` route with a viewer's session: a 2xx answer (given `params` of the viewer's account)
+ *   with `Cache-Control: no-store`, as every answer of the dashboard API has;
  * - where the row has `foreign`: 404 for a resource of another account, the same answer as for
  *   an id that does not exist;
+ * - a query parameter the route does not document in the dashboard's OpenAPI document: 422
+ *   naming it, even from an admin with every other part of the request right; a documented one
+ *   whose value holds a NUL, or a JSON body holding one: 422 naming it;
+ * - the query parameters the document declares (each row's `queries`, which must name exactly
+ *   those): accepted together, a 2xx answer;
  *
  * and every refused request changes nothing in the database.
  *
  * To add a route: add a row to ROUTES with the access it must have and, when the route needs
  * them to get past its own validation, `params` and `body` built from the caller's account
  * (`Fixture`; `mine(…)` names a resource of it, made once per fixture by `world`). Cross-account
- * checks go in the row's `foreign` (`theirs(…)`: the same resource of another account).
+ * checks go in the row's `foreign` (`theirs(…)`: the same resource of another account), and a
+ * valid value of each query parameter the route documents in `queries`.
  */
 import {
   dashboardRoutes,
   DASHBOARD_OPENAPI_JSON_PATH,
 } from '../src/dashboard-api/dashboard-routes';
+import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DashboardAccessLevel } from '../src/dashboard-api/dashboard-access';
+import { encodeAuditCursor } from '../src/audit/audit-cursor';
 import { DeliveryRecoveries } from '../src/delivery/delivery-recovery.service';
+import { encodeLogCursor } from '../src/delivery/delivery-log';
 import { DeliveryService } from '../src/delivery/delivery.service';
+import { encodeSearchCursor } from '../src/leads/lead-search';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';
@@ -49,6 +60,13 @@ interface RouteCase {
   body?: (fixture: Fixture) => Promise<unknown>;
   /** A query string (`?name=value`) the route needs to answer a viewer. */
   query?: string;
+  /**
+   * A valid value of every query parameter the route documents in the dashboard's OpenAPI
+   * document, and of no other: sent together, they must get a 2xx answer.
+   */
+  queries?: Record<string, string>;
+  /** A raw body sent as `application/octet-stream` where the route takes a file (`queries` test). */
+  file?: Buffer;
   /**
    * Path parameters naming a resource of `otherAccountId` (or none at all): the route must
    * answer 404 `not_found` to the admin of `accountId`, and change nothing.
@@ -167,6 +185,15 @@ const recovery =
     return { recovery_id: recovery.id };
   };
 
+/** An import id (UUID) that nothing has. */
+const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
+/** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
+const MISSING_ID = 2_147_483_000;
+/** A query parameter no dashboard route documents. */
+const UNKNOWN_QUERY = 'unknown_param';
+/** A cursor's text as the lists encode it (base64url of UTF-8, docs/security.md#cursors). */
+const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+
 /** Every route under /dashboard/api/, by `METHOD /path` as Fastify knows it. */
 const ROUTES: Record<string, RouteCase> = {
   'POST /dashboard/api/session': {
@@ -185,6 +212,7 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(campaign),
     foreign: theirs(campaign),
+    queries: { window: '7d' },
   },
   'POST /dashboard/api/campaigns/:campaign_id/endpoints': {
     access: 'admin',
@@ -228,22 +256,38 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(endpoint),
     foreign: theirs(endpoint),
+    queries: {
+      outcome: 'failed',
+      event_type: 'ping',
+      from: '2020-01-01T00:00:00Z',
+      to: '2100-01-01T00:00:00Z',
+      limit: '10',
+      cursor: encodeLogCursor({ attemptedAtUs: '9000000000000000', id: 1 }),
+    },
   },
   'GET /dashboard/api/endpoints/:endpoint_id/stats': {
     access: 'any',
     params: mine(endpoint),
     foreign: theirs(endpoint),
+    queries: { window: '24h' },
   },
   'GET /dashboard/api/endpoints/:endpoint_id/ledger': {
     access: 'any',
     params: mine(endpoint),
     foreign: theirs(endpoint),
+    queries: { days: '7' },
   },
   'GET /dashboard/api/campaigns/:campaign_id/leads': {
     access: 'any',
     params: mine(campaign),
     query: '?q=ada',
     foreign: theirs(campaign),
+    queries: {
+      q: 'ada',
+      field: 'name',
+      limit: '5',
+      cursor: encodeSearchCursor('name', { key: 'a', id: 1 }),
+    },
   },
   'GET /dashboard/api/leads/:lead_id': {
     access: 'any',
@@ -254,6 +298,7 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(lead),
     foreign: theirs(lead),
+    queries: { limit: '5', cursor: encodeLogCursor({ attemptedAtUs: '9000000000000000', id: 1 }) },
   },
   'GET /dashboard/api/attempts/:attempt_id': {
     access: 'any',
@@ -269,6 +314,7 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(campaign),
     foreign: theirs(campaign),
+    queries: { limit: '5', cursor: b64(`9000000000000000.${MISSING_UUID}`) },
   },
   'GET /dashboard/api/imports/:import_id': {
     access: 'any',
@@ -279,6 +325,7 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'any',
     params: mine(leadImport),
     foreign: theirs(leadImport),
+    queries: { limit: '5', cursor: b64('r0') },
   },
   'GET /dashboard/api/imports/:import_id/rejections.csv': {
     access: 'any',
@@ -289,6 +336,8 @@ const ROUTES: Record<string, RouteCase> = {
     access: 'admin',
     params: mine(campaign),
     foreign: theirs(campaign),
+    queries: { file_name: 'leads.csv' },
+    file: Buffer.from('phone,first_name\r\n+14155550100,Ada\r\n'),
   },
   'GET /dashboard/api/campaigns/:campaign_id/spreadsheet-imports': {
     access: 'any',
@@ -338,12 +387,16 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(apiKey),
     foreign: theirs(apiKey),
   },
-  'GET /dashboard/api/audit-log': { access: 'any' },
+  'GET /dashboard/api/audit-log': {
+    access: 'any',
+    queries: { limit: '5', cursor: encodeAuditCursor({ createdAtMicros: 9n * 10n ** 15n, id: 1 }) },
+  },
   'GET /dashboard/api/endpoints/:endpoint_id/recovery/preview': {
     access: 'any',
     params: mine(endpoint),
     query: '?since=2020-01-01T00:00:00Z',
     foreign: theirs(endpoint),
+    queries: { since: '2020-01-01T00:00:00Z' },
   },
   'POST /dashboard/api/endpoints/:endpoint_id/recoveries': {
     access: 'admin',
@@ -363,18 +416,15 @@ const ROUTES: Record<string, RouteCase> = {
   },
 };
 
-/** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
-/** An import id (UUID) that nothing has. */
-const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
-const MISSING_ID = 2_147_483_000;
-
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 describe('Dashboard API access rules, route by route (docs/dashboard.md#access-rules)', () => {
   let t: TestApp;
   let tables: string[];
+  let doc: OpenAPIObject;
   beforeAll(async () => {
     t = await startTestApp({ RUN_WORKER: 'false', RATE_LIMIT_SIGN_IN_PER_IP: '1000000' });
+    doc = (await t.http().get(DASHBOARD_OPENAPI_JSON_PATH).expect(200)).body as OpenAPIObject;
     tables = (
       (await t.db.query(
         `SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'typeorm_migrations'
@@ -415,6 +465,25 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
     };
   }
 
+  /** The query parameters the OpenAPI document declares for `method` `url` (a Fastify pattern). */
+  function documentedQueries(method: string, url: string): string[] {
+    const template = url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    const operation = (
+      doc.paths[template] as
+        Record<string, { parameters?: Array<{ in?: string; name: string }> }> | undefined
+    )?.[method.toLowerCase()];
+    if (!operation) throw new Error(`${method} ${template} is not in the dashboard's document`);
+    return (operation.parameters ?? [])
+      .filter((parameter) => parameter.in === 'query')
+      .map((parameter) => parameter.name)
+      .sort();
+  }
+
+  /** `target` with `name=value` added to its query string. */
+  function withQuery(target: string, query: string): string {
+    return `${target}${target.includes('?') ? '&' : '?'}${query}`;
+  }
+
   function path(url: string, params: Record<string, string | number>): string {
     return url.replace(/:([A-Za-z0-9_]+)/g, (_match, name: string) => String(params[name] ?? 1));
   }
@@ -438,6 +507,22 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
     expect(declared).toEqual(expected);
   });
 
+  it('names in each row’s queries exactly the query parameters its OpenAPI operation declares', () => {
+    const declared = Object.fromEntries(
+      Object.keys(ROUTES).map((route) => {
+        const [method, url] = route.split(' ');
+        return [route, documentedQueries(method, url)];
+      }),
+    );
+    const listed = Object.fromEntries(
+      Object.entries(ROUTES).map(([route, { queries }]) => [
+        route,
+        Object.keys(queries ?? {}).sort(),
+      ]),
+    );
+    expect(listed).toEqual(declared);
+  });
+
   const cases = Object.entries(ROUTES).map(([route, spec]) => {
     const [method, url] = route.split(' ');
     return { route, method, url, spec };
@@ -451,6 +536,92 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
         target: path(url, spec.params ? await spec.params(f) : {}) + (spec.query ?? ''),
         body: spec.body ? await spec.body(f) : {},
       };
+    }
+
+    /** Headers that pass every access rule of the route: an admin's session and CSRF token. */
+    async function allowed(f: Fixture): Promise<Record<string, string>> {
+      if (spec.access === 'sign-in') return { 'X-CSRF-Token': 'sign-in' };
+      const admin = await signIn(t, f.admin);
+      return { Cookie: admin.cookie, 'X-CSRF-Token': admin.csrf };
+    }
+
+    it('refuses a query parameter it does not document (422 naming it), changing nothing', async () => {
+      const f = await fixture();
+      const { target, body } = await request(f);
+      const headers = await allowed(f);
+      const before = await snapshot();
+      const res = await send(method, withQuery(target, `${UNKNOWN_QUERY}=1`), headers, body);
+      expect({
+        status: res.status,
+        body: res.body,
+        cacheControl: res.headers['cache-control'],
+      }).toEqual({
+        status: 422,
+        body: { error: 'validation_failed', message: `${UNKNOWN_QUERY} is not a known field` },
+        cacheControl: 'no-store', // docs/security.md#responses-never-stored
+      });
+      expect(await snapshot()).toEqual(before);
+    });
+
+    if (['POST', 'PUT', 'PATCH'].includes(method)) {
+      it('refuses a JSON body holding a NUL character (422 naming where), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const headers = await allowed(f);
+        const before = await snapshot();
+        const res = await send(method, target, headers, { ...(body as object), note: 'a\u0000b' });
+        expect({ status: res.status, body: res.body }).toEqual({
+          status: 422,
+          body: { error: 'validation_failed', message: 'note must not contain a NUL character' },
+        });
+        expect(await snapshot()).toEqual(before);
+      });
+    }
+
+    if (spec.queries) {
+      const queries = spec.queries;
+      it('refuses a documented query parameter whose value holds a NUL (422 naming it), changing nothing', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const headers = await allowed(f);
+        for (const name of Object.keys(queries)) {
+          const before = await snapshot();
+          const bare = target.split('?')[0];
+          const res = await send(method, withQuery(bare, `${name}=a%00b`), headers, body);
+          expect({ name, status: res.status, body: res.body }).toEqual({
+            name,
+            status: 422,
+            body: {
+              error: 'validation_failed',
+              message: `${name} must not contain a NUL character`,
+            },
+          });
+          expect(await snapshot()).toEqual(before);
+        }
+      });
+
+      it('accepts the query parameters its OpenAPI operation declares, together (2xx)', async () => {
+        const f = await fixture();
+        const { target, body } = await request(f);
+        const user = spec.access === 'any' ? f.viewer : f.admin;
+        const session = await signIn(t, user);
+        const headers = { Cookie: session.cookie, 'X-CSRF-Token': session.csrf };
+        const query = new URLSearchParams(queries).toString();
+        const url = withQuery(target.split('?')[0], query);
+        const res = spec.file
+          ? await t
+              .http()
+              .post(url)
+              .set(headers)
+              .set('Content-Type', 'application/octet-stream')
+              .send(spec.file)
+          : await send(method, url, headers, body);
+        expect({ query, success: res.status >= 200 && res.status < 300, body: res.body }).toEqual({
+          query,
+          success: true,
+          body: res.body,
+        });
+      });
     }
 
     if (spec.access === 'sign-in') {
@@ -566,10 +737,16 @@ describe('Dashboard API access rules, route by route (docs/dashboard.md#access-r
           body,
         );
         expect([401, 403]).not.toContain(res.status);
-        // Given ids of the viewer's own account, every route open to viewers answers them.
-        expect({ success: res.status >= 200 && res.status < 300, body: res.body }).toEqual({
+        // Given ids of the viewer's own account, every route open to viewers answers them,
+        // never to be stored by a cache (docs/security.md#responses-never-stored).
+        expect({
+          success: res.status >= 200 && res.status < 300,
+          body: res.body,
+          cacheControl: res.headers['cache-control'],
+        }).toEqual({
           success: true,
           body: res.body,
+          cacheControl: 'no-store',
         });
       });
     }

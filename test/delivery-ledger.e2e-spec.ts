@@ -301,11 +301,21 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
     }
   });
 
-  it('answers 404 for another account’s endpoint, as for one that does not exist, whatever the query', async () => {
+  it('answers 404 for another account’s endpoint, as for one that does not exist, whatever the days', async () => {
     const me = await customer();
     const them = await customer();
     await emit(them.campaignId, 'ok');
-    for (const query of ['', '?days=7', '?days=abc', '?bogus=1']) {
+    // An undocumented parameter is refused before the endpoint is looked up: the same 422 for
+    // theirs, a missing one and one's own (docs/dashboard.md#requests-and-answers).
+    for (const endpointId of [them.endpointId, MISSING_ID, me.endpointId]) {
+      const bogus = await ledger(me.session, endpointId, '?bogus=1');
+      expect({ endpointId, status: bogus.status, body: bogus.body }).toEqual({
+        endpointId,
+        status: 422,
+        body: { error: 'validation_failed', message: 'bogus is not a known field' },
+      });
+    }
+    for (const query of ['', '?days=7', '?days=abc']) {
       const theirs = await ledger(me.session, them.endpointId, query);
       expect(theirs.status).toBe(404);
       expect(theirs.body).toEqual({

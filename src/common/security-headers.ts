@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
@@ -44,5 +44,26 @@ export function installSecurityHeaders(
   fastify.addHook('onRequest', (_request, reply, done) => {
     void reply.headers(headers);
     done();
+  });
+}
+
+/**
+ * Sends `Cache-Control: no-store` on every response to a request that `isPrivate` picks
+ * (docs/security.md#responses-never-stored): answered or refused, whatever hook, guard, filter
+ * or handler sent it, so that no browser or proxy cache keeps a response that carries a
+ * credential or an account's data. Set in `onSend`, the last step every response of a route
+ * goes through; a `Cache-Control` the route set itself is kept.
+ *
+ * @param isPrivate decides from the request alone (its route and URL); called once per response.
+ */
+export function installNoStore(
+  fastify: FastifyInstance,
+  isPrivate: (request: FastifyRequest) => boolean,
+): void {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
+    if (!reply.hasHeader('cache-control') && isPrivate(request)) {
+      void reply.header('cache-control', 'no-store');
+    }
+    done(null, payload);
   });
 }

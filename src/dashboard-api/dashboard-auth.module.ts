@@ -2,25 +2,32 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UsersModule } from '../users/users.module';
-import { DashboardCsrfGuard, DashboardRoleGuard, DashboardSessionGuard } from './dashboard.guards';
+import {
+  DashboardCsrfGuard,
+  DashboardInputGuard,
+  DashboardRoleGuard,
+  DashboardSessionGuard,
+} from './dashboard.guards';
 import { SessionController } from './session.controller';
 
 /**
  * The dashboard's identity edge (docs/dashboard.md#sessions, #cross-site-request-forgery,
- * #access-rules): the session routes, and the three guards `AppModule` registers globally, in
- * order, after the API's: {@link DashboardSessionGuard} (401), {@link DashboardCsrfGuard} (403),
- * {@link DashboardRoleGuard} (403). Dashboard resource modules import it for
+ * #access-rules, #requests-and-answers): the session routes, and the four guards `AppModule`
+ * registers globally, in order, after the API's: {@link DashboardSessionGuard} (401),
+ * {@link DashboardCsrfGuard} (403), {@link DashboardRoleGuard} (403), {@link DashboardInputGuard}
+ * (422 for an undocumented query parameter or a NUL in the input). Dashboard resource modules import it for
  * {@link UsersModule} and {@link AuditModule} and declare each route's access with
  * `@DashboardAccess` under `@DashboardController`.
  */
 @Module({
   imports: [UsersModule, AuditModule, RateLimitModule],
   controllers: [SessionController],
-  providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard],
+  providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard, DashboardInputGuard],
   exports: [
     DashboardSessionGuard,
     DashboardCsrfGuard,
     DashboardRoleGuard,
+    DashboardInputGuard,
     UsersModule,
     AuditModule,
   ],

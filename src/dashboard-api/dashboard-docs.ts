@@ -21,6 +21,11 @@ export const ApiIdParam = (name: string, description: string): MethodDecorator &
     }),
   );
 
-/** Query parameters (OpenAPI), documented in the order given. */
+/**
+ * Query parameters (OpenAPI), documented in the order given. They are also the only query
+ * parameters the route accepts: `DashboardInputGuard` answers any other with `422`
+ * (docs/dashboard.md#requests-and-answers), so a route that reads a parameter must declare it
+ * here.
+ */
 export const ApiQueries = (queries: ApiQueryOptions[]): MethodDecorator =>
   applyDecorators(...queries.map((query) => ApiQuery(query)));

@@ -14,6 +14,22 @@ const DESCRIPTIONS: Record<number, string> = {
   503: 'PostgreSQL or Redis unreachable; retry shortly',
 };
 
+/**
+ * The OpenAPI response object of a dashboard `{error, message}` answer with `status`, as
+ * {@link DashboardErrorResponses} documents it: for the document builder, which gives every
+ * operation the `422` that `DashboardInputGuard` may answer
+ * (docs/dashboard.md#requests-and-answers).
+ */
+export function dashboardErrorResponseObject(status: number): {
+  description: string;
+  content: { 'application/json': { schema: { $ref: string } } };
+} {
+  return {
+    description: DESCRIPTIONS[status],
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+  };
+}
+
 /** Documents the `{error, message}` answers of a dashboard API operation, by status. */
 export function DashboardErrorResponses(...statuses: number[]): MethodDecorator & ClassDecorator {
   return applyDecorators(

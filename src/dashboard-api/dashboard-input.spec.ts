@@ -1,5 +1,13 @@
 import { ApiError } from '../common/api-error';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { ApiIdParam, ApiQueries } from './dashboard-docs';
+import { Readable } from 'node:stream';
+import {
+  bodyNulProblems,
+  checkedInput,
+  DashboardIdPipe,
+  documentedQueryNames,
+  queryProblems,
+} from './dashboard-input';
 import { CreateEndpointRequestDto, UpdateEndpointRequestDto } from './dto/endpoint.dto';
 import { DeliveryLogQueryDto } from './dto/delivery-log.dto';
 
@@ -58,6 +66,79 @@ describe('dashboard bodies and queries (docs/dashboard.md#requests-and-answers)'
     );
     expect(problems(() => checkedInput(DeliveryLogQueryDto, { outcome: ['a', 'b'] }))).toBe(
       'outcome must be a string',
+    );
+  });
+});
+
+describe('dashboard query strings (docs/dashboard.md#requests-and-answers)', () => {
+  class Routes {
+    @ApiQueries([
+      { name: 'q', required: true },
+      { name: 'limit', required: false },
+    ])
+    search(): void {}
+
+    @ApiIdParam('campaign_id', 'Campaign id')
+    none(): void {}
+  }
+
+  it('reads the query parameters a route documents, and only those (path ids are not)', () => {
+    expect([...documentedQueryNames(Routes.prototype.search)]).toEqual(['q', 'limit']);
+    expect([...documentedQueryNames(Routes.prototype.none)]).toEqual([]);
+  });
+
+  it('names every undocumented parameter, then every documented one holding a NUL', () => {
+    const known = new Set(['q', 'limit']);
+    expect(queryProblems({ q: 'ada', limit: '5' }, known)).toEqual([]);
+    expect(queryProblems({}, new Set())).toEqual([]);
+    expect(queryProblems({ q: 'ada', page: '2', sort: '' }, known)).toEqual([
+      'page is not a known field',
+      'sort is not a known field',
+    ]);
+    expect(queryProblems({ q: 'a\u0000b', limit: ['1', '\u0000'], x: '\u0000' }, known)).toEqual([
+      'x is not a known field',
+      'q must not contain a NUL character',
+      'limit must not contain a NUL character',
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`p${i}`, '1']));
+    expect(queryProblems(many, known)).toEqual([
+      ...Array.from({ length: 10 }, (_, i) => `p${i} is not a known field`),
+      'and 2 more unknown fields',
+    ]);
+  });
+});
+
+describe('NUL characters in dashboard bodies (docs/dashboard.md#requests-and-answers)', () => {
+  it('finds none in bodies without one, nor in what is not a JSON body', () => {
+    expect(bodyNulProblems({ url: 'https://a.example', events: ['x'], n: 1, o: null })).toEqual([]);
+    expect(bodyNulProblems(undefined)).toEqual([]);
+    expect(bodyNulProblems('a\u0000')).toEqual([]);
+    expect(bodyNulProblems(new Readable())).toEqual([]);
+  });
+
+  it('names every string value and every object whose field names hold a NUL, in body order', () => {
+    expect(
+      bodyNulProblems({
+        email: 'a\u0000@example.com',
+        tags: ['ok', 'b\u0000'],
+        mapping: { phone: 0, 'first\u0000': 1, deep: [{ x: '\u0000' }] },
+        name: 'ok',
+      }),
+    ).toEqual([
+      'email must not contain a NUL character',
+      'tags[1] must not contain a NUL character',
+      'mapping has a field name with a NUL character',
+      'mapping.deep[0].x must not contain a NUL character',
+    ]);
+    expect(bodyNulProblems({ 'a\u0000': 1 })).toEqual([
+      'the body has a field name with a NUL character',
+    ]);
+  });
+
+  it('names ten at most', () => {
+    const body = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`f${i}`, '\u0000']));
+    expect(bodyNulProblems(body)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `f${i} must not contain a NUL character`),
     );
   });
 });

@@ -1,7 +1,12 @@
 import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { DECORATORS } from '@nestjs/swagger';
 import { ApiError } from '../common/api-error';
 import { pathPositiveInt } from '../common/ids';
-import { validateBody } from '../common/validate-body';
+import {
+  MAX_UNKNOWN_FIELDS_NAMED,
+  unknownFieldProblems,
+  validateBody,
+} from '../common/validate-body';
 import { NotFoundError } from '../common/domain-error';
 
 /**
@@ -33,6 +38,104 @@ export function checkedInput<T extends object>(
   const { dto, problems } = validateBody(dtoClass, input ?? {}, true);
   if (problems.length > 0) throw ApiError.validationFailed(problems);
   return dto;
+}
+
+const documentedQueries = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * The query parameters a route handler documents in the OpenAPI document: the names its
+ * `@ApiQueries` (or any `@ApiQuery`) declares, read from the metadata the document is built
+ * from, so that what a route accepts and what it documents cannot differ. Empty for a route
+ * that documents none.
+ * @param handler the route's method (`ExecutionContext.getHandler()`).
+ */
+export function documentedQueryNames(handler: object): ReadonlySet<string> {
+  let names = documentedQueries.get(handler);
+  if (!names) {
+    const parameters = (Reflect.getMetadata(DECORATORS.API_PARAMETERS, handler) ?? []) as Array<{
+      in?: string;
+      name?: string;
+    }>;
+    names = new Set(
+      parameters.flatMap((parameter) =>
+        parameter.in === 'query' && typeof parameter.name === 'string' ? [parameter.name] : [],
+      ),
+    );
+    documentedQueries.set(handler, names);
+  }
+  return names;
+}
+
+/**
+ * What is wrong with a dashboard request's query string, before the route reads it
+ * (docs/dashboard.md#requests-and-answers): every parameter the route does not document
+ * (`x is not a known field`: the first ten named, long names cut, the rest counted, as for a
+ * body), then every documented one whose value holds a NUL character, which no PostgreSQL
+ * `text` can take (`q must not contain a NUL character`). Types, repeats and values stay the
+ * route's to check.
+ *
+ * @param query the parsed query string: each value a string, or an array of them when repeated.
+ * @param known the names the route documents ({@link documentedQueryNames}).
+ * @returns the problems as sentences, empty when there is none.
+ */
+export function queryProblems(
+  query: Readonly<Record<string, unknown>>,
+  known: ReadonlySet<string>,
+): string[] {
+  const names = Object.keys(query);
+  const unknown = names.filter((name) => !known.has(name));
+  const withNul = names.filter(
+    (name) =>
+      known.has(name) &&
+      [query[name]].flat().some((value) => typeof value === 'string' && value.includes('\u0000')),
+  );
+  return [
+    ...unknownFieldProblems(unknown.slice(0, MAX_UNKNOWN_FIELDS_NAMED), unknown.length),
+    ...withNul.map((name) => `${name} must not contain a NUL character`),
+  ];
+}
+
+/** How many NUL problems of a body one 422 message names. */
+const MAX_NUL_PROBLEMS = 10;
+
+/**
+ * Where a dashboard request's JSON body holds a NUL character, which no PostgreSQL `text` or
+ * `jsonb` value can hold (docs/dashboard.md#requests-and-answers): each string value
+ * (`description must not contain a NUL character`, `tags[1] must …`, `mapping.phone must …`)
+ * and each object whose field names hold one (`mapping has a field name with a NUL character`),
+ * at most ten, in body order. Iterative: a body is at most 32 levels deep, but no stack is
+ * spent on it either way.
+ *
+ * @param body the parsed body; anything but an object or array (no body, a file stream) has none.
+ * @returns the problems as sentences, empty when there is none.
+ */
+export function bodyNulProblems(body: unknown): string[] {
+  const problems: string[] = [];
+  if (body === null || typeof body !== 'object' || !(Array.isArray(body) || isPlain(body))) {
+    return problems;
+  }
+  const stack: Array<[value: unknown, path: string]> = [[body, '']];
+  while (stack.length > 0 && problems.length < MAX_NUL_PROBLEMS) {
+    const [value, path] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) problems.push(`${path} must not contain a NUL character`);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    const entries: Array<[string, unknown]> = Array.isArray(value)
+      ? value.map((item, index) => [`${path}[${index}]`, item])
+      : Object.entries(value).map(([key, item]) => [path === '' ? key : `${path}.${key}`, item]);
+    if (!Array.isArray(value) && Object.keys(value).some((key) => key.includes('\u0000'))) {
+      problems.push(`${path === '' ? 'the body' : path} has a field name with a NUL character`);
+    }
+    for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], entries[i][0]]);
+  }
+  return problems.slice(0, MAX_NUL_PROBLEMS);
+}
+
+function isPlain(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

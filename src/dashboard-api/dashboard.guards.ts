@@ -9,6 +9,7 @@ import {
   dashboardUnauthorized,
   type DashboardRequest,
 } from './dashboard-request';
+import { bodyNulProblems, documentedQueryNames, queryProblems } from './dashboard-input';
 import { clearedSessionCookie, readSessionCookie } from './session-cookie';
 
 /** The header that carries the CSRF token (docs/dashboard.md#cross-site-request-forgery). */
@@ -101,6 +102,32 @@ export class DashboardRoleGuard implements CanActivate {
     if (req.dashboardSession?.user.role !== 'admin') {
       throw ApiError.forbidden('This needs the admin role; viewers may only read');
     }
+    return true;
+  }
+}
+
+/**
+ * Fourth dashboard guard (docs/dashboard.md#requests-and-answers): on every route under
+ * `/dashboard/api/`, a query parameter the route does not document in the OpenAPI document
+ * (`@ApiQueries`), a documented one whose value holds a NUL character ({@link queryProblems}),
+ * and a NUL character anywhere in a JSON body ({@link bodyNulProblems}) are
+ * `422 validation_failed` naming each one, before the route reads anything: no NUL of a request
+ * reaches PostgreSQL, which refuses it in text. Runs after the session, CSRF and role rules, so
+ * it tells nothing to a client those refuse; a route cannot forget it, and what a route accepts
+ * in its query string is what its document says.
+ * @throws ApiError 422 `validation_failed`.
+ */
+@Injectable()
+export class DashboardInputGuard implements CanActivate {
+  canActivate(context: ExecutionContext): boolean {
+    const req = request(context);
+    if (dashboardAccessOf(req) === null) return true;
+    const query = (req.query ?? {}) as Record<string, unknown>;
+    const problems = [
+      ...queryProblems(query, documentedQueryNames(context.getHandler())),
+      ...bodyNulProblems(req.body),
+    ];
+    if (problems.length > 0) throw ApiError.validationFailed(problems);
     return true;
   }
 }

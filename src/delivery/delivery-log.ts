@@ -1,4 +1,5 @@
 import { InvalidInputError } from '../common/domain-error';
+import { decodeCursorText, encodeCursorText, int8OrNull } from '../common/opaque-cursor';
 import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
 import { PING } from './test-messages';
@@ -48,44 +49,33 @@ export type DeliveryLogFilter = AttemptLogFilter;
 
 const CURSOR_VERSION = 'v1';
 const CURSOR_TEXT = /^v1:(0|-?[1-9][0-9]{0,18}):([1-9][0-9]{0,15})$/;
-const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_BIGINT = 2n ** 63n - 1n;
-const MIN_BIGINT = -(2n ** 63n);
+const MAX_CURSOR_LENGTH = 64;
 
 /**
  * The opaque cursor of the page after `last` (docs/dashboard.md#delivery-log): base64url of
- * `v1:<attempted_at in µs since the epoch>:<id>`. Clients must not build or read it; the
- * version lets the format change without breaking cursors of older pages silently.
+ * `v1:<attempted_at in µs since the epoch>:<id>` ({@link encodeCursorText}). Clients must not
+ * build or read it; the version lets the format change without breaking cursors of older pages
+ * silently.
  */
 export function encodeLogCursor(last: LogPosition): string {
-  return Buffer.from(`${CURSOR_VERSION}:${last.attemptedAtUs}:${last.id}`, 'utf8').toString(
-    'base64url',
-  );
+  return encodeCursorText(`${CURSOR_VERSION}:${last.attemptedAtUs}:${last.id}`);
 }
 
 /**
- * Reads a cursor made by {@link encodeLogCursor}.
- * @throws InvalidInputError (field `cursor`) for anything else: not base64url, another text,
- *   a non-canonical encoding, or numbers out of range.
+ * Reads a cursor made by {@link encodeLogCursor} (docs/security.md#cursors).
+ * @throws InvalidInputError (field `cursor`) for anything else: not the canonical base64url of
+ *   UTF-8 text ({@link decodeCursorText}), another text, or numbers out of range (a time beyond
+ *   PostgreSQL's `bigint`, an id beyond 2^53).
  */
 export function decodeLogCursor(cursor: string): LogPosition {
   const invalid = () =>
     InvalidInputError.field('cursor', 'is not a cursor of this log: pass next_cursor unchanged');
-  if (!CURSOR_SHAPE.test(cursor)) throw invalid();
-  const text = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = CURSOR_TEXT.exec(text);
-  if (!match) throw invalid();
-  const position = { attemptedAtUs: match[1], id: Number(match[2]) };
-  const us = BigInt(position.attemptedAtUs);
-  if (
-    us < MIN_BIGINT ||
-    us > MAX_BIGINT ||
-    !Number.isSafeInteger(position.id) ||
-    encodeLogCursor(position) !== cursor
-  ) {
+  const text = decodeCursorText(cursor, MAX_CURSOR_LENGTH);
+  const match = text === null ? null : CURSOR_TEXT.exec(text);
+  if (!match || int8OrNull(match[1]) === null || !Number.isSafeInteger(Number(match[2]))) {
     throw invalid();
   }
-  return position;
+  return { attemptedAtUs: match[1], id: Number(match[2]) };
 }
 
 const DATE_TIME =

@@ -2,6 +2,7 @@ import { Injectable, Module } from '@nestjs/common';
 import { InjectDataSource, TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
+import { decodeCursorText, encodeCursorText, int8OrNull } from '../common/opaque-cursor';
 import type { ImportRejection } from './import-rejections';
 import { LeadImport } from './lead-import.entity';
 import { LeadImportRejection } from './lead-import-rejection.entity';
@@ -49,23 +50,43 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-const IMPORT_CURSOR = /^(\d{1,19})\.([0-9a-f-]{36})$/;
-const ROW_CURSOR = /^r(\d{1,9})$/;
+/** An import list's cursor: `<created_at in µs since the epoch>.<import id>`. */
+const IMPORT_CURSOR =
+  /^(0|[1-9]\d{0,18})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** A rejected rows list's cursor: `r<row>`, a 0-based row of at most 9 digits (an `integer`). */
+const ROW_CURSOR = /^r(0|[1-9]\d{0,8})$/;
+const MAX_CURSOR_LENGTH = 96;
 
 function badCursor(): InvalidInputError {
   return InvalidInputError.field('cursor', 'is not a cursor of this list');
 }
 
-function decode(value: string, pattern: RegExp): RegExpExecArray {
-  const match =
-    value.length <= 96 && /^[A-Za-z0-9_-]+$/.test(value)
-      ? pattern.exec(Buffer.from(value, 'base64url').toString('utf8'))
-      : null;
-  if (!match) throw badCursor();
-  return match;
+/**
+ * The position in a campaign's import list that `value` names (docs/security.md#cursors): the
+ * canonical base64url of UTF-8 text ({@link decodeCursorText}) matching {@link IMPORT_CURSOR},
+ * its time within PostgreSQL's `bigint`.
+ * @throws InvalidInputError (field `cursor`) otherwise.
+ */
+function decodeImportCursor(value: string): { micros: string; id: string } {
+  const text = decodeCursorText(value, MAX_CURSOR_LENGTH);
+  const match = text === null ? null : IMPORT_CURSOR.exec(text);
+  if (!match || int8OrNull(match[1]) === null) throw badCursor();
+  return { micros: match[1], id: match[2] };
 }
 
-const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+/**
+ * The last row of the previous page of rejected rows that `value` names, as
+ * {@link decodeImportCursor} reads an import cursor, with {@link ROW_CURSOR}.
+ * @throws InvalidInputError (field `cursor`) otherwise.
+ */
+function decodeRowCursor(value: string): number {
+  const text = decodeCursorText(value, MAX_CURSOR_LENGTH);
+  const match = text === null ? null : ROW_CURSOR.exec(text);
+  if (!match) throw badCursor();
+  return Number(match[1]);
+}
+
+const encode = encodeCursorText;
 
 /** A page size as a client writes it: absent is `fallback`; else 1 to `max` decimal digits. */
 export function pageSize(value: string | undefined, fallback: number, max: number): number {
@@ -100,13 +121,13 @@ export class LeadImports {
       [campaignId, accountId],
     );
     if (!campaign) throw new NotFoundError(`campaign ${campaignId} does not exist`);
-    const after = cursor === undefined ? null : decode(cursor, IMPORT_CURSOR);
+    const after = cursor === undefined ? null : decodeImportCursor(cursor);
     const rows = await this.select(
       `i.campaign_id = $1
          AND ($2::bigint IS NULL OR (i.created_at, i.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY i.created_at DESC, i.id DESC
        LIMIT $4`,
-      [campaignId, after?.[1] ?? null, after?.[2] ?? null, limit + 1],
+      [campaignId, after?.micros ?? null, after?.id ?? null, limit + 1],
     );
     const items = rows.slice(0, limit);
     const last = rows.length > limit ? items[items.length - 1] : null;
@@ -142,7 +163,7 @@ export class LeadImports {
     cursor?: string,
   ): Promise<Page<ImportRejection>> {
     await this.find(accountId, importId);
-    const after = cursor === undefined ? -1 : Number(decode(cursor, ROW_CURSOR)[1]);
+    const after = cursor === undefined ? -1 : decodeRowCursor(cursor);
     const rows: ImportRejection[] = await this.dataSource.query(
       `SELECT row, field, message, submitted FROM lead_import_rejection
         WHERE import_id = $1 AND row > $2 ORDER BY row LIMIT $3`,

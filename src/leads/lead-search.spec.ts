@@ -1,5 +1,11 @@
 import { InvalidInputError } from '../common/domain-error';
-import { decodeSearchCursor, encodeSearchCursor, guessField, parseLeadSearch } from './lead-search';
+import {
+  decodeSearchCursor,
+  encodeSearchCursor,
+  guessField,
+  parseLeadSearch,
+  type SearchPosition,
+} from './lead-search';
 import { leadSearchSql } from './lead-directory.repository';
 
 describe('lead search (docs/dashboard.md#leads)', () => {
@@ -57,6 +63,38 @@ describe('lead search (docs/dashboard.md#leads)', () => {
     expect(() => decodeSearchCursor('name', `${cursor}=`)).toThrow(InvalidInputError);
     const zero = Buffer.from('v1:name:01:x').toString('base64url');
     expect(() => decodeSearchCursor('name', zero)).toThrow(InvalidInputError);
+  });
+
+  it('refuses a cursor that would carry a NUL to PostgreSQL: forged, or a real one with a character appended', () => {
+    const nul = Buffer.from('v1:name:1:\0', 'utf8').toString('base64url');
+    expect(() => decodeSearchCursor('name', nul)).toThrow(
+      'cursor is not a cursor of this search: pass next_cursor unchanged',
+    );
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const key of ['ada', 'ada ', 'ada l']) {
+      const cursor = encodeSearchCursor('name', { key, id: 1 });
+      expect(() => decodeSearchCursor('name', `${cursor}A`)).toThrow(InvalidInputError);
+      for (const extra of alphabet) {
+        let position: SearchPosition | null = null;
+        try {
+          position = decodeSearchCursor('name', `${cursor}${extra}`);
+        } catch (error) {
+          expect(error).toBeInstanceOf(InvalidInputError);
+        }
+        if (position) expect(position.key).not.toContain('\0');
+      }
+    }
+  });
+
+  it('keeps control characters other than NUL in a key, as a lead’s name may hold them', () => {
+    const position = { key: 'ada\u0001 \tlovelace\u007f', id: 7 };
+    expect(decodeSearchCursor('name', encodeSearchCursor('name', position))).toEqual(position);
+  });
+
+  it('reads back the cursor of the longest name key: 511 code points of 4 bytes each', () => {
+    const half = '\u{1D49C}'.repeat(255);
+    const position = { key: `${half} ${half}`, id: Number.MAX_SAFE_INTEGER };
+    expect(decodeSearchCursor('name', encodeSearchCursor('name', position))).toEqual(position);
   });
 
   it('escapes LIKE’s wildcards and asks one row more than the page', () => {

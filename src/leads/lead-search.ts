@@ -1,5 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { InvalidInputError } from '../common/domain-error';
+import { decodeCursorText, encodeCursorText } from '../common/opaque-cursor';
 import { parsePageLimit } from '../common/page-limit';
 import { normalizePhone } from './lead-validator';
 
@@ -65,32 +66,40 @@ export function guessField(text: string): SearchField {
   return 'name';
 }
 
-const CURSOR_SHAPE = /^[A-Za-z0-9_-]{1,2048}$/;
+/**
+ * The longest search cursor: a name key is at most 511 code points (255 + 1 + 255) of at most 4
+ * UTF-8 bytes each, and PostgreSQL's `lower` lengthens a few characters; its base64url is under
+ * 4,000 characters, so 8,192 leaves room.
+ */
+const MAX_CURSOR_LENGTH = 8192;
 const CURSOR_TEXT = /^v1:(phone|email|name):([1-9][0-9]{0,15}):([\s\S]*)$/;
 
 /**
  * The opaque cursor of the page after `last` for a search of `field`: base64url of
- * `v1:<field>:<id>:<key>`. Clients pass it back unchanged, with the same `q` and `field`.
+ * `v1:<field>:<id>:<key>` ({@link encodeCursorText}). Clients pass it back unchanged, with the
+ * same `q` and `field`.
  */
 export function encodeSearchCursor(field: SearchField, last: SearchPosition): string {
-  return Buffer.from(`v1:${field}:${last.id}:${last.key}`, 'utf8').toString('base64url');
+  return encodeCursorText(`v1:${field}:${last.id}:${last.key}`);
 }
 
 /**
- * Reads a cursor made by {@link encodeSearchCursor} for a search of `field`.
- * @throws InvalidInputError (field `cursor`) for anything else, or a cursor of another field.
+ * Reads a cursor made by {@link encodeSearchCursor} for a search of `field`
+ * (docs/security.md#cursors). The key may hold any character a lead's name or email can,
+ * control characters included, but never NUL, which no lead holds and PostgreSQL refuses.
+ * @throws InvalidInputError (field `cursor`) for anything else: not the canonical base64url of
+ *   UTF-8 text ({@link decodeCursorText}), a NUL in the key, an id beyond 2^53, or a cursor of
+ *   another field.
  */
 export function decodeSearchCursor(field: SearchField, cursor: string): SearchPosition {
   const invalid = () =>
     InvalidInputError.field('cursor', 'is not a cursor of this search: pass next_cursor unchanged');
-  if (!CURSOR_SHAPE.test(cursor)) throw invalid();
-  const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const text = decodeCursorText(cursor, MAX_CURSOR_LENGTH);
+  const match = text === null ? null : CURSOR_TEXT.exec(text);
   if (!match || match[1] !== field) throw invalid();
-  const position = { key: match[3], id: Number(match[2]) };
-  if (!Number.isSafeInteger(position.id) || encodeSearchCursor(field, position) !== cursor) {
-    throw invalid();
-  }
-  return position;
+  const id = Number(match[2]);
+  if (!Number.isSafeInteger(id)) throw invalid();
+  return { key: match[3], id };
 }
 
 /**

@@ -8,6 +8,7 @@ import {
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,
 } from '../dashboard-api/dashboard-access';
+import { dashboardErrorResponseObject } from '../dashboard-api/dashboard-error-responses';
 import { DASHBOARD_OPENAPI_JSON_PATH } from '../dashboard-api/dashboard-routes';
 
 /** Request schemas that ignore unknown properties; every other schema is closed. */
@@ -96,7 +97,8 @@ const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
  * The OpenAPI 3 document of the dashboard API under `/dashboard/api` (docs/dashboard.md),
  * built from the controllers of the modules that serve it, and only them: the public document
  * ({@link buildOpenApiDocument}) leaves them out. Every operation but the sign-in needs the
- * session cookie; state-changing ones also the `X-CSRF-Token` header.
+ * session cookie; state-changing ones also the `X-CSRF-Token` header. Every operation may
+ * answer `422` (an undocumented query parameter, docs/dashboard.md#requests-and-answers).
  */
 export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -127,6 +129,8 @@ export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObj
       if (!operation) continue;
       operation.security =
         access.get(operation.operationId ?? '') === 'sign-in' ? [] : [{ [SESSION_SCHEME]: [] }];
+      // Every dashboard route refuses a query parameter it does not document (422).
+      operation.responses['422'] ??= dashboardErrorResponseObject(422);
     }
   }
   return document;
