@@ -46,7 +46,7 @@ const MiB = 1024 * 1024;
 const mib = (bytes) => `${(bytes / MiB).toFixed(1)} MiB`;
 const log = (line) => process.stdout.write(`${line}\n`);
 
-/** As the service reads an XLSX upload (docs/security.md#spreadsheet-uploads). */
+/** The limits as the service is meant to read an upload (the examples of XlsxLimits). */
 const LIMITS = {
   maxRows: 1_048_576,
   maxColumns: 200,

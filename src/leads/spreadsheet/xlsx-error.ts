@@ -2,7 +2,7 @@
  * A workbook the XLSX reader refuses: over one of its limits, or malformed. The `message` is
  * written for the person who uploaded the file and reads after "file", e.g. "has more than
  * 1,048,576 rows" or "is not a valid XLSX workbook: xl/workbook.xml:3:7: unclosed tag: sheets".
- * The limits: docs/security.md#spreadsheet-uploads.
+ * The limits: `XlsxLimits` in xlsx-sheet-reader.ts.
  */
 export class XlsxError extends Error {
   constructor(message: string) {

@@ -20,7 +20,7 @@ import { XlsxError, readXlsxRows, type XlsxLimits, type XlsxRow } from './xlsx-s
 const MiB = 1024 * 1024;
 /** For files whose high compression is incidental to what a test is about. */
 const LAX = { maxCompressionRatio: 1e6 };
-/** The limits the service is meant to use (docs/security.md#spreadsheet-uploads). */
+/** The limits the service is meant to use (the examples of XlsxLimits). */
 const LIMITS: XlsxLimits = {
   maxRows: 1_048_576,
   maxColumns: 200,
