@@ -404,6 +404,14 @@ describe('readXlsxRows, reading', () => {
     expect(await read(file(bytes))).toEqual([{ number: 2, cells: ['only'] }]);
   });
 
+  it('reads stored (uncompressed) entries too', async () => {
+    const bytes = workbook(row(1, '<c t="s"><v>0</v></c><c><v>2</v></c>'), ['stored'], {
+      sheet: { method: 0 },
+      sst: { method: 0 },
+    });
+    expect(await read(file(bytes))).toEqual([{ number: 1, cells: ['stored', '2'] }]);
+  });
+
   it('reads a UTF-16 part (with its byte-order mark)', async () => {
     const xml = sheetXml(row(1, '<c t="inlineStr"><is><t>Zoë 😀</t></is></c>'));
     const utf16 = Buffer.concat([

@@ -24,6 +24,8 @@ const MAX_NAME_CHARS = 1024;
 const MAX_ENTITY_CHARS = 64;
 /** The most attributes one element may have. */
 const MAX_ATTRIBUTES = 256;
+/** Text is given to saxes in pieces of at most this many characters. */
+const PIECE_CHARS = 16 * 1024;
 
 /**
  * What saxes 6 accumulates while a token is incomplete (not part of its typed API). A token
@@ -42,8 +44,8 @@ interface SaxesPending {
  * One XML part of a workbook, parsed as it streams in, bounded: no DOCTYPE (so no entity of
  * any kind beyond XML's five and character references), no nesting deeper than `maxDepth`,
  * no name or attribute list past a fixed size, and no pending text longer than `textCap`
- * characters plus one written piece (longer text is cut, not refused: the cell's text is cut
- * again to its limit by the handler). UTF-8, or UTF-16 with a byte-order mark.
+ * characters plus one piece of {@link PIECE_CHARS} (longer text is cut, not refused: the
+ * handler cuts a cell's text again to its limit). UTF-8, or UTF-16 with a byte-order mark.
  */
 export class XmlPart {
   private readonly parser: SaxesParser<ParserOptions>;
@@ -109,8 +111,18 @@ export class XmlPart {
 
   /** Parses the next bytes of the part. @throws XlsxError */
   write(bytes: Buffer): void {
-    if (!this.decoder) this.decoder = new TextDecoder(encodingOf(bytes));
-    this.feed(this.decoder.decode(bytes, { stream: true }));
+    if (!this.decoder) {
+      const encoding = encodingOf(bytes);
+      try {
+        this.decoder = new TextDecoder(encoding);
+      } catch {
+        // UTF-16BE needs ICU, which every official Node build has.
+        throw XlsxError.invalid(`${this.part} is in ${encoding}, which this reader cannot read`);
+      }
+    }
+    const text = this.decoder.decode(bytes, { stream: true });
+    // In pieces, so that what saxes gathers between two looks at it stays small.
+    for (let i = 0; i < text.length; i += PIECE_CHARS) this.feed(text.slice(i, i + PIECE_CHARS));
   }
 
   /** The part has ended: checks that it was complete. @throws XlsxError */
