@@ -20,9 +20,11 @@ export interface XlsxLimits {
   /** Cells beyond this column are ignored, not an error (e.g. 200). */
   maxColumns: number;
   /**
-   * A cell's text is cut to this many UTF-16 code units while it is gathered, never after (e.g.
-   * 1,000); a surrogate pair the cut would split is dropped whole. A shared string is cut
-   * before it is stored.
+   * A cell's text is cut to this many UTF-16 code units (e.g. 1,000); a surrogate pair the cut
+   * would split is dropped whole. The cut is made while the text is gathered, not after: no
+   * string of more than 7 × `maxCellChars` code units (room for `_xHHHH_` escapes, decoded
+   * before the final cut), or 8 Ki, is built for a cell, plus the 16 Ki characters the XML
+   * parser may gather between two checks. A shared string is cut before it is stored.
    */
   maxCellChars: number;
   /**
@@ -78,6 +80,10 @@ export interface XlsxRow {
  *   the one before it.
  * - A cell referring to a shared string past the end of the table makes the workbook invalid
  *   (an XlsxError naming the cell), rather than an empty cell that would hide the fault.
+ * - Besides `limits`, fixed bounds: at most 10,000 ZIP entries, XML names of at most 1,024
+ *   characters, at most 256 attributes on an element, the first 1,000 sheets looked at. Only
+ *   deflate and stored entries are read, none encrypted, and no XML part may have a DOCTYPE.
+ *   Rows out of order are yielded as they come, with their numbers.
  *
  * Memory stays small whatever the file: one row at a time, the shared-strings table spilled
  * to a file in `tmpDir` (a directory the caller owns) with only its offsets in memory, and
@@ -93,9 +99,13 @@ export interface XlsxRow {
  * @param limits the bounds enforced (docs/security.md#spreadsheet-uploads)
  * @param tmpDir an existing directory of the caller's, for the shared-strings table
  * @throws XlsxError for every limit passed or malformation, its `message` written for the
- *   uploader, to follow "file": "has a shared-strings table over 128 MiB", "is not a valid XLSX
- *   workbook: …", "nests XML deeper than 64 elements", "has more than 1,048,576 rows",
- *   "entry xl/worksheets/sheet1.xml expands more than 200 times".
+ *   uploader, to follow "file": "has more than 1,048,576 rows", "nests XML deeper than 64
+ *   elements", "has a shared-strings table over 128 MiB", "has a shared-strings table of more
+ *   than 4,194,304 strings", "entry xl/worksheets/sheet1.xml expands more than 200 times",
+ *   "entry xl/worksheets/sheet1.xml expands to more than 1 GiB", "expands to more than 1.5 GiB
+ *   in all", and "is not a valid XLSX workbook: …" for a malformation (a DOCTYPE, an
+ *   encrypted entry, an entry larger than declared, a cell referring past the shared-strings
+ *   table, an XML syntax error with its part, line and column, …).
  * @throws RangeError for limits that are not positive numbers; the file system's own errors
  *   (a missing `path`, a full disk) as they are.
  */
