@@ -108,7 +108,7 @@ describe('Spreadsheet upload bounds (docs/security.md#spreadsheet-uploads)', () 
       expect(response.headers['retry-after']).toBe('10');
       expect(response.body.error).toBe('rate_limited');
     }
-    // Unbounded, one upload of it took over 1 GiB; each parse thread is capped at 64 MiB.
+    // Unbounded, one upload of it took over 1 GiB; each parse thread is capped at 32 MiB.
     expect(growth).toBeLessThan(400 * MiB);
     for (const { campaignId } of admins) {
       expect(await importsOf(campaignId)).toEqual({ imports: 0, parts: 0 });

@@ -1,6 +1,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DomainError } from '../../common/domain-error';
-import { suggestMapping } from './column-mapping';
+import { leadOfRow, suggestMapping } from './column-mapping';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
 import type { SheetLimits, XlsxArchiveLimits } from './spreadsheet-limits';
 import { readSheetFile, type SheetRow } from './spreadsheet-reader';
@@ -16,15 +16,23 @@ export interface SheetParseTask {
   cpuMs: number;
   /**
    * `scan`: read the file through and answer once with its header, sample and row count;
-   * `rows`: send the data rows in batches, one batch per `next` message.
+   * `leads`: send the data rows as leads under `mapping`, in batches, one per `next` message.
    */
-  mode: 'scan' | 'rows';
+  mode: 'scan' | 'leads';
   /** Scan: data rows kept as the sample. */
   sampleRows: number;
-  /** Rows: data rows already imported, skipped here. */
+  /** Leads: the column mapping (only mapped cells leave the thread). */
+  mapping: ColumnMapping | null;
+  /** Leads: data rows already imported, skipped here. */
   skipRows: number;
-  /** Rows: most rows in one batch. */
+  /** Leads: most rows in one batch. */
   batchRows: number;
+}
+
+/** A batch of data rows as leads: each row's number in the file and its lead, in file order. */
+export interface LeadBatch {
+  rowNumbers: number[];
+  leads: Record<string, unknown>[];
 }
 
 /** What the reader of a file learns from reading it through. */
@@ -39,7 +47,7 @@ export interface SheetScan {
 /** A message from a parse thread to its parent. */
 export type SheetParseMessage =
   | { type: 'scan'; scan: SheetScan }
-  | { type: 'rows'; rows: SheetRow[] }
+  | { type: 'leads'; batch: LeadBatch }
   | { type: 'end' }
   | { type: 'error'; message: string; field: string | null };
 
@@ -91,10 +99,15 @@ function nextRequest(): Promise<void> {
   return new Promise((resolve) => port.once('message', () => resolve()));
 }
 
-async function sendRows(rows: AsyncIterable<SheetRow>): Promise<void> {
+async function sendLeads(rows: AsyncIterable<SheetRow>, mapping: ColumnMapping): Promise<void> {
   let header = true;
   let skip = task.skipRows;
-  let batch: SheetRow[] = [];
+  let batch: LeadBatch = { rowNumbers: [], leads: [] };
+  const send = async () => {
+    port.postMessage({ type: 'leads', batch } satisfies SheetParseMessage);
+    batch = { rowNumbers: [], leads: [] };
+    await nextRequest();
+  };
   await nextRequest();
   for await (const row of rows) {
     if (header) {
@@ -105,17 +118,12 @@ async function sendRows(rows: AsyncIterable<SheetRow>): Promise<void> {
       skip -= 1;
       continue;
     }
-    batch.push(row);
-    if (batch.length === task.batchRows) {
-      port.postMessage({ type: 'rows', rows: batch } satisfies SheetParseMessage);
-      batch = [];
-      await nextRequest();
-    }
+    // Only the mapped cells cross to the parent: what it would only throw away is never copied.
+    batch.rowNumbers.push(row.number);
+    batch.leads.push(leadOfRow(row.cells, mapping));
+    if (batch.leads.length === task.batchRows) await send();
   }
-  if (batch.length > 0) {
-    port.postMessage({ type: 'rows', rows: batch } satisfies SheetParseMessage);
-    await nextRequest();
-  }
+  if (batch.leads.length > 0) await send();
 }
 
 async function main(): Promise<void> {
@@ -126,7 +134,7 @@ async function main(): Promise<void> {
       if (result === null) refuse('file has no rows', 'file');
       port.postMessage({ type: 'scan', scan: result } satisfies SheetParseMessage);
     } else {
-      await sendRows(rows);
+      await sendLeads(rows, task.mapping ?? {});
       port.postMessage({ type: 'end' } satisfies SheetParseMessage);
     }
     process.exit(0);

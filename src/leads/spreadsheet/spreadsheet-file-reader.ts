@@ -4,8 +4,8 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import pLimit from 'p-limit';
 import { InvalidInputError } from '../../common/domain-error';
-import type { SheetParseMessage, SheetParseTask, SheetScan } from './sheet-parse.worker';
-import type { SpreadsheetFormat } from './spreadsheet-import.entity';
+import type { LeadBatch, SheetParseMessage, SheetParseTask, SheetScan } from './sheet-parse.worker';
+import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
 import {
   MAX_CONCURRENT_PARSES,
   SHEET_LIMITS,
@@ -13,10 +13,9 @@ import {
   type SheetLimits,
   type XlsxArchiveLimits,
 } from './spreadsheet-limits';
-import type { SheetRow } from './spreadsheet-reader';
 import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
 
-export type { SheetScan } from './sheet-parse.worker';
+export type { LeadBatch, SheetScan } from './sheet-parse.worker';
 
 /** The first data rows kept with an upload, shown in the preview. */
 export const SAMPLE_ROWS = 10;
@@ -55,7 +54,7 @@ class ParseThread {
       workerData: task,
       resourceLimits: {
         maxOldGenerationSizeMb: budget.heapMb,
-        maxYoungGenerationSizeMb: 8,
+        maxYoungGenerationSizeMb: 2,
         stackSizeMb: 4,
       },
       stdout: false,
@@ -165,6 +164,7 @@ export class SpreadsheetFileReader {
         cpuMs: options.budget.cpuMs,
         mode: 'scan',
         sampleRows: SAMPLE_ROWS,
+        mapping: null,
         skipRows: 0,
         batchRows: ROW_BATCH,
       },
@@ -182,16 +182,18 @@ export class SpreadsheetFileReader {
   }
 
   /**
-   * The data rows of a file (the header row and the first `skipRows` data rows left out), in
-   * batches, read one batch ahead of the consumer.
+   * The data rows of a file as leads under `mapping` (the header row and the first `skipRows`
+   * data rows left out), in batches of up to 1,000 with their row numbers, read one batch ahead
+   * of the consumer. Only mapped cells leave the parse thread.
    * @throws InvalidInputError (field `file`) when the file cannot be read or passes a bound.
    */
-  async *rows(
+  async *leads(
     path: string,
     format: SpreadsheetFormat,
+    mapping: ColumnMapping,
     skipRows: number,
     options: ReadOptions,
-  ): AsyncGenerator<SheetRow[]> {
+  ): AsyncGenerator<LeadBatch> {
     const release = await this.acquire();
     const tmpDir = await this.tempFiles.makeDir('parse');
     const thread = new ParseThread(
@@ -201,8 +203,9 @@ export class SpreadsheetFileReader {
         limits: options.limits ?? SHEET_LIMITS,
         tmpDir,
         cpuMs: options.budget.cpuMs,
-        mode: 'rows',
+        mode: 'leads',
         sampleRows: 0,
+        mapping,
         skipRows,
         batchRows: ROW_BATCH,
       },
@@ -213,9 +216,9 @@ export class SpreadsheetFileReader {
       for (;;) {
         const message = await thread.next();
         if (message.type === 'end') return;
-        if (message.type !== 'rows') throw new Error(`unexpected ${message.type} from a read`);
+        if (message.type !== 'leads') throw new Error(`unexpected ${message.type} from a read`);
         thread.request();
-        yield message.rows;
+        yield message.batch;
       }
     } finally {
       await thread.stop();

@@ -51,9 +51,16 @@ export async function storeFileParts(
 }
 
 /**
- * A stored file as a stream, read one part at a time (one query each) as the consumer asks:
- * at most a part or two in memory. (Read as text, hex-encoded: node-postgres decodes every
- * value as UTF-8 first, so its binary result format would corrupt arbitrary bytes.)
+ * How much of a part one query reads, in bytes: node-postgres receives `bytea` as hex text, so
+ * a whole part arrives as a 2 MiB string in V8's large-object space, which the main thread's
+ * old generation only frees at its next full collection; 48 KiB slices (96 KiB of hex) stay
+ * young and die young.
+ */
+const READ_SLICE_BYTES = 48 * 1024;
+
+/**
+ * A stored file as a stream, read a slice of a part at a time (one query each) as the consumer
+ * asks: at most a slice or two in memory.
  * @param query runs one SQL statement (a transaction's manager, or the data source).
  */
 export function readFileParts(
@@ -63,12 +70,16 @@ export function readFileParts(
 ): Readable {
   async function* parts(): AsyncGenerator<Buffer> {
     for (let part = 0; part < partCount; part++) {
-      const [row]: Array<{ data: Buffer }> = await query.query(
-        'SELECT data FROM spreadsheet_import_file_part WHERE import_id = $1 AND part = $2',
-        [importId, part],
-      );
-      if (!row) throw new Error(`part ${part} of spreadsheet import ${importId} is missing`);
-      yield row.data;
+      for (let offset = 1; ; offset += READ_SLICE_BYTES) {
+        const [row]: Array<{ data: Buffer }> = await query.query(
+          `SELECT substring(data FROM $3 FOR ${READ_SLICE_BYTES}) AS data
+             FROM spreadsheet_import_file_part WHERE import_id = $1 AND part = $2`,
+          [importId, part, offset],
+        );
+        if (!row) throw new Error(`part ${part} of spreadsheet import ${importId} is missing`);
+        if (row.data.length > 0) yield row.data;
+        if (row.data.length < READ_SLICE_BYTES) break;
+      }
     }
   }
   return Readable.from(parts(), { objectMode: false, highWaterMark: 1 });

@@ -6,7 +6,6 @@ import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
-import { leadOfRow } from './column-mapping';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { readFileParts } from './spreadsheet-files';
@@ -169,13 +168,13 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
         'import',
       );
       try {
-        const batches = this.reader.rows(copy.path, job.format, job.rows_read, {
+        const batches = this.reader.leads(copy.path, job.format, job.mapping, job.rows_read, {
           budget: IMPORT_PARSE_BUDGET,
         });
         for await (const batch of batches) {
-          for (const row of batch) {
-            leads.push(leadOfRow(row.cells, job.mapping));
-            rowNumbers.push(row.number);
+          for (let i = 0; i < batch.leads.length; i++) {
+            leads.push(batch.leads[i]);
+            rowNumbers.push(batch.rowNumbers[i]);
             if (leads.length === SPREADSHEET_CHUNK_SIZE) {
               await commit();
               if (this.stopping) {

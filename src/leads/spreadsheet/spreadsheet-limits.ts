@@ -62,13 +62,13 @@ export interface ParseBudget {
 }
 
 /** Reading an upload through (header, sample, row count): it must fit a request. */
-export const UPLOAD_PARSE_BUDGET: ParseBudget = { heapMb: 64, cpuMs: 30_000, wallMs: 45_000 };
+export const UPLOAD_PARSE_BUDGET: ParseBudget = { heapMb: 32, cpuMs: 30_000, wallMs: 45_000 };
 
 /**
  * Reading a file to import it: the rows go out in chunks, so the wall clock includes the
  * import's own writes; the CPU budget counts only the reading.
  */
-export const IMPORT_PARSE_BUDGET: ParseBudget = { heapMb: 64, cpuMs: 120_000, wallMs: 3_600_000 };
+export const IMPORT_PARSE_BUDGET: ParseBudget = { heapMb: 32, cpuMs: 120_000, wallMs: 3_600_000 };
 
 /** Files read at once by one process, whatever their kind: each is a thread. */
 export const MAX_CONCURRENT_PARSES = 2;
