@@ -54,7 +54,7 @@ class ParseThread {
       workerData: task,
       resourceLimits: {
         maxOldGenerationSizeMb: budget.heapMb,
-        maxYoungGenerationSizeMb: 2,
+        maxYoungGenerationSizeMb: 8,
         stackSizeMb: 4,
       },
       stdout: false,
