@@ -1,5 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { isEmailAddress } from './email-address';
+import { LEAD_FIELDS, type LeadField } from './lead-fields';
 import { cachePhonePatterns, spreadParseOptionsNatively } from './phone-patterns';
 
 cachePhonePatterns();
@@ -15,17 +16,7 @@ export interface NormalizedLead {
   title: string | null;
 }
 
-/** The per-lead fields, in the order they are checked (docs/api.md#per-lead-validation). */
-export const LEAD_FIELDS = [
-  'phone',
-  'email',
-  'first_name',
-  'last_name',
-  'company',
-  'title',
-] as const;
-/** The name of a per-lead field, as `var_field` reports it. */
-export type LeadField = (typeof LEAD_FIELDS)[number];
+export { LEAD_FIELDS, type LeadField } from './lead-fields';
 
 /** The first problem of an invalid lead. */
 export interface LeadProblem {

@@ -1,6 +1,6 @@
 import Fuse from 'fuse.js';
 import { InvalidInputError } from '../../common/domain-error';
-import { LEAD_FIELDS, type LeadField } from '../lead-validator';
+import { LEAD_FIELDS, type LeadField } from '../lead-fields';
 import type { ColumnMapping } from './spreadsheet-import.entity';
 
 /**
