@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import { CampaignApiError, CampaignApiNetworkError } from './errors';
+import { CampaignApiError, CampaignApiNetworkError, CampaignApiRedirectError } from './errors';
 import type { components, paths } from './generated/schema';
 import {
   DEFAULT_RETRY,
@@ -21,6 +21,26 @@ export type WebhookEndpointHealth = components['schemas']['WebhookEndpointHealth
 
 const TOKEN_PATH = '/api/v1/auth/api-key/token';
 
+/** Redirects followed in a row within the service's origin before giving up (docs/client.md#redirects). */
+export const MAX_REDIRECTS = 5;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** The headers that describe a body: dropped with the body when a redirect turns into a GET. */
+const BODY_HEADERS = [
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-location',
+];
+
+/** One request as sent: what a same-origin redirect may keep or change. */
+interface Outgoing {
+  url: URL;
+  method: string;
+  headers: Headers;
+  body: ArrayBuffer | undefined;
+}
+
 /** Options of {@link CampaignApiClient}. */
 export interface CampaignApiClientOptions {
   /** Where the service listens, e.g. `https://api.example.com` (no `/api/v1`). */
@@ -38,7 +58,11 @@ export interface CampaignApiClientOptions {
   retry?: RetryOptions;
   /** Called before each retry: which attempt failed, why, and how long the client waits. */
   onRetry?: (event: RetryEvent) => void;
-  /** The fetch to send requests with (default the global fetch). */
+  /**
+   * The fetch to send requests with (default the global fetch). Requests come with
+   * `redirect: 'manual'`: it must return a redirect as it is, never follow it, so that the
+   * client alone decides where credentials go (docs/client.md#redirects).
+   */
   fetch?: (request: Request) => Promise<Response>;
   /** The clock in ms (default Date.now); for tests. */
   now?: () => number;
@@ -86,8 +110,12 @@ export interface LeadUploadResult {
  * - Retries network failures, timeouts, 408, 429, 500, 502, 503 and 504 with exponential
  *   backoff (honouring `Retry-After`); an upload keeps its `Idempotency-Key` on every retry,
  *   so it is stored at most once.
- * - Throws {@link CampaignApiError} (an error answer, with the envelope's `error` code) or
- *   {@link CampaignApiNetworkError} (no answer after every retry).
+ * - Follows redirects only within the service's origin (at most {@link MAX_REDIRECTS});
+ *   one to another origin is refused with {@link CampaignApiRedirectError} before anything,
+ *   the API key or the token above all, is sent there.
+ * - Throws {@link CampaignApiError} (an error answer, with the envelope's `error` code),
+ *   {@link CampaignApiNetworkError} (no answer after every retry) or
+ *   {@link CampaignApiRedirectError} (a redirect it does not follow).
  *
  * See docs/client.md.
  */
@@ -102,6 +130,10 @@ export class CampaignApiClient {
   private readonly timeoutMs: number;
   private readonly fetchImpl: (request: Request) => Promise<Response>;
   private readonly now: () => number;
+  /** The service's origin (scheme, host, port): the only one requests and redirects go to. */
+  private readonly origin: string;
+  /** The path of `baseUrl`, without a trailing slash (`''` at the root). */
+  private readonly basePath: string;
 
   constructor(private readonly options: CampaignApiClientOptions) {
     if (!options.apiKey) throw new TypeError('CampaignApiClient: apiKey is required');
@@ -110,6 +142,8 @@ export class CampaignApiClient {
     this.timeoutMs = options.timeoutMs ?? 120_000;
     this.fetchImpl = options.fetch ?? ((request) => fetch(request));
     this.now = options.now ?? Date.now;
+    this.origin = base.origin;
+    this.basePath = base.pathname.replace(/\/+$/, '');
     this.api = createClient<paths>({
       baseUrl: base.href.replace(/\/+$/, ''),
       fetch: (request) => this.send(request),
@@ -201,15 +235,12 @@ export class CampaignApiClient {
       if (token) headers.set('Authorization', `Bearer ${token}`);
       let response: Response;
       try {
-        response = await this.fetchImpl(
-          new Request(request.url, {
-            method: request.method,
-            headers,
-            body,
-            signal: AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
-          }),
+        response = await this.fetchWithinOrigin(
+          { url: new URL(request.url), method: request.method, headers, body },
+          AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]),
         );
       } catch (error) {
+        if (error instanceof CampaignApiRedirectError) throw error; // the same again: not retried
         if (signal.aborted) throw signal.reason;
         const reason = describeNetworkError(error);
         if (attempt > this.retry.retries) {
@@ -247,6 +278,88 @@ export class CampaignApiClient {
         signal,
       );
     }
+  }
+
+  /**
+   * Sends one attempt with `redirect: 'manual'` and follows the service's redirects itself,
+   * only within its origin (docs/client.md#redirects): up to {@link MAX_REDIRECTS} hops;
+   * 307 and 308 keep the method and body, 303 (and 301/302 of a POST) turn it into a GET
+   * without body, as fetch does. Headers (the bearer token, the Idempotency-Key) go along,
+   * since every hop is the same service.
+   *
+   * @returns the first answer that is not a followed redirect (a 3xx without `Location` is
+   *   returned as it is, an error answer)
+   * @throws CampaignApiRedirectError for a redirect to another origin, before anything is
+   *   sent there, or past {@link MAX_REDIRECTS}
+   * @throws what the fetch throws (network failure, timeout, abort)
+   */
+  private async fetchWithinOrigin(first: Outgoing, signal: AbortSignal): Promise<Response> {
+    let outgoing = first;
+    for (let hop = 0; ; hop++) {
+      const response = await this.fetchImpl(
+        new Request(outgoing.url, {
+          method: outgoing.method,
+          headers: outgoing.headers,
+          body: outgoing.body,
+          signal,
+          redirect: 'manual',
+        }),
+      );
+      const location = response.headers.get('location');
+      if (!REDIRECT_STATUSES.has(response.status) || location === null) return response;
+      let target: URL;
+      try {
+        target = new URL(location, outgoing.url);
+      } catch {
+        return response; // an unusable Location: reported as the error answer it is
+      }
+      await response.body?.cancel().catch(() => undefined);
+      const request = `${first.method} ${first.url.pathname}`;
+      if (target.origin !== this.origin) {
+        const suggestedBaseUrl = this.suggestBaseUrl(first.url, target);
+        throw new CampaignApiRedirectError({
+          message:
+            `${request}: the service at ${this.origin} redirected (${response.status}) to ` +
+            `${target.href}, another origin; not followed, so that the API key and tokens are ` +
+            `not sent there. If the service has moved there, use ${suggestedBaseUrl} as the ` +
+            `service URL`,
+          status: response.status,
+          location: target.href,
+          suggestedBaseUrl,
+        });
+      }
+      if (hop >= MAX_REDIRECTS) {
+        throw new CampaignApiRedirectError({
+          message: `${request}: more than ${MAX_REDIRECTS} redirects in a row (the last to ${target.href}); not followed`,
+          status: response.status,
+          location: target.href,
+          suggestedBaseUrl: undefined,
+        });
+      }
+      outgoing = { ...outgoing, url: target };
+      const toGet =
+        (response.status === 303 && outgoing.method !== 'GET' && outgoing.method !== 'HEAD') ||
+        ((response.status === 301 || response.status === 302) && outgoing.method === 'POST');
+      if (toGet) {
+        const headers = new Headers(outgoing.headers);
+        for (const name of BODY_HEADERS) headers.delete(name);
+        outgoing = { ...outgoing, method: 'GET', headers, body: undefined };
+      }
+    }
+  }
+
+  /**
+   * The service URL a cross-origin redirect points to: the target's origin, with the path
+   * prefix before the API path when the target keeps it (`https://new.example/v/api/v1/…`
+   * → `https://new.example/v`).
+   */
+  private suggestBaseUrl(requested: URL, target: URL): string {
+    const apiPath = requested.pathname.slice(this.basePath.length);
+    const prefix =
+      apiPath.length > 1 && target.pathname.endsWith(apiPath)
+        ? target.pathname.slice(0, -apiPath.length)
+        : '';
+    return `${target.origin}${prefix.replace(/\/+$/, '')}`;
   }
 
   private async wait(

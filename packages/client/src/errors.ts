@@ -67,3 +67,40 @@ export class CampaignApiNetworkError extends Error {
     this.attempts = attempts;
   }
 }
+
+/** What {@link CampaignApiRedirectError} is built from. */
+export interface CampaignApiRedirectErrorInit {
+  message: string;
+  /** The redirect's status (301, 302, 303, 307 or 308). */
+  status: number;
+  /** Where the refused redirect pointed, as an absolute URL. */
+  location: string;
+  /** The service URL to use instead, when the redirect left the service's origin. */
+  suggestedBaseUrl: string | undefined;
+}
+
+/**
+ * The service answered with a redirect the client does not follow (docs/client.md#redirects):
+ * one to another origin (another scheme, host or port, `https` → `http` included), which
+ * would carry the API key or the bearer token there, or more than five in a row. Nothing was
+ * sent to the redirect's target. Not retried: the same request would be redirected again.
+ *
+ * When the service has moved, `suggestedBaseUrl` is the URL to pass as `baseUrl` (the
+ * importer's `--base-url`) once you trust it.
+ */
+export class CampaignApiRedirectError extends Error {
+  override readonly name = 'CampaignApiRedirectError';
+  /** The redirect's HTTP status. */
+  readonly status: number;
+  /** The absolute URL the redirect pointed to (not requested). */
+  readonly location: string;
+  /** The service URL the redirect suggests: the target's origin and path prefix, if any. */
+  readonly suggestedBaseUrl: string | undefined;
+
+  constructor(init: CampaignApiRedirectErrorInit) {
+    super(init.message);
+    this.status = init.status;
+    this.location = init.location;
+    this.suggestedBaseUrl = init.suggestedBaseUrl;
+  }
+}

@@ -4,6 +4,7 @@
  */
 export {
   CampaignApiClient,
+  MAX_REDIRECTS,
   type CampaignApiClientOptions,
   type LeadInput,
   type LeadUploadError,
@@ -15,6 +16,11 @@ export {
   type WebhookEndpoint,
   type WebhookEndpointHealth,
 } from './client';
-export { CampaignApiError, CampaignApiNetworkError, type ApiErrorCode } from './errors';
+export {
+  CampaignApiError,
+  CampaignApiNetworkError,
+  CampaignApiRedirectError,
+  type ApiErrorCode,
+} from './errors';
 export type { RetryOptions } from './retry';
 export type { components, paths } from './generated/schema';

@@ -1,5 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { CampaignApiClient, CampaignApiError, CampaignApiNetworkError } from '../src';
+import {
+  CampaignApiClient,
+  CampaignApiError,
+  CampaignApiNetworkError,
+  CampaignApiRedirectError,
+  MAX_REDIRECTS,
+} from '../src';
 import { FakeServer, json, type Received } from './fake-server';
 
 const TOKEN = '/api/v1/auth/api-key/token';
@@ -279,6 +285,151 @@ describe('CampaignApiClient against a fake server', () => {
       setTimeout(() => controller.abort(new Error('stop')), 100);
       await expect(pending).rejects.toThrow('stop');
       expect(server.to(UPLOAD)).toHaveLength(1);
+    });
+  });
+
+  describe('redirects (docs/client.md#redirects)', () => {
+    /** Another origin: same host, another port. It must never hear from the client. */
+    const other = new FakeServer();
+    let otherUrl: string;
+    beforeAll(async () => {
+      otherUrl = await other.start();
+      other.handler = (req, res) =>
+        req.path === TOKEN
+          ? json(res, 200, { access_token: 'stolen', token_type: 'bearer', expires_in: 900 })
+          : json(res, 202, REPORT);
+    });
+    afterAll(() => other.stop());
+    beforeEach(() => {
+      other.received.length = 0;
+    });
+    const redirect = (res: ServerResponse, status: number, location: string) => {
+      res.writeHead(status, { location, 'content-type': 'text/plain' });
+      res.end(`moved to ${location}`);
+    };
+
+    it('refuses a 307 of the token exchange to another origin: nothing, and no key, reaches it', async () => {
+      server.handler = (req, res) => redirect(res, 307, `${otherUrl}${req.path}`);
+      const error = (await client()
+        .uploadLeads(BODY)
+        .catch((e: unknown) => e)) as CampaignApiRedirectError;
+
+      expect(error).toBeInstanceOf(CampaignApiRedirectError);
+      expect(error).toMatchObject({
+        name: 'CampaignApiRedirectError',
+        status: 307,
+        location: `${otherUrl}${TOKEN}`,
+        suggestedBaseUrl: otherUrl,
+      });
+      expect(error.message).toBe(
+        `POST ${TOKEN}: the service at ${baseUrl} redirected (307) to ${otherUrl}${TOKEN}, ` +
+          'another origin; not followed, so that the API key and tokens are not sent there. ' +
+          `If the service has moved there, use ${otherUrl} as the service URL`,
+      );
+      expect(other.received).toEqual([]);
+      // One exchange, not retried, and the upload never sent.
+      expect(server.received.map((r) => [r.method, r.path])).toEqual([['POST', TOKEN]]);
+      expect(JSON.parse(server.received[0].body)).toEqual({ api_key: KEY });
+    });
+
+    it.each([301, 302, 303, 307, 308])(
+      'refuses a %i of an authenticated call to another origin: the bearer token stays home',
+      async (status) => {
+        route = (req, res) => redirect(res, status, `${otherUrl}${req.path}`);
+        await expect(client().listEventTypes(7)).rejects.toMatchObject({
+          name: 'CampaignApiRedirectError',
+          status,
+          location: `${otherUrl}${EVENTS}`,
+          suggestedBaseUrl: otherUrl,
+        });
+        expect(other.received).toEqual([]);
+        expect(server.to(EVENTS)).toHaveLength(1);
+        expect(server.to(EVENTS)[0].headers.authorization).toBe('Bearer token-1');
+      },
+    );
+
+    it('suggests the target’s path prefix as the service URL when it keeps the API path', async () => {
+      server.handler = (req, res) => redirect(res, 308, `${otherUrl}/campaigns${req.path}`);
+      await expect(client().listEventTypes(7)).rejects.toMatchObject({
+        location: `${otherUrl}/campaigns${TOKEN}`,
+        suggestedBaseUrl: `${otherUrl}/campaigns`,
+      });
+      expect(other.received).toEqual([]);
+    });
+
+    it.each([
+      ['a downgrade to http', 'http://api.example.test/api/v1/auth/api-key/token'],
+      ['another port', 'https://api.example.test:8443/api/v1/auth/api-key/token'],
+      ['another host', 'https://api2.example.test/api/v1/auth/api-key/token'],
+    ])('treats %s as another origin', async (_case, location) => {
+      const sent: Request[] = [];
+      const api = new CampaignApiClient({
+        baseUrl: 'https://api.example.test',
+        apiKey: KEY,
+        fetch: (request) => {
+          sent.push(request);
+          return Promise.resolve(new Response(null, { status: 301, headers: { location } }));
+        },
+      });
+      await expect(api.token()).rejects.toMatchObject({
+        name: 'CampaignApiRedirectError',
+        location,
+        suggestedBaseUrl: new URL(location).origin,
+      });
+      expect(sent.map((r) => [r.method, r.url, r.redirect])).toEqual([
+        ['POST', `https://api.example.test${TOKEN}`, 'manual'],
+      ]);
+    });
+
+    it('follows redirects within the service’s origin: 307/308 keep method, body and headers', async () => {
+      server.handler = (req, res) => {
+        if (req.path === TOKEN) return redirect(res, 307, '/v2/token');
+        if (req.path === '/v2/token') {
+          return json(res, 200, { access_token: 'token-1', token_type: 'bearer', expires_in: 900 });
+        }
+        if (req.path === UPLOAD) return redirect(res, 308, `${baseUrl}/v2/upload`);
+        json(res, 202, REPORT);
+      };
+      const result = await client().uploadLeads(BODY, { idempotencyKey: 'moved-1' });
+
+      expect(result).toEqual({ report: REPORT, idempotencyKey: 'moved-1', replayed: false });
+      expect(server.received.map((r) => [r.method, r.path])).toEqual([
+        ['POST', TOKEN],
+        ['POST', '/v2/token'],
+        ['POST', UPLOAD],
+        ['POST', '/v2/upload'],
+      ]);
+      expect(JSON.parse(server.to('/v2/token')[0].body)).toEqual({ api_key: KEY });
+      const [moved] = server.to('/v2/upload');
+      expect(JSON.parse(moved.body)).toEqual(BODY);
+      expect(moved.headers).toMatchObject({
+        authorization: 'Bearer token-1',
+        'idempotency-key': 'moved-1',
+        'content-type': expect.stringContaining('application/json'),
+      });
+      expect(other.received).toEqual([]);
+    });
+
+    it('turns a POST into a GET without body on a same-origin 303, as fetch does', async () => {
+      route = (req, res) =>
+        req.path === UPLOAD ? redirect(res, 303, '/imports/latest') : json(res, 202, REPORT);
+      await client().uploadLeads(BODY, { idempotencyKey: 'k' });
+      const [followed] = server.to('/imports/latest');
+      expect(followed).toMatchObject({ method: 'GET', body: '' });
+      expect(followed.headers['content-type']).toBeUndefined();
+      expect(followed.headers.authorization).toBe('Bearer token-1');
+    });
+
+    it(`gives up after ${MAX_REDIRECTS} redirects in a row within the origin`, async () => {
+      let hops = 0;
+      route = (_req, res) => redirect(res, 302, `/loop/${++hops}`);
+      await expect(client().listEventTypes(7)).rejects.toMatchObject({
+        name: 'CampaignApiRedirectError',
+        message: `GET ${EVENTS}: more than ${MAX_REDIRECTS} redirects in a row (the last to ${baseUrl}/loop/${MAX_REDIRECTS + 1}); not followed`,
+        suggestedBaseUrl: undefined,
+      });
+      // The call and its five hops; not retried.
+      expect(server.received.filter((r) => r.path !== TOKEN)).toHaveLength(MAX_REDIRECTS + 1);
     });
   });
 });

@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CampaignApiClient } from '../src';
-import { chunkKey, importCsv } from '../src/import/importer';
+import { EXIT, main } from '../src/import/cli';
+import { chunkKey, importCsv, importPaths } from '../src/import/importer';
 import { mapHeaders, parseMapFlags } from '../src/import/mapping';
 import { escapeFormula } from '../src/import/rejected-file';
 import { FakeServer, json } from './fake-server';
@@ -142,5 +143,68 @@ describe('importCsv against a fake server', () => {
     expect(readFileSync(`${file}.rejected.csv`, 'utf8')).toBe(
       'line,field,message,Phone,Name\n4,phone,phone is not a valid phone number,"bad, phone","Bob\nSmith"\n',
     );
+  });
+});
+
+describe('campaign-api-import when the service redirects elsewhere', () => {
+  const service = new FakeServer();
+  const elsewhere = new FakeServer();
+  let serviceUrl: string;
+  let elsewhereUrl: string;
+  let dir: string;
+  beforeAll(async () => {
+    serviceUrl = await service.start();
+    elsewhereUrl = await elsewhere.start();
+    dir = mkdtempSync(join(tmpdir(), 'importer-redirect-'));
+  });
+  afterAll(async () => {
+    await Promise.all([service.stop(), elsewhere.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends the key nowhere else, stops with exit 1 and names the URL to pass as --base-url', async () => {
+    const file = join(dir, 'leads.csv');
+    writeFileSync(file, 'Phone\n+12123744203\n');
+    const keyFile = join(dir, 'key');
+    writeFileSync(keyFile, 'capi_secret-key-never-to-leave\n');
+    service.handler = (req, res) => {
+      res.writeHead(307, { location: `${elsewhereUrl}${req.path}` });
+      res.end();
+    };
+    elsewhere.handler = (_req, res) => json(res, 200, { access_token: 'stolen', expires_in: 900 });
+    const stderr: string[] = [];
+    const write = jest
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk: string | Uint8Array) => stderr.push(String(chunk)) > 0);
+    let code: number;
+    try {
+      code = await main([
+        file,
+        '--campaign',
+        '3',
+        '--compliance-acknowledged',
+        '--base-url',
+        serviceUrl,
+        '--api-key-file',
+        keyFile,
+      ]);
+    } finally {
+      write.mockRestore();
+    }
+
+    expect(code).toBe(EXIT.failed);
+    expect(elsewhere.received).toEqual([]);
+    expect(service.received.map((r) => [r.method, r.path])).toEqual([
+      ['POST', '/api/v1/auth/api-key/token'],
+    ]);
+    expect(stderr.join('')).toContain(
+      `campaign-api-import: POST /api/v1/auth/api-key/token: the service at ${serviceUrl} ` +
+        `redirected (307) to ${elsewhereUrl}/api/v1/auth/api-key/token, another origin; not ` +
+        'followed, so that the API key and tokens are not sent there. If the service has moved ' +
+        `there, use ${elsewhereUrl} as the service URL (--base-url ${elsewhereUrl})\n`,
+    );
+    expect(stderr.join('')).not.toContain('capi_secret-key-never-to-leave');
+    // Nothing was uploaded, so nothing is recorded as done.
+    expect(existsSync(importPaths(file).state)).toBe(false);
   });
 });

@@ -4,14 +4,15 @@
  *   CAMPAIGN_API_KEY=capi_… campaign-api-import leads.csv --campaign 3 --compliance-acknowledged
  *
  * Exit codes: 0 imported, no row rejected · 3 imported, some rows rejected (see the
- * .rejected.csv) · 1 failed (an API error, no answer after the retries, an unreadable CSV) ·
- * 2 bad usage · 130 interrupted (Ctrl-C; run the same command again to resume).
+ * .rejected.csv) · 1 failed (an API error, no answer after the retries, a redirect to another
+ * origin, an unreadable CSV) · 2 bad usage · 130 interrupted (Ctrl-C; run the same command
+ * again to resume).
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import { CampaignApiClient } from '../client';
-import { CampaignApiError, CampaignApiNetworkError } from '../errors';
+import { CampaignApiError, CampaignApiNetworkError, CampaignApiRedirectError } from '../errors';
 import { importCsv, importPaths, MAX_CHUNK_ROWS, type ImportProgress } from './importer';
 import { parseMapFlags } from './mapping';
 
@@ -219,6 +220,11 @@ export async function main(argv: string[]): Promise<number> {
       log(
         `campaign-api-import: HTTP ${error.status} ${error.error}: ${error.message}` +
           `${error.requestId ? ` (request ${error.requestId})` : ''}`,
+      );
+    } else if (error instanceof CampaignApiRedirectError) {
+      log(
+        `campaign-api-import: ${error.message}` +
+          `${error.suggestedBaseUrl ? ` (--base-url ${error.suggestedBaseUrl})` : ''}`,
       );
     } else if (error instanceof CampaignApiNetworkError) {
       log(`campaign-api-import: ${error.message}; run the same command again to resume`);
