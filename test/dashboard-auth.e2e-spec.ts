@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
+import IORedis from 'ioredis';
 import type request from 'supertest';
 import { Clock } from '../src/common/clock';
+import { DeploymentIdentity } from '../src/database/deployment-identity';
 import { UsersService } from '../src/users/users.service';
 import { SIGN_IN_WINDOW_MS } from '../src/rate-limit/sign-in.limiter';
 import { SESSION_IDLE_TIMEOUT_MS, SESSION_MAX_LIFETIME_MS } from '../src/users/session-tokens';
@@ -11,6 +13,8 @@ import { startTestApp, type TestApp } from './support/test-app';
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 const MINUTE = 60_000;
 const LOOPBACK = ['127.0.0.1', '::ffff:127.0.0.1', '::1'];
+/** `TRUST_PROXY` for tests that play clients at other addresses through `X-Forwarded-For`. */
+const TRUSTED_LOOPBACK = '127.0.0.1,::1';
 
 /** The headers two answers must share to be "the same answer": all but per-request ones. */
 function comparableHeaders(res: request.Response): Record<string, unknown> {
@@ -27,8 +31,13 @@ describe('Dashboard sign-in and sessions (docs/dashboard.md#sessions)', () => {
   const secrets: string[] = [];
 
   beforeAll(async () => {
-    // Every sign-in of this file comes from 127.0.0.1: the per-IP limit has its own test app.
-    t = await startTestApp({ RUN_WORKER: 'false', RATE_LIMIT_SIGN_IN_PER_IP: '1000000' });
+    // Sign-ins come from 127.0.0.1 unless a test names another client with X-Forwarded-For
+    // (believed from loopback only); the per-IP limit has its own test app.
+    t = await startTestApp({
+      RUN_WORKER: 'false',
+      RATE_LIMIT_SIGN_IN_PER_IP: '1000000',
+      TRUST_PROXY: TRUSTED_LOOPBACK,
+    });
     clock = t.app.get(Clock);
     jest.spyOn(clock, 'now').mockImplementation(() => (frozen ? new Date(frozen) : new Date()));
   });
@@ -479,7 +488,7 @@ describe('Dashboard sign-in and sessions (docs/dashboard.md#sessions)', () => {
       return res.body.message.replace(/\d+/, 'N') as string;
     };
 
-    it('locks an email out after 10 attempts in 15 minutes, with one answer whether a user has it or not', async () => {
+    it('refuses an email from one address after 10 attempts there in 15 minutes, with one answer whether a user has it or not', async () => {
       const admin = await user();
       const unknown = `ghost-${admin.id}@example.com`;
       for (let i = 0; i < 10; i++) {
@@ -500,12 +509,166 @@ describe('Dashboard sign-in and sessions (docs/dashboard.md#sessions)', () => {
       await session(other);
     });
 
-    it('forgets an email’s failures once it signs in', async () => {
+    it('forgets an address’s attempts at an email once that email signs in from there', async () => {
       const admin = await user();
       for (let i = 0; i < 9; i++) await attempt(admin.email, `wrong ${i}`).expect(401);
       await session(admin);
       for (let i = 0; i < 10; i++) await attempt(admin.email, `wrong ${i}`).expect(401);
       lockedOut(await attempt(admin.email, 'wrong again'));
+    });
+
+    it('lets the right password in from a clean address while the address that failed 10 times stays refused', async () => {
+      const admin = await user();
+      const guesser = '203.0.113.10';
+      const owner = '198.51.100.20';
+      const from = (ip: string, password: string) =>
+        attempt(admin.email, password).set('X-Forwarded-For', ip);
+      for (let i = 0; i < 10; i++) await from(guesser, `wrong password ${i}`).expect(401);
+
+      // The guesser's address is refused, even with the right password: it proves nothing there.
+      lockedOut(await from(guesser, admin.password));
+      expect(await sessionRows(admin.id)).toEqual([]);
+      // However long it keeps trying: refused attempts do not use up the email's total (30).
+      for (let i = 0; i < 25; i++) lockedOut(await from(guesser, `wrong again ${i}`));
+
+      // The owner, at an address without failures, signs in: a session exists, from there.
+      const signedIn = await session(admin, { 'X-Forwarded-For': owner });
+      expect(await sessionRows(admin.id)).toEqual([
+        expect.objectContaining({
+          token_hash: sha256(signedIn.token),
+          ended_at: null,
+          end_reason: null,
+          ip: owner,
+        }),
+      ]);
+      await me(signedIn.cookie).expect(200);
+
+      // Signing in at one address does not reopen another.
+      lockedOut(await from(guesser, admin.password));
+      expect(
+        (await auditRows(`action LIKE 'session.sign_in%' AND actor_email = $1`, [admin.email])).map(
+          (row) => [row.action, row.ip],
+        ),
+      ).toEqual([
+        ...Array.from({ length: 10 }, () => ['session.sign_in_failed', guesser]),
+        ['session.sign_in', owner],
+      ]);
+    });
+
+    it('caps an email’s attempts from all addresses and all processes; past it only an address its user signed in from may try', async () => {
+      // Two API processes sharing one Redis namespace, as in production, with small limits:
+      // 3 attempts per email and address, 6 per email.
+      const env = {
+        RUN_WORKER: 'false',
+        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-sign-in`,
+        TRUST_PROXY: TRUSTED_LOOPBACK,
+        RATE_LIMIT_SIGN_IN_PER_IP: '1000000',
+        RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP: '3',
+        RATE_LIMIT_SIGN_IN_PER_EMAIL: '6',
+      };
+      const processes = [await startTestApp(env), await startTestApp(env)];
+      try {
+        const [one, two] = processes;
+        const owner: GivenUser = await givenUser(one);
+        const ghost = `ghost-${owner.id}@example.com`;
+        const home = '198.51.100.7';
+        const from = (app: TestApp, ip: string, email: string, password: string) =>
+          app
+            .http()
+            .post(SESSION)
+            .set('X-CSRF-Token', 'sign-in')
+            .set('X-Forwarded-For', ip)
+            .send({ email, password });
+        const sessionIps = async () =>
+          (
+            await one.db.query(
+              `SELECT host(ip) AS ip FROM dashboard_session WHERE user_id = $1 ORDER BY id`,
+              [owner.id],
+            )
+          ).map((row: { ip: string }) => row.ip);
+
+        // The owner signs in at home (attempt 1 of 6): from now on a known address.
+        await from(one, home, owner.email, owner.password).expect(200);
+        // One guess from each of five addresses, over both processes (attempts 2 to 6): each
+        // address is far below its own limit of 3.
+        for (let i = 1; i <= 5; i++) {
+          await from(processes[i % 2], `203.0.113.${i}`, owner.email, `guess ${i}`).expect(401);
+        }
+        // The email's limit is reached: a guess from a sixth address is refused unchecked…
+        const capped = lockedOut(await from(two, '203.0.113.6', owner.email, 'guess 6'));
+        // …and so is the right password from an address the owner never signed in from.
+        lockedOut(await from(one, '203.0.113.7', owner.email, owner.password));
+        // At home it still signs in, on either process.
+        await from(two, home, owner.email, owner.password).expect(200);
+        expect(await sessionIps()).toEqual([home, home]);
+        // Refused attempts are not recorded; the five guesses are, with their addresses.
+        const failures: Array<{ ip: string }> = await one.db.query(
+          `SELECT host(ip) AS ip FROM audit_log_entry
+            WHERE action = 'session.sign_in_failed' AND actor_email = $1 ORDER BY id`,
+          [owner.email],
+        );
+        expect(failures.map((row) => row.ip)).toEqual([1, 2, 3, 4, 5].map((i) => `203.0.113.${i}`));
+
+        // An email no user has reaches its limit the same way and answers the same.
+        for (let i = 1; i <= 6; i++) {
+          await from(processes[i % 2], `192.0.2.${i}`, ghost, `guess ${i}`).expect(401);
+        }
+        expect(lockedOut(await from(one, '192.0.2.7', ghost, 'guess 7'))).toBe(capped);
+
+        // A home is known only for sign-ins with the current password: after a reset, home
+        // counts as any other address until the owner signs in again.
+        const { password_changed_at } = await one.app
+          .get(UsersService)
+          .resetPassword(owner.id, 'a new password, long enough');
+        expect(password_changed_at).toBeInstanceOf(Date);
+        lockedOut(await from(one, home, owner.email, 'a new password, long enough'));
+        expect(await sessionIps()).toEqual([home, home]);
+
+        // No email is stored in Redis in clear: counters are named by hashes.
+        const redis = new IORedis(one.config.redisUrl, { lazyConnect: true });
+        try {
+          await redis.connect();
+          const prefix = one.app.get(DeploymentIdentity).queuePrefix;
+          const keys = await redis.keys(`${prefix}:rate:sign-in:*`);
+          expect(keys.length).toBeGreaterThan(0);
+          for (const key of keys) {
+            expect(key.toLowerCase()).not.toContain(owner.email.toLowerCase());
+            expect(key).not.toContain(ghost);
+          }
+        } finally {
+          redis.disconnect();
+        }
+      } finally {
+        for (const app of processes) await app.close();
+      }
+    });
+
+    it('fails open without Redis, as every limit does: the right password after 12 wrong ones signs in', async () => {
+      const offline = await startTestApp({
+        RUN_WORKER: 'false',
+        REDIS_URL: 'redis://127.0.0.1:1',
+        RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP: '2',
+        RATE_LIMIT_SIGN_IN_PER_EMAIL: '3',
+        RATE_LIMIT_SIGN_IN_PER_IP: '4',
+      });
+      try {
+        const admin: GivenUser = await givenUser(offline);
+        const tryOnce = (password: string) =>
+          offline
+            .http()
+            .post(SESSION)
+            .set('X-CSRF-Token', 'sign-in')
+            .send({ email: admin.email, password });
+        for (let i = 0; i < 12; i++) await tryOnce(`wrong ${i}`).expect(401);
+        await tryOnce(admin.password).expect(200);
+        const sessions: Array<{ count: number }> = await offline.db.query(
+          `SELECT count(*)::int AS count FROM dashboard_session WHERE user_id = $1`,
+          [admin.id],
+        );
+        expect(sessions).toEqual([{ count: 1 }]);
+      } finally {
+        await offline.close();
+      }
     });
 
     it('limits attempts per client IP (RATE_LIMIT_SIGN_IN_PER_IP)', async () => {

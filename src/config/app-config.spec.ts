@@ -148,12 +148,22 @@ describe('parseDurationList', () => {
 describe('dashboard settings (docs/dashboard.md#sessions)', () => {
   const base = { JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY };
 
-  it('defaults to Secure cookies and 10 sign-in attempts per email, 50 per IP', () => {
+  it('defaults to Secure cookies and sign-in attempts of 10 per email and IP, 30 per email, 50 per IP', () => {
     expect(loadConfig(base)).toMatchObject({
       dashboardInsecureCookies: false,
-      rateLimitSignInPerEmail: 10,
+      rateLimitSignInPerEmailAndIp: 10,
+      rateLimitSignInPerEmail: 30,
       rateLimitSignInPerIp: 50,
+      warnings: [],
     });
+  });
+
+  it('warns when the per-email limit does not exceed the per-email-and-IP one', () => {
+    expect(loadConfig({ ...base, RATE_LIMIT_SIGN_IN_PER_EMAIL: '10' }).warnings).toEqual([
+      'RATE_LIMIT_SIGN_IN_PER_EMAIL (10) is not above RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP (10): ' +
+        'failed sign-ins from one address will close an email to every address its user has ' +
+        'not signed in from',
+    ]);
   });
 
   it('reads the settings, and warns about insecure cookies in production only', () => {
@@ -161,11 +171,13 @@ describe('dashboard settings (docs/dashboard.md#sessions)', () => {
       ...base,
       DASHBOARD_INSECURE_COOKIES: 'true',
       RATE_LIMIT_SIGN_IN_PER_EMAIL: '3',
+      RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP: '2',
       RATE_LIMIT_SIGN_IN_PER_IP: '500',
     };
     expect(loadConfig(env)).toMatchObject({
       dashboardInsecureCookies: true,
       rateLimitSignInPerEmail: 3,
+      rateLimitSignInPerEmailAndIp: 2,
       rateLimitSignInPerIp: 500,
       warnings: [],
     });
@@ -174,6 +186,9 @@ describe('dashboard settings (docs/dashboard.md#sessions)', () => {
     ]);
     expect(() => loadConfig({ ...base, RATE_LIMIT_SIGN_IN_PER_EMAIL: '0' })).toThrow(
       'RATE_LIMIT_SIGN_IN_PER_EMAIL must be an integer from 1 to 1000000, got "0"',
+    );
+    expect(() => loadConfig({ ...base, RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP: '0' })).toThrow(
+      'RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP must be an integer from 1 to 1000000, got "0"',
     );
     expect(() => loadConfig({ ...base, DASHBOARD_INSECURE_COOKIES: 'maybe' })).toThrow(ConfigError);
   });

@@ -81,10 +81,16 @@ export class AppConfig {
    */
   rateLimitAuthFailuresPerMin!: number;
   /**
-   * Dashboard sign-in attempts per email per 15 minutes (`RATE_LIMIT_SIGN_IN_PER_EMAIL`, default
-   * 10; docs/dashboard.md#sessions).
+   * Dashboard sign-in attempts per email from every address together per 15 minutes
+   * (`RATE_LIMIT_SIGN_IN_PER_EMAIL`, default 30): past it, only addresses the user has signed
+   * in from may try that email (docs/security.md#sign-in-guessing).
    */
   rateLimitSignInPerEmail!: number;
+  /**
+   * Dashboard sign-in attempts per email from one client IP per 15 minutes
+   * (`RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP`, default 10; docs/security.md#sign-in-guessing).
+   */
+  rateLimitSignInPerEmailAndIp!: number;
   /** Dashboard sign-in attempts per client IP per 15 minutes (`RATE_LIMIT_SIGN_IN_PER_IP`, default 50). */
   rateLimitSignInPerIp!: number;
   /**
@@ -271,6 +277,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const rateLimitSignInPerEmail = int('RATE_LIMIT_SIGN_IN_PER_EMAIL', 30, 1, 1_000_000);
+  const rateLimitSignInPerEmailAndIp = int('RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP', 10, 1, 1_000_000);
+  if (rateLimitSignInPerEmail <= rateLimitSignInPerEmailAndIp) {
+    warnings.push(
+      `RATE_LIMIT_SIGN_IN_PER_EMAIL (${rateLimitSignInPerEmail}) is not above ` +
+        `RATE_LIMIT_SIGN_IN_PER_EMAIL_AND_IP (${rateLimitSignInPerEmailAndIp}): failed sign-ins ` +
+        'from one address will close an email to every address its user has not signed in from',
+    );
+  }
+
   const config = new AppConfig();
   Object.assign(config, {
     nodeEnv,
@@ -308,7 +324,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     rateLimitTokenPerMin: int('RATE_LIMIT_TOKEN_PER_MIN', 20, 1, 1_000_000),
     rateLimitApiPerMin: int('RATE_LIMIT_API_PER_MIN', 1200, 1, 10_000_000),
     rateLimitAuthFailuresPerMin: int('RATE_LIMIT_AUTH_FAILURES_PER_MIN', 60, 1, 10_000_000),
-    rateLimitSignInPerEmail: int('RATE_LIMIT_SIGN_IN_PER_EMAIL', 10, 1, 1_000_000),
+    rateLimitSignInPerEmail,
+    rateLimitSignInPerEmailAndIp,
     rateLimitSignInPerIp: int('RATE_LIMIT_SIGN_IN_PER_IP', 50, 1, 1_000_000),
     dashboardInsecureCookies,
     httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 60_000, 1000, 3_600_000),

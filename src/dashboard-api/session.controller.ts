@@ -66,9 +66,10 @@ export class SessionController implements OnModuleInit {
   /**
    * Signs in with `{email, password}`: a new session (the previous one of this browser ends),
    * its cookie, and `{user, csrf_token}`. Checks, in order: the CSRF rules with the token
-   * `sign-in` (403, by the guard), the body (400), the attempt limits per IP and per email
-   * (429), the credentials (401, the same for a wrong email, a wrong password and a disabled
-   * user).
+   * `sign-in` (403, by the guard), the body (400), the attempt limits per IP, per email and
+   * IP, and per email unless the user signed in from this IP recently (429;
+   * docs/security.md#sign-in-guessing), the credentials (401, the same for a wrong email, a
+   * wrong password and a disabled user).
    */
   @Post()
   @HttpCode(200)
@@ -96,7 +97,9 @@ export class SessionController implements OnModuleInit {
         `password must be a string of at most ${MAX_PASSWORD_LENGTH} characters`,
       );
     }
-    const retryAfter = await this.limiter.hit(request.ip, email);
+    const retryAfter = await this.limiter.hit(request.ip, email, () =>
+      this.sessions.signedInRecentlyFrom(email, request.ip),
+    );
     if (retryAfter > 0) {
       throw new ApiError(
         429,
@@ -122,7 +125,7 @@ export class SessionController implements OnModuleInit {
     // A new session id at every sign-in: whatever session this browser had ends now.
     await this.sessions.end(readSessionCookie(request.headers.cookie), 'replaced');
     const started = await this.sessions.start(user.id, request.ip);
-    await this.limiter.succeeded(email);
+    await this.limiter.succeeded(request.ip, email);
     await this.audit.record({
       accountId: user.accountId,
       actor: { type: 'user', userId: user.id, email: user.email },

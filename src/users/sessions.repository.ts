@@ -76,6 +76,23 @@ export class SessionsRepository {
     };
   }
 
+  /**
+   * Whether the user whose email equals `email` (any case) started a session from `ip` at
+   * `since` or later, and after their password last changed (signed in with the current one).
+   * One query, the same whether a user has the email or not.
+   */
+  async signedInFrom(email: string, ip: string, since: Date): Promise<boolean> {
+    const [row]: Array<{ known: boolean }> = await this.sessions.query(
+      `SELECT EXISTS (
+         SELECT 1 FROM dashboard_user u JOIN dashboard_session s ON s.user_id = u.id
+          WHERE lower(u.email) = lower($1) AND s.ip = $2::inet
+            AND s.created_at >= $3 AND s.created_at >= u.password_changed_at
+       ) AS known`,
+      [email, ip, since],
+    );
+    return row.known;
+  }
+
   /** Sets `last_seen_at` to `at` unless it is at `notAfter` or later (another request wrote it). */
   async touch(id: number, at: Date, notAfter: Date): Promise<void> {
     await this.sessions.query(

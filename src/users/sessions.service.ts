@@ -14,6 +14,12 @@ import {
 import { SessionsRepository, type SessionEndReason } from './sessions.repository';
 import type { SessionUser } from './users.service';
 
+/**
+ * How long an address a user signed in from stays known for the sign-in limits: 30 days
+ * (docs/security.md#sign-in-guessing).
+ */
+export const KNOWN_ADDRESS_MS = 30 * 24 * 60 * 60 * 1000;
+
 /** A valid session, as {@link SessionsService.resolve} finds it. */
 export interface ResolvedSession {
   sessionId: number;
@@ -59,6 +65,19 @@ export class SessionsService {
       ip: ip !== null && isIP(ip) !== 0 ? ip : null,
     });
     return { sessionId, token, csrfToken: csrfTokenFor(token), expiresAt };
+  }
+
+  /**
+   * Whether the user with `email` (any case, surrounding spaces ignored) signed in from `ip`
+   * within {@link KNOWN_ADDRESS_MS} with their current password: the sign-in limits let such
+   * an address through once the email's own limit is reached
+   * (docs/security.md#sign-in-guessing). False for an unknown email or a value that is not an
+   * IP address.
+   */
+  async signedInRecentlyFrom(email: string, ip: string): Promise<boolean> {
+    if (isIP(ip) === 0) return false;
+    const since = new Date(this.clock.now().getTime() - KNOWN_ADDRESS_MS);
+    return this.sessions.signedInFrom(email.trim(), ip, since);
   }
 
   /**
