@@ -146,13 +146,13 @@ export class SpreadsheetFileReader {
     });
   }
 
-  /**
-   * Reads a file through: its header row (the first non-blank row), first
-   * {@link SAMPLE_ROWS} data rows, count of data rows and suggested column mapping.
-   * @throws InvalidInputError (field `file`) when the file cannot be read, passes a bound, or
-   *   has no row.
-   */
-  async scan(path: string, format: SpreadsheetFormat, options: ReadOptions): Promise<SheetScan> {
+  /** Starts a parse thread on a file once a slot is free; `close` ends it and frees the slot. */
+  private async open(
+    path: string,
+    format: SpreadsheetFormat,
+    options: ReadOptions,
+    work: Pick<SheetParseTask, 'mode' | 'sampleRows' | 'mapping' | 'skipRows'>,
+  ): Promise<{ thread: ParseThread; close: () => Promise<void> }> {
     const release = await this.acquire();
     const tmpDir = await this.tempFiles.makeDir('parse');
     const thread = new ParseThread(
@@ -162,22 +162,38 @@ export class SpreadsheetFileReader {
         limits: options.limits ?? SHEET_LIMITS,
         tmpDir,
         cpuMs: options.budget.cpuMs,
-        mode: 'scan',
-        sampleRows: SAMPLE_ROWS,
-        mapping: null,
-        skipRows: 0,
         batchRows: ROW_BATCH,
+        ...work,
       },
       options.budget,
     );
+    const close = async () => {
+      await thread.stop();
+      await this.tempFiles.remove(tmpDir);
+      release();
+    };
+    return { thread, close };
+  }
+
+  /**
+   * Reads a file through: its header row (the first non-blank row), first
+   * {@link SAMPLE_ROWS} data rows, count of data rows and suggested column mapping.
+   * @throws InvalidInputError (field `file`) when the file cannot be read, passes a bound, or
+   *   has no row.
+   */
+  async scan(path: string, format: SpreadsheetFormat, options: ReadOptions): Promise<SheetScan> {
+    const { thread, close } = await this.open(path, format, options, {
+      mode: 'scan',
+      sampleRows: SAMPLE_ROWS,
+      mapping: null,
+      skipRows: 0,
+    });
     try {
       const message = await thread.next();
       if (message.type !== 'scan') throw new Error(`unexpected ${message.type} from a scan`);
       return message.scan;
     } finally {
-      await thread.stop();
-      await this.tempFiles.remove(tmpDir);
-      release();
+      await close();
     }
   }
 
@@ -194,23 +210,12 @@ export class SpreadsheetFileReader {
     skipRows: number,
     options: ReadOptions,
   ): AsyncGenerator<LeadBatch> {
-    const release = await this.acquire();
-    const tmpDir = await this.tempFiles.makeDir('parse');
-    const thread = new ParseThread(
-      {
-        path,
-        format,
-        limits: options.limits ?? SHEET_LIMITS,
-        tmpDir,
-        cpuMs: options.budget.cpuMs,
-        mode: 'leads',
-        sampleRows: 0,
-        mapping,
-        skipRows,
-        batchRows: ROW_BATCH,
-      },
-      options.budget,
-    );
+    const { thread, close } = await this.open(path, format, options, {
+      mode: 'leads',
+      sampleRows: 0,
+      mapping,
+      skipRows,
+    });
     try {
       thread.request();
       for (;;) {
@@ -221,9 +226,7 @@ export class SpreadsheetFileReader {
         yield message.batch;
       }
     } finally {
-      await thread.stop();
-      await this.tempFiles.remove(tmpDir);
-      release();
+      await close();
     }
   }
 }

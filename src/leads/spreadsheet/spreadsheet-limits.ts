@@ -4,6 +4,8 @@
  * after, so no file can make the service hold more memory, disk or CPU than these allow.
  */
 
+import type { XlsxLimits } from './xlsx-sheet-reader';
+
 const MiB = 1024 * 1024;
 
 /** The largest file a spreadsheet import takes, in bytes (100 MiB): more is `413`. */
@@ -21,21 +23,8 @@ export interface SheetLimits {
   maxRecordChars: number;
 }
 
-/** Bounds on an XLSX workbook's ZIP archive and XML, beyond {@link SheetLimits}. */
-export interface XlsxArchiveLimits {
-  /** Most decompressed bytes of any one ZIP entry read. */
-  maxEntryBytes: number;
-  /** Most decompressed bytes of all entries read together. */
-  maxTotalBytes: number;
-  /** Most uncompressed/compressed ratio of an entry read (entries under 1 MiB exempt). */
-  maxCompressionRatio: number;
-  /** Most entries of the shared-strings table. */
-  maxSharedStrings: number;
-  /** Most bytes of the shared-strings table as spilled to disk (each string cut to a cell's length). */
-  maxSharedStringBytes: number;
-  /** Deepest element nesting in any XML part read. */
-  maxXmlDepth: number;
-}
+/** Bounds on an XLSX workbook's ZIP archive and XML, beyond {@link SheetLimits} (each explained on `XlsxLimits`). */
+export type XlsxArchiveLimits = Omit<XlsxLimits, 'maxRows' | 'maxColumns' | 'maxCellChars'>;
 
 /** The bounds every spreadsheet is read within (docs/security.md#spreadsheet-uploads). */
 export const SHEET_LIMITS: SheetLimits & XlsxArchiveLimits = {

@@ -13,24 +13,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { SHEET_LIMITS } from './spreadsheet-limits';
 import { MAX_ENTRIES } from './xlsx-archive';
 import { XlsxError, readXlsxRows, type XlsxLimits, type XlsxRow } from './xlsx-sheet-reader';
 
 const MiB = 1024 * 1024;
 /** For files whose high compression is incidental to what a test is about. */
 const LAX = { maxCompressionRatio: 1e6 };
-/** The limits the service is meant to use (the examples of XlsxLimits). */
-const LIMITS: XlsxLimits = {
-  maxRows: 1_048_576,
-  maxColumns: 200,
-  maxCellChars: 1_000,
-  maxEntryBytes: 1024 * MiB,
-  maxTotalBytes: 1536 * MiB,
-  maxCompressionRatio: 200,
-  maxSharedStrings: 4_194_304,
-  maxSharedStringBytes: 128 * MiB,
-  maxXmlDepth: 64,
-};
+/** The limits the service uses. */
+const LIMITS: XlsxLimits = SHEET_LIMITS;
 
 // ---------------------------------------------------------------------------------------------
 // Hand-built workbooks: a tiny ZIP writer that can also lie in its central directory.
