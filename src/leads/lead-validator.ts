@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { isEmailAddress } from './email-address';
-import { LEAD_FIELDS, type LeadField } from './lead-fields';
+import type { LeadField } from './lead-fields';
 import { cachePhonePatterns, spreadParseOptionsNatively } from './phone-patterns';
 
 cachePhonePatterns();
