@@ -286,7 +286,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count the endpoint’s failed, and skipped or dropped, deliveries since a time */
+    /** Count the endpoint’s failed, waiting on a retry, and skipped or dropped, deliveries since a time */
     get: operations['previewRecovery'];
     put?: never;
     post?: never;
@@ -1452,7 +1452,7 @@ export interface components {
       finished_at: string | null;
       /** @example 4 */
       id: number;
-      /** @description Deliveries queued again so far */
+      /** @description Deliveries queued again (or, waiting on a retry, made due now) so far */
       processed: number;
       /**
        * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
@@ -1470,8 +1470,10 @@ export interface components {
       total: number;
     };
     RecoveryPreview: {
-      /** @description The endpoint’s deliveries that are failed and were created at or after `since` */
+      /** @description The endpoint’s deliveries that are failed (their retry schedule ran out) and were created at or after `since` */
       failed_count: number;
+      /** @description The endpoint’s deliveries that are pending with at least one failed attempt, waiting on their next retry, and were created at or after `since`: a recovery (either scope) moves that retry to now */
+      retrying_count: number;
       /**
        * Format: date-time
        * @description The `since` asked for, in UTC
@@ -1680,7 +1682,7 @@ export interface components {
     };
     StartRecoveryRequest: {
       /**
-       * @description `failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
+       * @description `failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
        * @enum {string}
        */
       scope?: 'failed' | 'missed';
