@@ -1342,13 +1342,18 @@ export interface components {
       created_at: string;
       /** @example v1.0 */
       disclaimer_version: string;
+      /** @description Duplicates skipped: valid leads whose phone the campaign already had */
       duplicate_count: number;
       /**
        * Format: uuid
        * @description The upload’s `import_id`
        */
       id: string;
+      /** @description Rows rejected (see the rejected rows) */
       invalid_count: number;
+      /** @description New leads stored: `valid_count − duplicate_count` */
+      new_count: number;
+      /** @description Rows read: `new_count + duplicate_count + invalid_count` */
       received_count: number;
       /** @description Rejected rows still kept (0 once retention removed them) */
       rejected_rows_kept: number;
@@ -1367,6 +1372,7 @@ export interface components {
       tags: string[];
       /** @description The dashboard user who imported a spreadsheet (null for an API upload) */
       user: components['schemas']['ImportUser'] | null;
+      /** @description Valid leads, as the upload’s `202` answered: the new leads and the duplicates skipped (`new_count + duplicate_count`) */
       valid_count: number;
     };
     LeadImportPage: {
@@ -1571,6 +1577,7 @@ export interface components {
       /** Format: date-time */
       created_at: string;
       disclaimer_version: string | null;
+      /** @description Duplicates skipped so far: valid leads whose phone the campaign already had */
       duplicate_count: number;
       /** @description Why it failed */
       error: string | null;
@@ -1584,6 +1591,7 @@ export interface components {
       headers: string[];
       /** Format: uuid */
       id: string;
+      /** @description Rows rejected so far */
       invalid_count: number;
       /**
        * @description The mapping it was started with
@@ -1601,7 +1609,9 @@ export interface components {
         phone?: number;
         title?: number;
       } | null;
-      /** @description Data rows imported so far */
+      /** @description New leads stored so far: `valid_count − duplicate_count` */
+      new_count: number;
+      /** @description Data rows imported so far: `new_count + duplicate_count + invalid_count` */
       rows_read: number;
       /** @description The first data rows, as text */
       sample_rows: string[][];
@@ -1634,6 +1644,7 @@ export interface components {
       total_rows: number;
       /** @description Who uploaded the file */
       user: components['schemas']['ImportUser'];
+      /** @description Valid leads so far: the new leads and the duplicates skipped */
       valid_count: number;
     };
     SpreadsheetPreview: {
