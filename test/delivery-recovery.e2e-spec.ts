@@ -114,7 +114,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     const res = await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${since}`).expect(
       200,
     );
-    expect(res.body).toEqual({ since, failed_count: 2, skipped_count: 0 });
+    expect(res.body).toEqual({ since, failed_count: 2, retrying_count: 0, skipped_count: 0 });
     const all = await get(
       s,
       `/endpoints/${s.endpointId}/recovery/preview?since=2020-01-01T00:00:00%2B02:00`,
@@ -122,6 +122,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     expect(all.body).toEqual({
       since: '2019-12-31T22:00:00.000Z',
       failed_count: 5,
+      retrying_count: 0,
       skipped_count: 0,
     });
     // Another endpoint's failures and deliveries that did not fail are not counted.
@@ -132,7 +133,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
           200,
         )
       ).body,
-    ).toEqual({ since, failed_count: 0, skipped_count: 0 });
+    ).toEqual({ since, failed_count: 0, retrying_count: 0, skipped_count: 0 });
   });
 
   it('redelivers every failed delivery since the time exactly once more, with the same webhook-id, and ends done', async () => {
@@ -611,7 +612,12 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
         `/endpoints/${s.endpointId}/recovery/preview?since=${disabledAt}`,
       ).expect(200);
       expectToMatchOpenApi(doc, 'get', PREVIEW, preview);
-      expect(preview.body).toEqual({ since: disabledAt, failed_count: 1, skipped_count: 3 });
+      expect(preview.body).toEqual({
+        since: disabledAt,
+        failed_count: 1,
+        retrying_count: 0,
+        skipped_count: 3,
+      });
 
       // The receiver works now, slowly enough for a second start to find the replay running.
       s.receiver.behaviour = { status: 204, delayMs: 1_000 };
@@ -738,11 +744,11 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
       expect(
         (await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${since}`).expect(200))
           .body,
-      ).toEqual({ since, failed_count: 0, skipped_count: 2 });
+      ).toEqual({ since, failed_count: 0, retrying_count: 0, skipped_count: 2 });
       expect(
         (await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${start}`).expect(200))
           .body,
-      ).toEqual({ since: start, failed_count: 1, skipped_count: 3 });
+      ).toEqual({ since: start, failed_count: 1, retrying_count: 0, skipped_count: 3 });
       // A bulk recovery (scope `failed`, the default) would send the failed one only.
       s.receiver.behaviour = { status: 204 };
       const res = await post(s, `/endpoints/${s.endpointId}/recoveries`, {

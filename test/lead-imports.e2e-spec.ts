@@ -84,6 +84,7 @@ describe('Import history and rejected rows (docs/dashboard.md#imports)', () => {
       valid_count: 2,
       invalid_count: 3,
       duplicate_count: 0,
+      new_count: 2,
       rejected_rows_kept: 3,
     });
     expect(row.client_ip).toMatch(/127\.0\.0\.1|::1/);
@@ -151,6 +152,78 @@ describe('Import history and rejected rows (docs/dashboard.md#imports)', () => {
       first.body.import_id,
     ]);
     expect(imports2.body.next_cursor).toBeNull();
+  });
+
+  it('counts a re-imported file as duplicates skipped, not new leads: rows read = new + duplicates + rejected', async () => {
+    const { caller, get } = await customer();
+    // Four distinct leads, a repeat of the first phone (skipped, valid), a broken phone.
+    const FILE = [
+      { phone: '+14155550300' },
+      { phone: '+14155550301' },
+      { phone: '+14155550302' },
+      { phone: '+14155550300', first_name: 'Again' },
+      { phone: '+14155550303' },
+      { phone: '123' },
+    ];
+    const first = await upload(caller, FILE);
+    const second = await upload(caller, FILE);
+    // The public API's counts keep their meaning: valid includes the duplicates skipped.
+    expect(second.body).toMatchObject({
+      received_count: 6,
+      valid_count: 5,
+      invalid_count: 1,
+      duplicate_count: 5,
+    });
+
+    const counts = (i: Record<string, unknown>) => ({
+      id: i.id,
+      received_count: i.received_count,
+      new_count: i.new_count,
+      duplicate_count: i.duplicate_count,
+      invalid_count: i.invalid_count,
+      valid_count: i.valid_count,
+    });
+    const list = await get(`/campaigns/${caller.campaignId}/imports`).expect(200);
+    expect(list.body.items.map(counts)).toEqual([
+      {
+        id: second.body.import_id,
+        received_count: 6,
+        new_count: 0,
+        duplicate_count: 5,
+        invalid_count: 1,
+        valid_count: 5,
+      },
+      {
+        id: first.body.import_id,
+        received_count: 6,
+        new_count: 4,
+        duplicate_count: 1,
+        invalid_count: 1,
+        valid_count: 5,
+      },
+    ]);
+    for (const item of list.body.items) {
+      expect(item.new_count + item.duplicate_count + item.invalid_count).toBe(item.received_count);
+    }
+    const detail = await get(`/imports/${second.body.import_id}`).expect(200);
+    expect(counts(detail.body)).toEqual(counts(list.body.items[0]));
+    // The database: four leads, all from the first import; the records as the 202s answered.
+    expect(
+      await t.db.query(
+        'SELECT import_id, count(*)::int AS n FROM lead WHERE campaign_id = $1 GROUP BY import_id',
+        [caller.campaignId],
+      ),
+    ).toEqual([{ import_id: first.body.import_id, n: 4 }]);
+    expect(
+      await t.db.query(
+        `SELECT received_count, valid_count, invalid_count, duplicate_count FROM lead_import
+          WHERE campaign_id = $1 ORDER BY created_at, id`,
+        [caller.campaignId],
+      ),
+    ).toEqual([
+      { received_count: 6, valid_count: 5, invalid_count: 1, duplicate_count: 1 },
+      { received_count: 6, valid_count: 5, invalid_count: 1, duplicate_count: 5 },
+    ]);
   });
 
   it('downloads the rejected rows as CSV, every cell a spreadsheet would run as a formula neutralised', async () => {

@@ -313,6 +313,7 @@ describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => 
           valid_count: 5,
           invalid_count: 0,
           duplicate_count: 0,
+          new_count: 5,
           rejected_rows_kept: 0,
         },
       });

@@ -223,6 +223,86 @@ describe('Spreadsheet imports (docs/dashboard.md#spreadsheet-imports)', () => {
     });
   });
 
+  it('reports a re-imported file as new leads 0, every valid row a duplicate skipped: rows read = new + duplicates + rejected', async () => {
+    const { session, campaignId } = await admin();
+    const rows = 120;
+    const { csv, invalid } = crmCsv(rows, 500_000);
+    /** Uploads and imports the file, and answers the import once done. */
+    const importFile = async () => {
+      const { id } = (await upload(session, campaignId, csv).expect(201)).body as { id: string };
+      await post(session, `/spreadsheet-imports/${id}/start`, {
+        mapping: MAPPING,
+        compliance_acknowledged: true,
+        disclaimer_version: 'v2.0',
+      }).expect(202);
+      let done: Record<string, unknown> = {};
+      await eventually(async () => {
+        done = (await get(session, `/spreadsheet-imports/${id}`).expect(200)).body;
+        expect(done.status).toBe('done');
+      }, 30_000);
+      return { id, done };
+    };
+    const counts = (job: Record<string, unknown>) => ({
+      rows_read: job.rows_read,
+      new_count: job.new_count,
+      duplicate_count: job.duplicate_count,
+      invalid_count: job.invalid_count,
+      valid_count: job.valid_count,
+    });
+    const valid = rows - invalid.length;
+
+    const first = await importFile();
+    expect(counts(first.done)).toEqual({
+      rows_read: rows,
+      new_count: valid,
+      duplicate_count: 0,
+      invalid_count: invalid.length,
+      valid_count: valid,
+    });
+    const second = await importFile();
+    // Nothing new: every valid row was a lead the campaign had. `valid_count` keeps counting them.
+    expect(counts(second.done)).toEqual({
+      rows_read: rows,
+      new_count: 0,
+      duplicate_count: valid,
+      invalid_count: invalid.length,
+      valid_count: valid,
+    });
+    const [{ leads }] = await t.db.query(
+      'SELECT count(*)::int AS leads FROM lead WHERE campaign_id = $1',
+      [campaignId],
+    );
+    expect(leads).toBe(valid);
+    // The list says the same, and so does the chunk's import in the import history.
+    const list = await get(session, `/campaigns/${campaignId}/spreadsheet-imports`).expect(200);
+    expect(list.body.map(counts)).toEqual([counts(second.done), counts(first.done)]);
+    const history = await get(session, `/campaigns/${campaignId}/imports`).expect(200);
+    expect(
+      history.body.items.map((i: Record<string, unknown>) => ({
+        spreadsheet_import_id: i.spreadsheet_import_id,
+        received_count: i.received_count,
+        new_count: i.new_count,
+        duplicate_count: i.duplicate_count,
+        invalid_count: i.invalid_count,
+      })),
+    ).toEqual([
+      {
+        spreadsheet_import_id: second.id,
+        received_count: rows,
+        new_count: 0,
+        duplicate_count: valid,
+        invalid_count: invalid.length,
+      },
+      {
+        spreadsheet_import_id: first.id,
+        received_count: rows,
+        new_count: valid,
+        duplicate_count: 0,
+        invalid_count: invalid.length,
+      },
+    ]);
+  });
+
   it('resumes an import interrupted in the middle at its next chunk, importing no lead twice', async () => {
     const { session, campaignId } = await admin();
     const rows = 3 * SPREADSHEET_CHUNK_SIZE;

@@ -40,13 +40,15 @@ export class EndpointRecoveriesController {
   ) {}
 
   /**
-   * `{since, failed_count, skipped_count}`: what a recovery since `since` would send again now
-   * (the skipped and dropped ones with the scope `missed` only).
+   * `{since, failed_count, retrying_count, skipped_count}`: what a recovery since `since` would
+   * send again now (the failed ones, those waiting on a retry, and with the scope `missed` the
+   * skipped and dropped ones too).
    */
   @Get(':endpoint_id/recovery/preview')
   @DashboardAccess('any')
   @ApiOperation({
-    summary: 'Count the endpoint’s failed, and skipped or dropped, deliveries since a time',
+    summary:
+      'Count the endpoint’s failed, waiting on a retry, and skipped or dropped, deliveries since a time',
     operationId: 'previewRecovery',
   })
   @ApiIdParam('endpoint_id', 'Endpoint id')

@@ -86,6 +86,41 @@ export class DeliveryDispatcher implements OnModuleInit {
   }
 
   /**
+   * Makes the jobs of pending deliveries whose next attempt was just made due (a bulk
+   * recovery's deliveries waiting on a retry, docs/webhooks.md#bulk-recovery) run now, through
+   * each delivery's own job: a delayed one (the retry) is promoted, a delivery without a job gets
+   * one (as the sweeper would queue it), and a job already waiting is left to run. No second
+   * job is queued beside a delivery's job, so its attempts stay one at a time
+   * (docs/reliability.md "One scheduled attempt at a time").
+   * @returns the deliveries whose job was being processed: it may be attempting the delivery
+   *   now, or putting it back until its old time; the caller looks at them again.
+   * @throws the Redis error when the queue cannot be reached (the sweeper queues a delivery
+   *   without a job once it is overdue).
+   */
+  async wake(deliveries: QueuedDelivery[]): Promise<QueuedDelivery[]> {
+    const states = await Promise.all(
+      deliveries.map(async (delivery) => {
+        const job = await this.queue.getJob(deliveryJobId(delivery.id));
+        return { delivery, job, state: job ? await job.getState() : 'unknown' };
+      }),
+    );
+    const busy: QueuedDelivery[] = [];
+    const missing: QueuedDelivery[] = [];
+    for (const { delivery, job, state } of states) {
+      if (state === 'delayed') {
+        // Refused when it left `delayed` meanwhile: its delay ran out, and it runs now anyway.
+        await job!.promote().catch(() => undefined);
+      } else if (state === 'unknown') {
+        missing.push(delivery);
+      } else if (state !== 'waiting' && state !== 'prioritized') {
+        busy.push(delivery);
+      }
+    }
+    await this.requeue(missing);
+    return busy;
+  }
+
+  /**
    * When the job next in line to be taken was queued (its BullMQ timestamp, ms since the
    * epoch), or null when no job waits. Every job still waiting was queued no earlier.
    * @throws the Redis error when the queue cannot be reached.

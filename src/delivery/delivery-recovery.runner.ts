@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import type { QueuedDelivery } from './delivery-queue';
-import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
+import { DeliveryRecoveryRepository, type MovedDelivery } from './delivery-recovery.repository';
 
 /** Deliveries a recovery moves back to `pending` per batch (one transaction). */
 export const RECOVERY_BATCH_SIZE = 100;
@@ -17,6 +17,11 @@ export const RECOVERY_POLL_MS = 1_000;
 export const RECOVERY_BATCH_STALE_MS = 5 * 60_000;
 /** Most batches one poll takes before it yields to the timer again. */
 const BATCHES_PER_POLL = 20;
+/**
+ * How long after waking them the deliveries whose job was busy (or that had an attempt under
+ * way) are looked at once more, in ms.
+ */
+export const RECOVERY_RECHECK_MS = 1_000;
 
 /**
  * The delivery worker's side of bulk recovery (docs/webhooks.md#bulk-recovery) and of the
@@ -27,7 +32,11 @@ const BATCHES_PER_POLL = 20;
  * never take the same batch), and in that transaction moves its next
  * {@link RECOVERY_BATCH_SIZE} deliveries of its scope to `pending` (due now) and advances its
  * cursor and `processed`; after the commit it queues them through `DeliveryDispatcher`, so the
- * normal pipeline sends them with their webhook-id. When none is left the recovery is `done`.
+ * normal pipeline sends them with their webhook-id. Deliveries that were pending, waiting on a
+ * retry, are not queued again: their own job is woken ({@link DeliveryDispatcher.wake}), so
+ * they are never attempted twice at once; those whose job was busy, or that had an attempt
+ * under way, are looked at again {@link RECOVERY_RECHECK_MS} later and woken if still due.
+ * When none is left the recovery is `done`.
  * Everything lives in PostgreSQL: a recovery left running by a worker that died is taken by
  * the next poll of any worker, and deliveries committed but not queued are the sweeper's.
  */
@@ -77,13 +86,7 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
         const batch = await this.nextBatch();
         if (batch === null) break;
         moved += batch.length;
-        if (batch.length > 0) {
-          await this.dispatcher.enqueue(batch).catch((error: unknown) => {
-            this.logger.warn(
-              `Could not queue ${batch.length} recovered deliveries (${(error as Error).message}); the sweeper will queue them`,
-            );
-          });
-        }
+        if (batch.length > 0) await this.queue(batch);
       }
     } catch (error) {
       this.logger.warn(`Delivery recovery failed: ${(error as Error).message}`);
@@ -92,11 +95,45 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
   }
 
   /**
+   * Queues a committed batch: the deliveries that were not pending like new ones, and the jobs
+   * of those waiting on a retry woken; any that could not be woken at once (their job busy, or
+   * an attempt under way) are looked at again after {@link RECOVERY_RECHECK_MS}. Never throws:
+   * what Redis did not take is the sweeper's.
+   */
+  private async queue(batch: MovedDelivery[]): Promise<void> {
+    const plain = (d: MovedDelivery): QueuedDelivery => ({ id: d.id, endpointId: d.endpointId });
+    const warn = (what: string) => (error: unknown) => {
+      this.logger.warn(
+        `Could not queue ${what} (${(error as Error).message}); the sweeper will queue them`,
+      );
+      return [] as QueuedDelivery[];
+    };
+    const fresh = batch.filter((d) => !d.retrying).map(plain);
+    if (fresh.length > 0) {
+      await this.dispatcher.enqueue(fresh).catch(warn(`${fresh.length} recovered deliveries`));
+    }
+    const retrying = batch.filter((d) => d.retrying);
+    if (retrying.length === 0) return;
+    const busy = await this.dispatcher
+      .wake(retrying.filter((d) => !d.inFlight).map(plain))
+      .catch(warn(`the retries of ${retrying.length} recovered deliveries`));
+    const again = [...busy, ...retrying.filter((d) => d.inFlight).map(plain)];
+    if (again.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, RECOVERY_RECHECK_MS));
+    const due = await this.repository.dueWithoutAttempt(again);
+    if (due.length > 0) {
+      await this.dispatcher
+        .wake(due)
+        .catch(warn(`the retries of ${due.length} recovered deliveries`));
+    }
+  }
+
+  /**
    * One batch of the first ready recovery, in one transaction.
    * @returns the deliveries moved (empty when the recovery ended), or null when no recovery is
    *   ready.
    */
-  private nextBatch(): Promise<QueuedDelivery[] | null> {
+  private nextBatch(): Promise<MovedDelivery[] | null> {
     return this.dataSource.transaction(async (manager) => {
       const recovery = await this.repository.claimNext(manager, RECOVERY_BATCH_STALE_MS);
       if (!recovery) return null;

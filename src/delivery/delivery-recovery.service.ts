@@ -12,17 +12,20 @@ export const RECOVERY_LIST_LIMIT = 10;
 
 /**
  * What a recovery since `since` would send again: the endpoint's deliveries created at or after
- * it that are `failed` (a recovery of either scope), and those `skipped` or `dropped` (a replay,
- * scope `missed`, only).
+ * it that are `failed`, and those `pending` with at least one failed attempt, waiting on their
+ * next retry (a recovery of either scope moves that retry to now), and those `skipped` or
+ * `dropped` (a replay, scope `missed`, only).
  */
 export interface RecoveryPreview {
   since: Date;
   failed_count: number;
+  retrying_count: number;
   skipped_count: number;
 }
 
 /**
- * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery), and the
+ * Bulk recovery of an endpoint's failed deliveries, and of those waiting on a retry
+ * (docs/webhooks.md#bulk-recovery), and the
  * replay of every delivery it missed while disabled, the same recovery with the scope `missed`
  * (docs/webhooks.md#replaying-missed-deliveries): preview, start, list and cancel. Starting only
  * records the recovery; the delivery worker's `DeliveryRecoveryRunner` moves its deliveries to
@@ -38,20 +41,21 @@ export class DeliveryRecoveries {
 
   /**
    * How many of the endpoint's deliveries a recovery since `since` would send again now: those
-   * `failed`, and those `skipped` or `dropped` (counted in `skipped_count`; a replay only).
+   * `failed`, those waiting on a retry (`retrying_count`), and those `skipped` or `dropped`
+   * (counted in `skipped_count`; a replay only).
    * @param since an ISO 8601 date-time with a zone, not in the future.
    * @throws InvalidInputError (field `since`) for anything else.
    */
   async preview(endpointId: number, since: unknown): Promise<RecoveryPreview> {
     const at = parseSince(since);
-    const { failed, skipped } = await this.repository.countMissedSince(endpointId, at);
-    return { since: at, failed_count: failed, skipped_count: skipped };
+    const { failed, retrying, skipped } = await this.repository.countMissedSince(endpointId, at);
+    return { since: at, failed_count: failed, retrying_count: retrying, skipped_count: skipped };
   }
 
   /**
    * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`
-   * (those with an id up to the highest counted now), unless one is running: `failed` ones, or
-   * with `missed` also those `skipped` or `dropped`.
+   * (those with an id up to the highest counted now), unless one is running: `failed` ones and
+   * those waiting on a retry, or with `missed` also those `skipped` or `dropped`.
    * @param since as for {@link preview}.
    * @param scope `failed` (the default, when undefined) or `missed`.
    * @returns the new recovery (`started` true; already `done` when there was nothing to send),

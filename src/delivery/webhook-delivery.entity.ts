@@ -43,6 +43,11 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
 @Index('idx_webhook_delivery_missed_id', ['endpointId', 'id'], {
   where: `status IN ('failed', 'skipped', 'dropped')`,
 })
+// Both recoveries also cover pending deliveries waiting on a retry (a failed attempt at least):
+// counted since a time and walked by id over this one.
+@Index('idx_webhook_delivery_retrying_id', ['endpointId', 'id'], {
+  where: `status = 'pending' AND attempt_count > 0`,
+})
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;

@@ -161,3 +161,12 @@ export function uploadResponse(
     errors: outcome.errors,
   };
 }
+
+/**
+ * New leads an import stored (docs/dashboard.md#imports): its valid leads less the duplicates
+ * skipped, which count as valid (docs/api.md#duplicates-and-counts). With the rejected rows,
+ * they add up to the rows read.
+ */
+export function newLeads(validCount: number, duplicateCount: number): number {
+  return validCount - duplicateCount;
+}

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { decodeCursorText, encodeCursorText, int8OrNull } from '../common/opaque-cursor';
 import type { ImportRejection } from './import-rejections';
+import { newLeads } from './lead-batch';
 import { LeadImport } from './lead-import.entity';
 import { LeadImportRejection } from './lead-import-rejection.entity';
 
@@ -36,10 +37,20 @@ export interface LeadImportView {
   disclaimer_version: string;
   compliance_acknowledged_at: Date;
   client_ip: string | null;
+  /**
+   * The upload's counts as the 202 answered them (docs/api.md#duplicates-and-counts):
+   * `received_count` rows read, `valid_count` valid leads (the new ones and the duplicates
+   * skipped), `invalid_count` rows rejected, `duplicate_count` duplicates skipped.
+   */
   received_count: number;
   valid_count: number;
   invalid_count: number;
   duplicate_count: number;
+  /**
+   * New leads stored, `valid_count − duplicate_count`: the dashboard's "New leads"
+   * (docs/dashboard.md#imports), so that rows read = new + duplicates skipped + rejected.
+   */
+  new_count: number;
   /** How many rejected rows are kept (0 once retention removed them). */
   rejected_rows_kept: number;
 }
@@ -237,6 +248,7 @@ export class LeadImports {
       valid_count: row.valid_count as number,
       invalid_count: row.invalid_count as number,
       duplicate_count: row.duplicate_count as number,
+      new_count: newLeads(row.valid_count as number, row.duplicate_count as number),
       rejected_rows_kept: row.rejected_rows_kept as number,
     }));
   }

@@ -29,7 +29,15 @@ describe('Import history in a browser', () => {
   let browser: Browser;
   let account: ReturnType<typeof givenEndpointOfNewAccount>;
   let importId: string;
+  let key: string;
   const pages: WatchedPage[] = [];
+  const FILE = [
+    { phone: '+14155550100', first_name: 'Ada', last_name: 'Lovelace' },
+    { phone: '12345', first_name: '=HYPERLINK("http://evil.example","click")' },
+    { phone: '+14155550101', email: 'not-an-email', company: 'Acme' },
+    { first_name: 'Grace', last_name: 'Hopper', title: '@admiral' },
+    { phone: '+14155550102', first_name: 'Alan' },
+  ];
 
   beforeAll(async () => {
     service = await startDashboardService();
@@ -48,14 +56,13 @@ describe('Import history in a browser', () => {
       '--name',
       'CRM sync',
     ]) as { api_key: string };
-    ({ import_id: importId } = await uploadLeads(service.origin, apiKey, account.campaignId, [
-      { phone: '+14155550100', first_name: 'Ada', last_name: 'Lovelace' },
-      { phone: '12345', first_name: '=HYPERLINK("http://evil.example","click")' },
-      { phone: '+14155550101', email: 'not-an-email', company: 'Acme' },
-      { first_name: 'Grace', last_name: 'Hopper', title: '@admiral' },
-      { phone: '+14155550102', first_name: 'Alan' },
-    ]));
+    key = apiKey;
+    ({ import_id: importId } = await uploadLeads(service.origin, apiKey, account.campaignId, FILE));
   });
+  /** A desktop page signed in as the account's admin. */
+  const signInAsAdmin = () =>
+    signedInPage(browser, service.origin, pages, account.admin.email, PASSWORD);
+
   afterAll(async () => {
     await closeCheckedPages(pages);
     await browser?.close();
@@ -63,13 +70,7 @@ describe('Import history in a browser', () => {
   });
 
   it('lists the upload in the campaign, shows its compliance record and rejected rows, and downloads them as safe CSV', async () => {
-    const watched = await signedInPage(
-      browser,
-      service.origin,
-      pages,
-      account.admin.email,
-      PASSWORD,
-    );
+    const watched = await signInAsAdmin();
     const { page } = watched;
     await page.getByRole('link', { name: 'Winter launch' }).click();
     const imports = page.getByRole('table', { name: 'Imports' });
@@ -134,5 +135,61 @@ describe('Import history in a browser', () => {
       ),
     ).toBeLessThanOrEqual(0);
     await watched.screenshot('imports-campaign-mobile');
+  });
+
+  it('shows a re-imported file as rows read, 0 new leads, duplicates skipped and rejected, on the list and the page', async () => {
+    // The same file again: its two valid leads are duplicates now, skipped.
+    const again = await uploadLeads(service.origin, key, account.campaignId, FILE);
+    const watched = await signInAsAdmin();
+    const { page } = watched;
+    await page.goto(`/dashboard/campaigns/${account.campaignId}`);
+    const imports = page.getByRole('table', { name: 'Imports' });
+    await imports.waitFor();
+    const headers = await imports.getByRole('columnheader').allInnerTexts();
+    expect(headers.slice(3)).toEqual(['Rows read', 'New leads', 'Duplicates skipped', 'Rejected']);
+    const cells = async (n: number) =>
+      (await imports.getByRole('row').nth(n).getByRole('cell').allInnerTexts()).slice(3);
+    // Newest first: the re-import, then the first import. Each adds up to its rows read.
+    expect(await cells(1)).toEqual(['5', '0', '2', '3']);
+    expect(await cells(2)).toEqual(['5', '2', '0', '3']);
+    await watched.screenshot('imports-reimport-desktop');
+
+    await imports.getByRole('row').nth(1).getByRole('link').click();
+    await page.getByRole('heading', { name: 'Import', level: 1 }).waitFor();
+    expect(page.url()).toContain(again.import_id);
+    const record = page.getByText('Compliance record').locator('xpath=..');
+    expect(await record.innerText()).toMatch(
+      /Rows read\s+5\s+New leads\s+0\s+Duplicates skipped\s+2\s+Rejected\s+3/i,
+    );
+    // As the database keeps it: no lead from the re-import, its counts as the 202 answered.
+    expect(
+      await queryDatabase(
+        `SELECT received_count, valid_count, duplicate_count, invalid_count,
+                (SELECT count(*)::int FROM lead l WHERE l.import_id = i.id) AS leads
+           FROM lead_import i WHERE id = $1`,
+        [again.import_id],
+      ),
+    ).toEqual([
+      { received_count: 5, valid_count: 2, duplicate_count: 2, invalid_count: 3, leads: 0 },
+    ]);
+    await watched.screenshot('import-reimport-page-desktop');
+
+    // At phone width, the three numbers and the rows read are all there, nothing wider.
+    const phone = await openPage(browser, service.origin, 'mobile');
+    phone.expectFailure(401, '/dashboard/api/session');
+    pages.push(phone);
+    await phone.page.goto(`/dashboard/imports/${again.import_id}`);
+    await submitSignIn(phone.page, account.admin.email, PASSWORD);
+    const phoneRecord = phone.page.getByText('Compliance record').locator('xpath=..');
+    await phoneRecord.waitFor();
+    expect(await phoneRecord.innerText()).toMatch(
+      /Rows read\s+5\s+New leads\s+0\s+Duplicates skipped\s+2\s+Rejected\s+3/i,
+    );
+    expect(
+      await phone.page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await phone.screenshot('import-reimport-page-mobile');
   });
 });

@@ -16,18 +16,29 @@ import {
   type DashboardService,
 } from './support/service';
 
-/** A receiver whose answer the test switches: 500 while deliveries are to fail, then 204. */
+/**
+ * A receiver whose answer the test switches: 500 while deliveries are to fail, then 204. With
+ * `busy` set, an event whose `data.want` is `busy` is answered 503 with `Retry-After: 1`.
+ */
 async function startReceiver() {
   const byWebhookId = new Map<string, number>();
-  const state = { status: 500, delayMs: 0, received: 0 };
+  const state = { status: 500, delayMs: 0, received: 0, busy: false };
   const server: Server = createServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       state.received += 1;
       const id = String(request.headers['webhook-id']);
       byWebhookId.set(id, (byWebhookId.get(id) ?? 0) + 1);
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
+        data: { want?: string };
+      };
       setTimeout(() => {
-        response.writeHead(state.status);
+        if (state.busy && body.data.want === 'busy') {
+          response.writeHead(503, { 'retry-after': '1' });
+        } else {
+          response.writeHead(state.status);
+        }
         response.end();
       }, state.delayMs);
     });
@@ -45,6 +56,67 @@ async function until(what: string, probe: () => boolean | Promise<boolean>, time
   }
 }
 
+/** Records a `lead.created` event of the campaign per `data` entry, through the CLI. */
+function emitEvents(env: Record<string, string>, campaignId: number, data: object[]) {
+  for (const item of data) {
+    const event = ['--campaign', String(campaignId), '--type', 'lead.created'];
+    cli(env, ['event', 'emit', ...event, '--data', JSON.stringify(item)]);
+  }
+}
+
+/**
+ * The service with its worker and a retry schedule of `schedule`, Chromium, a receiver, and an
+ * endpoint of a new account to it with `data.length` events recorded, once the receiver got
+ * `attempts` requests.
+ */
+async function givenFailingEndpoint(
+  schedule: string,
+  data: object[],
+  attempts: number,
+  password: string,
+  busy = false,
+) {
+  const receiver = await startReceiver();
+  receiver.state.busy = busy;
+  const service = await startDashboardService({
+    RUN_WORKER: 'true',
+    WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+    WEBHOOK_RETRY_SCHEDULE: schedule,
+  });
+  const browser = await launchChromium();
+  const given = givenEndpointOfNewAccount(service.env, receiver.url, ['lead.created'], password);
+  emitEvents(service.env, given.campaignId, data);
+  await until(`${attempts} attempts`, () => receiver.state.received >= attempts);
+  return { receiver, service, browser, ...given };
+}
+
+/** Closes what {@link givenFailingEndpoint} started (any of them may be missing). */
+async function stopAll(
+  browser?: Browser,
+  service?: DashboardService,
+  receiver?: Awaited<ReturnType<typeof startReceiver>>,
+) {
+  await browser?.close();
+  await service?.stop();
+  await new Promise((resolve) => receiver?.server.close(resolve) ?? resolve(undefined));
+}
+
+/** Signs `email` in on a desktop page and opens the endpoint's page: its bulk recovery card. */
+async function openBulkRecovery(
+  browser: Browser,
+  service: DashboardService,
+  pages: WatchedPage[],
+  email: string,
+  password: string,
+  endpointId: number,
+) {
+  const watched = await signedInPage(browser, service.origin, pages, email, password);
+  const { page } = watched;
+  await page.goto(`/dashboard/endpoints/${endpointId}`);
+  await page.getByRole('heading', { name: `Endpoint ${endpointId}`, level: 1 }).waitFor();
+  return { watched, page, card: page.getByRole('region', { name: 'Bulk recovery' }) };
+}
+
 /**
  * Bulk recovery on the endpoint page (docs/dashboard.md#bulk-recovery), against the real
  * service with its worker: three deliveries fail for good (the receiver answers 500, the retry
@@ -58,49 +130,33 @@ describe('Bulk recovery in a browser', () => {
   let service: DashboardService;
   let browser: Browser;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let campaignId: number;
   let endpointId: number;
   let admin: { email: string };
   const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    service = await startDashboardService({
-      RUN_WORKER: 'true',
-      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-      WEBHOOK_RETRY_SCHEDULE: '1s',
-    });
-    browser = await launchChromium();
-    const env = service.env;
-    ({ campaignId, endpointId, admin } = givenEndpointOfNewAccount(
-      env,
-      receiver.url,
-      ['lead.created'],
+    // Two attempts each (the first try and one retry), both refused: failed for good.
+    ({ receiver, service, browser, endpointId, admin } = await givenFailingEndpoint(
+      '1s',
+      [{ id: 1 }, { id: 2 }, { id: 3 }],
+      6,
       PASSWORD,
     ));
-    for (let i = 1; i <= 3; i += 1) {
-      const event = ['--campaign', String(campaignId), '--type', 'lead.created'];
-      cli(env, ['event', 'emit', ...event, '--data', JSON.stringify({ id: i })]);
-    }
-    // Two attempts each (the first try and one retry), both refused: failed for good.
-    await until('six failed attempts', () => receiver.state.received >= 6);
   }, 60_000);
 
   afterEach(() => closeCheckedPages(pages));
 
-  afterAll(async () => {
-    await browser?.close();
-    await service?.stop();
-    await new Promise((resolve) => receiver?.server.close(resolve));
-  });
+  afterAll(() => stopAll(browser, service, receiver));
 
   it('previews the failed deliveries, redelivers them after a confirmation and shows the progress to done', async () => {
-    const watched = await signedInPage(browser, service.origin, pages, admin.email, PASSWORD);
-    const { page } = watched;
-    await page.goto(`/dashboard/endpoints/${endpointId}`);
-    await page.getByRole('heading', { name: `Endpoint ${endpointId}`, level: 1 }).waitFor();
-
-    const card = page.getByRole('region', { name: 'Bulk recovery' });
+    const { watched, page, card } = await openBulkRecovery(
+      browser,
+      service,
+      pages,
+      admin.email,
+      PASSWORD,
+      endpointId,
+    );
     const since = card.getByLabel('Failed since');
     // Yesterday at this time, by default: before the three deliveries.
     expect(await since.inputValue()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
@@ -140,10 +196,7 @@ describe('Bulk recovery in a browser', () => {
       const env = service.env;
       const given = givenEndpointOfNewAccount(env, other.url, ['lead.created'], PASSWORD);
       cli(env, ['endpoint', 'update', '--id', String(given.endpointId), '--disable']);
-      for (let i = 1; i <= 3; i += 1) {
-        const event = ['--campaign', String(given.campaignId), '--type', 'lead.created'];
-        cli(env, ['event', 'emit', ...event, '--data', JSON.stringify({ id: i })]);
-      }
+      emitEvents(env, given.campaignId, [{ id: 1 }, { id: 2 }, { id: 3 }]);
       const path = `/dashboard/endpoints/${given.endpointId}`;
       const heading = { name: `Endpoint ${given.endpointId}`, level: 1 } as const;
 
@@ -200,5 +253,97 @@ describe('Bulk recovery in a browser', () => {
     } finally {
       await new Promise((resolve) => other.server.close(resolve));
     }
+  });
+});
+
+/**
+ * Bulk recovery of deliveries waiting on a retry (docs/dashboard.md#bulk-recovery): with a
+ * retry schedule of one step of 30 minutes, two deliveries answered 500 wait half an hour for
+ * their retry, and two answered 503 with `Retry-After: 1` fail for good within seconds. The
+ * preview names both kinds apart, at desktop and phone widths; once the receiver is fixed, the
+ * recovery sends each exactly once more.
+ */
+describe('Bulk recovery of deliveries waiting on a retry in a browser', () => {
+  const PASSWORD = 'correct horse battery staple';
+  let service: DashboardService;
+  let browser: Browser;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  let endpointId: number;
+  let admin: { email: string };
+  const pages: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    // The busy ones: the first try and its retry a second later. The others: the first try.
+    ({ receiver, service, browser, endpointId, admin } = await givenFailingEndpoint(
+      '30m',
+      ['busy', 'no', 'busy', 'no'].map((want, id) => ({ id, want })),
+      6,
+      PASSWORD,
+      true,
+    ));
+  }, 60_000);
+
+  afterEach(() => closeCheckedPages(pages));
+
+  afterAll(() => stopAll(browser, service, receiver));
+
+  it('previews the failed deliveries and those waiting on a retry apart, and sends each once more now', async () => {
+    const { watched, page, card } = await openBulkRecovery(
+      browser,
+      service,
+      pages,
+      admin.email,
+      PASSWORD,
+      endpointId,
+    );
+    const preview = card.getByTestId('recovery-preview');
+    await until('a preview of both kinds', async () => {
+      await card.getByRole('button', { name: 'Preview' }).click();
+      await preview.waitFor();
+      return /^2 failed deliveries and 2 pending deliveries waiting on a retry since/.test(
+        await preview.innerText(),
+      );
+    });
+    expect(await card.getByTestId('recovery-preview-kinds').innerText()).toMatch(
+      /^Failed: their retries ran out; each gets one more attempt\. Waiting on a retry: their last attempt failed; their next attempt moves to now/,
+    );
+    await card.scrollIntoViewIfNeeded();
+    console.log(`screenshot: ${await watched.screenshot('recovery-preview-retrying-desktop')}`);
+
+    // The same preview at phone width, nothing wider than the screen.
+    const phone = await openPage(browser, service.origin, 'mobile');
+    phone.expectFailure(401, '/dashboard/api/session');
+    pages.push(phone);
+    await phone.page.goto(`/dashboard/endpoints/${endpointId}`);
+    await submitSignIn(phone.page, admin.email, PASSWORD);
+    const phoneCard = phone.page.getByRole('region', { name: 'Bulk recovery' });
+    await phoneCard.getByRole('button', { name: 'Preview' }).click();
+    await phoneCard
+      .getByText(/^2 failed deliveries and 2 pending deliveries waiting on a retry since/)
+      .waitFor();
+    expect(
+      await phone.page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await phoneCard.scrollIntoViewIfNeeded();
+    console.log(`screenshot: ${await phone.screenshot('recovery-preview-retrying-mobile')}`);
+
+    // Fixed: every delivery is answered 204.
+    receiver.state.busy = false;
+    receiver.state.status = 204;
+    const received = receiver.state.received;
+    await card.getByRole('button', { name: 'Redeliver 4 deliveries now' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('button', { name: 'Redeliver' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    await card.getByText(/^Done: failed deliveries since/).waitFor({ timeout: 20_000 });
+    await card.getByText('4 of 4').waitFor();
+
+    // Each was sent exactly once more: the failed ones a third time, the waiting ones a second.
+    await until('four more requests', () => receiver.state.received >= received + 4);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.state.received).toBe(received + 4);
+    expect([...receiver.byWebhookId.values()].sort()).toEqual([2, 2, 3, 3]);
   });
 });

@@ -109,6 +109,10 @@ describe('Spreadsheet import in a browser', () => {
     await watched.screenshot('spreadsheet-progress-desktop');
     await page.getByRole('heading', { name: 'Import report' }).waitFor({ timeout: 60_000 });
     await page.getByText('25,000 of 25,000 rows (100 %)').waitFor();
+    // Rows read = new leads + duplicates skipped + rejected.
+    expect(await page.locator('main').innerText()).toMatch(
+      /New leads\s+24,500\s+Duplicates skipped\s+0\s+Rejected\s+500/i,
+    );
     await watched.screenshot('spreadsheet-report-desktop');
 
     const [download] = await Promise.all([
@@ -143,6 +147,14 @@ describe('Spreadsheet import in a browser', () => {
     await page.getByRole('link', { name: 'Back to the campaign' }).click();
     const list = page.getByRole('table', { name: 'Spreadsheet imports' });
     await list.getByRole('link', { name: 'crm-export.csv' }).waitFor();
+    expect((await list.getByRole('columnheader').allInnerTexts()).slice(4)).toEqual([
+      'New leads',
+      'Duplicates skipped',
+      'Rejected',
+    ]);
+    expect((await list.getByRole('row').nth(1).getByRole('cell').allInnerTexts()).slice(4)).toEqual(
+      ['24,500', '0', '500'],
+    );
     await watched.screenshot('spreadsheet-campaign-desktop');
   });
 

@@ -76,17 +76,33 @@ export class LeadImportDto {
   @ApiProperty({ type: 'string', nullable: true, example: '203.0.113.7' })
   client_ip!: string | null;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Rows read: `new_count + duplicate_count + invalid_count`',
+  })
   received_count!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'Valid leads, as the upload’s `202` answered: the new leads and the duplicates skipped (`new_count + duplicate_count`)',
+  })
   valid_count!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({ type: 'integer', description: 'Rows rejected (see the rejected rows)' })
   invalid_count!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Duplicates skipped: valid leads whose phone the campaign already had',
+  })
   duplicate_count!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'New leads stored: `valid_count − duplicate_count`',
+  })
+  new_count!: number;
 
   @ApiProperty({
     type: 'integer',

@@ -29,7 +29,7 @@ export class StartRecoveryRequestDto {
   @ApiPropertyOptional({
     enum: RECOVERY_SCOPES,
     description:
-      '`failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled',
+      '`failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled',
   })
   @IsOptional()
   @IsString()
@@ -42,9 +42,16 @@ export class RecoveryPreviewDto {
   since!: string;
   @ApiProperty({
     type: 'integer',
-    description: 'The endpoint’s deliveries that are failed and were created at or after `since`',
+    description:
+      'The endpoint’s deliveries that are failed (their retry schedule ran out) and were created at or after `since`',
   })
   failed_count!: number;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'The endpoint’s deliveries that are pending with at least one failed attempt, waiting on their next retry, and were created at or after `since`: a recovery (either scope) moves that retry to now',
+  })
+  retrying_count!: number;
   @ApiProperty({
     type: 'integer',
     description:
@@ -78,7 +85,10 @@ export class RecoveryDto {
     description: 'Deliveries of its scope counted at the start',
   })
   total!: number;
-  @ApiProperty({ type: 'integer', description: 'Deliveries queued again so far' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Deliveries queued again (or, waiting on a retry, made due now) so far',
+  })
   processed!: number;
   @ApiProperty({ format: 'date-time' })
   created_at!: string;

@@ -92,20 +92,35 @@ export class SpreadsheetImportDto {
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
   compliance_acknowledged_at!: string | null;
 
-  @ApiProperty({ type: 'integer', description: 'Data rows imported so far' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Data rows imported so far: `new_count + duplicate_count + invalid_count`',
+  })
   rows_read!: number;
 
   @ApiProperty({ type: 'integer', description: 'Chunks imported so far (each an import)' })
   chunks_imported!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Valid leads so far: the new leads and the duplicates skipped',
+  })
   valid_count!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({ type: 'integer', description: 'Rows rejected so far' })
   invalid_count!: number;
 
-  @ApiProperty({ type: 'integer' })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Duplicates skipped so far: valid leads whose phone the campaign already had',
+  })
   duplicate_count!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    description: 'New leads stored so far: `valid_count − duplicate_count`',
+  })
+  new_count!: number;
 
   @ApiProperty({ type: 'string', nullable: true, description: 'Why it failed' })
   error!: string | null;

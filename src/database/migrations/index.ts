@@ -21,6 +21,7 @@ import { SpreadsheetImport1795930000000 } from './1795930000000-SpreadsheetImpor
 import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistogramArrays';
 import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
 import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-SpreadsheetSuggestedMapping';
+import { RecoveryOfRetryingDeliveries1795946100000 } from './1795946100000-RecoveryOfRetryingDeliveries';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -49,4 +50,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RollupHistogramArrays1795935000000,
   RollupChartLine1795936000000,
   SpreadsheetSuggestedMapping1795940000000,
+  RecoveryOfRetryingDeliveries1795946100000,
 ];

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
 import { rejectionsCsv, type ImportRejection } from '../import-rejections';
+import { newLeads } from '../lead-batch';
 import { validateLead, type LeadField, type NormalizedLead } from '../lead-validator';
 import { checkMapping, leadOfRow } from './column-mapping';
 import type {
@@ -49,9 +50,12 @@ export interface SpreadsheetImportView {
   /** Data rows imported so far, and chunks (each a `lead_import`). */
   rows_read: number;
   chunks_imported: number;
+  /** Of the rows read: valid (new and duplicates skipped), rejected, duplicates skipped. */
   valid_count: number;
   invalid_count: number;
   duplicate_count: number;
+  /** New leads stored: `rows_read = new_count + duplicate_count + invalid_count`. */
+  new_count: number;
   error: string | null;
   created_at: Date;
   started_at: Date | null;
@@ -106,6 +110,7 @@ function view(row: Record<string, unknown>): SpreadsheetImportView {
     valid_count: row.valid_count as number,
     invalid_count: row.invalid_count as number,
     duplicate_count: row.duplicate_count as number,
+    new_count: newLeads(row.valid_count as number, row.duplicate_count as number),
     error: row.error as string | null,
     created_at: row.created_at as Date,
     started_at: row.started_at as Date | null,

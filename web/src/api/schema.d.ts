@@ -286,7 +286,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Count the endpoint’s failed, and skipped or dropped, deliveries since a time */
+    /** Count the endpoint’s failed, waiting on a retry, and skipped or dropped, deliveries since a time */
     get: operations['previewRecovery'];
     put?: never;
     post?: never;
@@ -1342,13 +1342,18 @@ export interface components {
       created_at: string;
       /** @example v1.0 */
       disclaimer_version: string;
+      /** @description Duplicates skipped: valid leads whose phone the campaign already had */
       duplicate_count: number;
       /**
        * Format: uuid
        * @description The upload’s `import_id`
        */
       id: string;
+      /** @description Rows rejected (see the rejected rows) */
       invalid_count: number;
+      /** @description New leads stored: `valid_count − duplicate_count` */
+      new_count: number;
+      /** @description Rows read: `new_count + duplicate_count + invalid_count` */
       received_count: number;
       /** @description Rejected rows still kept (0 once retention removed them) */
       rejected_rows_kept: number;
@@ -1367,6 +1372,7 @@ export interface components {
       tags: string[];
       /** @description The dashboard user who imported a spreadsheet (null for an API upload) */
       user: components['schemas']['ImportUser'] | null;
+      /** @description Valid leads, as the upload’s `202` answered: the new leads and the duplicates skipped (`new_count + duplicate_count`) */
       valid_count: number;
     };
     LeadImportPage: {
@@ -1452,7 +1458,7 @@ export interface components {
       finished_at: string | null;
       /** @example 4 */
       id: number;
-      /** @description Deliveries queued again so far */
+      /** @description Deliveries queued again (or, waiting on a retry, made due now) so far */
       processed: number;
       /**
        * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
@@ -1470,8 +1476,10 @@ export interface components {
       total: number;
     };
     RecoveryPreview: {
-      /** @description The endpoint’s deliveries that are failed and were created at or after `since` */
+      /** @description The endpoint’s deliveries that are failed (their retry schedule ran out) and were created at or after `since` */
       failed_count: number;
+      /** @description The endpoint’s deliveries that are pending with at least one failed attempt, waiting on their next retry, and were created at or after `since`: a recovery (either scope) moves that retry to now */
+      retrying_count: number;
       /**
        * Format: date-time
        * @description The `since` asked for, in UTC
@@ -1569,6 +1577,7 @@ export interface components {
       /** Format: date-time */
       created_at: string;
       disclaimer_version: string | null;
+      /** @description Duplicates skipped so far: valid leads whose phone the campaign already had */
       duplicate_count: number;
       /** @description Why it failed */
       error: string | null;
@@ -1582,6 +1591,7 @@ export interface components {
       headers: string[];
       /** Format: uuid */
       id: string;
+      /** @description Rows rejected so far */
       invalid_count: number;
       /**
        * @description The mapping it was started with
@@ -1599,7 +1609,9 @@ export interface components {
         phone?: number;
         title?: number;
       } | null;
-      /** @description Data rows imported so far */
+      /** @description New leads stored so far: `valid_count − duplicate_count` */
+      new_count: number;
+      /** @description Data rows imported so far: `new_count + duplicate_count + invalid_count` */
       rows_read: number;
       /** @description The first data rows, as text */
       sample_rows: string[][];
@@ -1632,6 +1644,7 @@ export interface components {
       total_rows: number;
       /** @description Who uploaded the file */
       user: components['schemas']['ImportUser'];
+      /** @description Valid leads so far: the new leads and the duplicates skipped */
       valid_count: number;
     };
     SpreadsheetPreview: {
@@ -1680,7 +1693,7 @@ export interface components {
     };
     StartRecoveryRequest: {
       /**
-       * @description `failed` (the default): the failed deliveries, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
+       * @description `failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
        * @enum {string}
        */
       scope?: 'failed' | 'missed';

@@ -97,6 +97,7 @@ export function fakeEndpointPageApi({
     'GET /endpoints/5/recovery/preview': (_request: Request, url: URL) => ({
       since: new Date(url.searchParams.get('since')!).toISOString(),
       failed_count: 3,
+      retrying_count: 0,
       skipped_count: 2,
     }),
     ...routes,

@@ -68,6 +68,37 @@ describe('the bulk recovery card', () => {
     expect(card.queryByRole('button', { name: 'Cancel recovery' })).toBeNull();
   });
 
+  it('previews the failed deliveries and those waiting on a retry apart, and redelivers both', async () => {
+    const { requests } = fakeDashboard(
+      fakeEndpointPageApi({
+        routes: {
+          'GET /endpoints/5/recovery/preview': (_request: Request, url: URL) => ({
+            since: new Date(url.searchParams.get('since')!).toISOString(),
+            failed_count: 3,
+            retrying_count: 2,
+            skipped_count: 0,
+          }),
+          'POST /endpoints/5/recoveries': () => recovery({ total: 5 }),
+        },
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    const user = userEvent.setup();
+    const card = within(await screen.findByRole('region', { name: 'Bulk recovery' }));
+    await user.click(card.getByRole('button', { name: 'Preview' }));
+    expect(await card.findByTestId('recovery-preview')).toHaveTextContent(
+      /^3 failed deliveries and 2 pending deliveries waiting on a retry since/,
+    );
+    expect(card.getByTestId('recovery-preview-kinds')).toHaveTextContent(
+      /Waiting on a retry: their last attempt failed; their next attempt moves to now/,
+    );
+    await user.click(card.getByRole('button', { name: 'Redeliver 5 deliveries now' }));
+    const dialog = await screen.findByRole('dialog');
+    expect(dialog).toHaveTextContent(/one waiting on a retry goes on with its retries/);
+    await user.click(within(dialog).getByRole('button', { name: 'Redeliver' }));
+    await waitFor(() => expect(requests().some((r) => r.method === 'POST')).toBe(true));
+  });
+
   it('cancels a running recovery', async () => {
     let cancelled = false;
     const { requests } = fakeDashboard(

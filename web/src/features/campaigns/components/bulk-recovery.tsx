@@ -30,7 +30,18 @@ export function fromLocalInput(value: string): string | null {
   return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
+const deliveries = (n: number) => `${n} ${n === 1 ? 'delivery' : 'deliveries'}`;
 const plural = (n: number) => `${n} failed ${n === 1 ? 'delivery' : 'deliveries'}`;
+
+/**
+ * What a recovery would send, by kind: "3 failed deliveries", "3 failed deliveries and 2 pending
+ * deliveries waiting on a retry", or "2 pending deliveries waiting on a retry".
+ */
+export function recoveryKinds(failed: number, retrying: number): string {
+  const waiting = `${retrying} pending ${retrying === 1 ? 'delivery' : 'deliveries'} waiting on a retry`;
+  if (retrying === 0) return plural(failed);
+  return failed === 0 ? waiting : `${plural(failed)} and ${waiting}`;
+}
 
 /**
  * A recovery's progress: what it covers and since when, "processed of total", a progress bar
@@ -94,7 +105,8 @@ export function RecoveryProgress({
 
 /**
  * The endpoint's "Bulk recovery" card (docs/dashboard.md#bulk-recovery): count the failed
- * deliveries since a time, redeliver them all in the background (admins), follow the newest
+ * deliveries since a time and, apart, the pending ones waiting on a retry, redeliver them all
+ * in the background (admins; a waiting one's retry moves to now), follow the newest
  * recovery's progress while it runs, and cancel it.
  */
 export function BulkRecovery({ endpointId }: { endpointId: number }) {
@@ -116,7 +128,11 @@ export function BulkRecovery({ endpointId }: { endpointId: number }) {
     wasRunning.current = running;
   }, [running, endpointId, queryClient]);
   const since = fromLocalInput(input);
-  const count = preview.data?.failed_count;
+  const failed = preview.data?.failed_count ?? 0;
+  const retrying = preview.data?.retrying_count ?? 0;
+  const count = failed + retrying;
+  const action =
+    retrying === 0 ? `Redeliver ${plural(failed)}` : `Redeliver ${deliveries(count)} now`;
 
   return (
     <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="recovery-title">
@@ -126,7 +142,8 @@ export function BulkRecovery({ endpointId }: { endpointId: number }) {
         </Title>
         <Text size="sm" c="dimmed">
           Redelivers every failed delivery since a time, in the background, with the same
-          webhook-id; each gets one more attempt.
+          webhook-id; each gets one more attempt. Pending deliveries waiting on a retry have that
+          retry now.
         </Text>
         <Group align="flex-end" gap="sm" wrap="wrap">
           <TextInput
@@ -153,16 +170,29 @@ export function BulkRecovery({ endpointId }: { endpointId: number }) {
         </Group>
         {preview.isError && <ErrorText error={preview.error} title="No preview" />}
         {preview.data && (
-          <Text size="sm" role="status" data-testid="recovery-preview">
-            {plural(preview.data.failed_count)} since <Timestamp value={preview.data.since} />
-          </Text>
+          <Stack gap={4}>
+            <Text size="sm" role="status" data-testid="recovery-preview">
+              {recoveryKinds(failed, retrying)} since <Timestamp value={preview.data.since} />
+            </Text>
+            {retrying > 0 && (
+              <Text size="sm" c="dimmed" data-testid="recovery-preview-kinds">
+                Failed: their retries ran out; each gets one more attempt. Waiting on a retry: their
+                last attempt failed; their next attempt moves to now, and the rest of their retries
+                follow if it fails.
+              </Text>
+            )}
+          </Stack>
         )}
-        {canChange && preview.data && count !== undefined && count > 0 && (
+        {canChange && preview.data && count > 0 && (
           <Group>
             <ConfirmButton
-              label={`Redeliver ${plural(count)}`}
-              title={`Redeliver ${plural(count)}?`}
-              message="Each is queued again and sent once more, in batches, with its webhook-id. A delivery that fails again stays failed."
+              label={action}
+              title={`${action}?`}
+              message={`Each is sent once more now, in batches, with its webhook-id. ${
+                retrying > 0
+                  ? 'A failed one that fails again stays failed; one waiting on a retry goes on with its retries.'
+                  : 'A delivery that fails again stays failed.'
+              }`}
               confirmLabel="Redeliver"
               color="blue"
               leftSection={<IconReload size={16} aria-hidden />}

@@ -23,6 +23,7 @@ const LEAD = {
     valid_count: 4,
     invalid_count: 1,
     duplicate_count: 0,
+    new_count: 4,
     rejected_rows_kept: 1,
   },
 };
@@ -89,7 +90,9 @@ describe('a lead’s page', () => {
     const record = screen.getByRole('region', { name: 'Import' });
     expect(within(record).getByText(/CRM sync/)).toBeVisible();
     expect(within(record).getByText('203.0.113.7')).toBeVisible();
-    expect(within(record).getByText('5 received, 4 valid, 1 invalid, 0 duplicate')).toBeVisible();
+    expect(
+      within(record).getByText('5 rows read: 4 new leads, 0 duplicates skipped, 1 rejected'),
+    ).toBeVisible();
     expect(within(record).getByText(/Version v7, acknowledged/)).toBeVisible();
 
     expect(await screen.findByText(/kept 30 days: older ones are no longer listed/)).toBeVisible();

@@ -105,8 +105,8 @@ function ImportRecord({ lead }: { lead: LeadDetail }) {
           <Timestamp value={record.compliance_acknowledged_at} />
         </Field>
         <Field label="Leads in the upload">
-          {record.received_count} received, {record.valid_count} valid, {record.invalid_count}{' '}
-          invalid, {record.duplicate_count} duplicate
+          {record.received_count} rows read: {record.new_count} new leads, {record.duplicate_count}{' '}
+          duplicates skipped, {record.invalid_count} rejected
         </Field>
         <Field label="Import">
           <Anchor component={Link} to={`/imports/${record.id}`} size="sm">

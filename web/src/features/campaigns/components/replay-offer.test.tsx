@@ -134,9 +134,9 @@ describe('the replay offer', () => {
 
   it('shows nothing when nothing was missed, or when that period was replayed before', async () => {
     for (const [preview, recoveries] of [
-      [{ since: DISABLED_AT, failed_count: 0, skipped_count: 0 }, []],
+      [{ since: DISABLED_AT, failed_count: 0, retrying_count: 0, skipped_count: 0 }, []],
       [
-        { since: DISABLED_AT, failed_count: 1, skipped_count: 0 },
+        { since: DISABLED_AT, failed_count: 1, retrying_count: 0, skipped_count: 0 },
         [replay({ status: 'done', processed: 5, finished_at: '2026-11-25T10:00:05Z' })],
       ],
     ] as const) {

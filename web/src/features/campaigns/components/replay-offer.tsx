@@ -102,14 +102,17 @@ function Offer({
   // The count first: nothing shows before it is known, nor when nothing was missed.
   if (!replay && !preview.isError) {
     if (!preview.data || recoveries.isPending) return null;
-    if (preview.data.failed_count + preview.data.skipped_count === 0) return null;
+    const { failed_count, retrying_count, skipped_count } = preview.data;
+    if (failed_count + retrying_count + skipped_count === 0) return null;
   }
   const failed = preview.data?.failed_count ?? 0;
+  const retrying = preview.data?.retrying_count ?? 0;
   const skipped = preview.data?.skipped_count ?? 0;
-  const count = failed + skipped;
+  const count = failed + retrying + skipped;
   const sinceThen = [
     skipped > 0 && `${deliveries(skipped)} ${skipped === 1 ? 'was' : 'were'} skipped or dropped`,
     failed > 0 && `${deliveries(failed)} failed`,
+    retrying > 0 && `${deliveries(retrying)} ${retrying === 1 ? 'is' : 'are'} waiting on a retry`,
   ]
     .filter(Boolean)
     .join(' and ');

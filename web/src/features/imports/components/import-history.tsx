@@ -19,7 +19,8 @@ export function importedBy(item: LeadImport): string {
 
 /**
  * A campaign's import history (docs/dashboard.md#imports): every upload, newest first, with
- * who made it, its source and tags, and its counts; each links to its page with the rejected
+ * who made it, its source and tags, and its counts (rows read = new leads + duplicates
+ * skipped + rejected); each links to its page with the rejected
  * rows.
  */
 export function ImportHistory({ campaignId }: { campaignId: number }) {
@@ -46,12 +47,12 @@ export function ImportHistory({ campaignId }: { campaignId: number }) {
             <Table verticalSpacing="sm" highlightOnHover aria-label="Imports">
               <Table.Thead>
                 <Table.Tr>
-                  <Table.Th>Imported</Table.Th>
+                  <Table.Th>Imported at</Table.Th>
                   <Table.Th>By</Table.Th>
                   <Table.Th>Source</Table.Th>
-                  <Table.Th ta="right">Received</Table.Th>
-                  <Table.Th ta="right">Imported</Table.Th>
-                  <Table.Th ta="right">Duplicates</Table.Th>
+                  <Table.Th ta="right">Rows read</Table.Th>
+                  <Table.Th ta="right">New leads</Table.Th>
+                  <Table.Th ta="right">Duplicates skipped</Table.Th>
                   <Table.Th ta="right">Rejected</Table.Th>
                 </Table.Tr>
               </Table.Thead>
@@ -77,7 +78,7 @@ export function ImportHistory({ campaignId }: { campaignId: number }) {
                       </Group>
                     </Table.Td>
                     <Table.Td ta="right">{item.received_count.toLocaleString()}</Table.Td>
-                    <Table.Td ta="right">{item.valid_count.toLocaleString()}</Table.Td>
+                    <Table.Td ta="right">{item.new_count.toLocaleString()}</Table.Td>
                     <Table.Td ta="right">{item.duplicate_count.toLocaleString()}</Table.Td>
                     <Table.Td ta="right">
                       {item.invalid_count > 0 ? (

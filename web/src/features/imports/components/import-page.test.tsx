@@ -26,6 +26,7 @@ function fakeImport(overrides: Record<string, unknown> = {}) {
     valid_count: 2,
     invalid_count: 3,
     duplicate_count: 0,
+    new_count: 2,
     rejected_rows_kept: 3,
     ...overrides,
   };
@@ -54,6 +55,30 @@ describe('import history', () => {
     expect(rows[0]).toHaveTextContent('CRM sync (ck_live_4f9a…)');
     expect(rows[0]).toHaveTextContent('crm-sync');
     expect(within(rows[0]).getByRole('link')).toHaveAttribute('href', `/imports/${ID}`);
+  });
+
+  it('shows rows read, new leads, duplicates skipped and rejected apart: a re-import adds no lead', async () => {
+    const reimport = {
+      received_count: 1971 + 29,
+      valid_count: 1971,
+      duplicate_count: 1971,
+      new_count: 0,
+      invalid_count: 29,
+    };
+    fakeDashboard({
+      'GET /campaigns/3/imports': () =>
+        json(200, { items: [fakeImport({ id: 'again', ...reimport })], next_cursor: null }),
+    });
+    renderWithProviders(<ImportHistory campaignId={3} />);
+    const table = await screen.findByRole('table', { name: 'Imports' });
+    const headers = within(table)
+      .getAllByRole('columnheader')
+      .map((h) => h.textContent);
+    expect(headers.slice(3)).toEqual(['Rows read', 'New leads', 'Duplicates skipped', 'Rejected']);
+    const cells = within(within(table).getAllByRole('row')[1])
+      .getAllByRole('cell')
+      .map((c) => c.textContent);
+    expect(cells.slice(3)).toEqual(['2,000', '0', '1,971', '29']);
   });
 
   it('says so when a campaign has no import yet', async () => {

@@ -58,9 +58,9 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
           </Figure>
         </SimpleGrid>
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
-          <Figure label="Received">{item.received_count.toLocaleString()}</Figure>
-          <Figure label="Imported">{item.valid_count.toLocaleString()}</Figure>
-          <Figure label="Duplicates">{item.duplicate_count.toLocaleString()}</Figure>
+          <Figure label="Rows read">{item.received_count.toLocaleString()}</Figure>
+          <Figure label="New leads">{item.new_count.toLocaleString()}</Figure>
+          <Figure label="Duplicates skipped">{item.duplicate_count.toLocaleString()}</Figure>
           <Figure label="Rejected">{item.invalid_count.toLocaleString()}</Figure>
         </SimpleGrid>
         <Text size="xs" c="dimmed">

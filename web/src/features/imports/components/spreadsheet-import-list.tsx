@@ -50,7 +50,8 @@ export function SpreadsheetImportList({ campaignId }: { campaignId: number }) {
                   <Table.Th>Uploaded</Table.Th>
                   <Table.Th>Status</Table.Th>
                   <Table.Th>Progress</Table.Th>
-                  <Table.Th>Imported</Table.Th>
+                  <Table.Th>New leads</Table.Th>
+                  <Table.Th>Duplicates skipped</Table.Th>
                   <Table.Th>Rejected</Table.Th>
                 </Table.Tr>
               </Table.Thead>
@@ -78,7 +79,8 @@ export function SpreadsheetImportList({ campaignId }: { campaignId: number }) {
                         {job.rows_read.toLocaleString()} / {job.total_rows.toLocaleString()} rows
                       </Text>
                     </Table.Td>
-                    <Table.Td>{job.valid_count.toLocaleString()}</Table.Td>
+                    <Table.Td>{job.new_count.toLocaleString()}</Table.Td>
+                    <Table.Td>{job.duplicate_count.toLocaleString()}</Table.Td>
                     <Table.Td>{job.invalid_count.toLocaleString()}</Table.Td>
                   </Table.Tr>
                 ))}

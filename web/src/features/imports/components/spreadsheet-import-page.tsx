@@ -320,8 +320,8 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
           />
         </Stack>
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
-          <Figure label="Imported">{job.valid_count.toLocaleString()}</Figure>
-          <Figure label="Duplicates">{job.duplicate_count.toLocaleString()}</Figure>
+          <Figure label="New leads">{job.new_count.toLocaleString()}</Figure>
+          <Figure label="Duplicates skipped">{job.duplicate_count.toLocaleString()}</Figure>
           <Figure label="Rejected">{job.invalid_count.toLocaleString()}</Figure>
           <Figure label="Chunks committed">{job.chunks_imported.toLocaleString()}</Figure>
         </SimpleGrid>
