@@ -11,6 +11,8 @@
 // Each build is stamped with a marker; the check only compares modification times (a few
 // hundred stat calls), so a CLI run that needs no build pays a few milliseconds.
 // `--force` (what `npm run build` uses) always builds both, and stamps them all the same.
+// Only `--force` prints Vite's table of asset sizes: a build on the way to `npm start` or a CLI
+// command prints one line per build, and Vite's warnings and errors (`--logLevel warn`).
 const { execSync } = require('node:child_process');
 const { existsSync, readdirSync, statSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -99,6 +101,10 @@ if (
   stale(webMarker, join(root, 'dist', 'dashboard', 'index.html'), webSources)
 ) {
   process.stderr.write('Building dist/dashboard/ (vite build of web/)…\n');
-  execSync('npm run --silent --workspace web build', { cwd: root, stdio: ['ignore', 2, 2] });
+  const quiet = force ? '' : ' -- --logLevel warn';
+  execSync(`npm run --silent --workspace web build${quiet}`, {
+    cwd: root,
+    stdio: ['ignore', 2, 2],
+  });
   stamp(webMarker);
 }

@@ -1,7 +1,8 @@
 /**
  * Compares the output a README shows with the output a command really printed: same keys,
  * same values, except the values that change from run to run (ids drawn at random, times,
- * durations, secrets), of which only the type is compared.
+ * durations, secrets), of which only the type is compared, and the folders `mktemp -d` drew,
+ * which may differ in a path.
  */
 
 /** Keys whose values differ on every run: random ids, timestamps, measured times, secrets. */
@@ -48,13 +49,25 @@ export function jsonDocuments(text: string): unknown[] {
   }
 }
 
+/**
+ * A folder `mktemp -d` made (`/tmp/tmp.Wn3kX1bq7Z`: any parent, then `tmp.` and ten letters or
+ * digits), wherever it appears in a string.
+ */
+const MKTEMP_FOLDER = /(?:\/[\w.-]+)*\/tmp\.[A-Za-z0-9]{10}(?![A-Za-z0-9])/g;
+
+/** `text` with each folder `mktemp -d` made replaced by the same placeholder. */
+export function withoutTemporaryFolders(text: string): string {
+  return text.replace(MKTEMP_FOLDER, '<mktemp -d>');
+}
+
 const typeOf = (value: unknown) =>
   value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
 
 /**
  * The differences between `expected` (as the README shows it) and `actual`, one line each
  * (`$.first_errors[0].row: expected 16, got 17`); empty when they match. Keys in
- * {@link VOLATILE_KEYS} only need a value of the same type.
+ * {@link VOLATILE_KEYS} only need a value of the same type; strings match when they differ only
+ * in the folders `mktemp -d` drew ({@link withoutTemporaryFolders}).
  */
 export function jsonDifferences(expected: unknown, actual: unknown, path = '$'): string[] {
   if (typeOf(expected) !== typeOf(actual)) {
@@ -86,7 +99,12 @@ export function jsonDifferences(expected: unknown, actual: unknown, path = '$'):
     }
     return differences;
   }
-  return expected === actual
+  const same =
+    expected === actual ||
+    (typeof expected === 'string' &&
+      typeof actual === 'string' &&
+      withoutTemporaryFolders(expected) === withoutTemporaryFolders(actual));
+  return same
     ? []
     : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
 }

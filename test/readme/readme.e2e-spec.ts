@@ -1,10 +1,17 @@
 /**
  * The README's command sequences run as written, top to bottom, as a reader on a fresh clone
  * would type them: every ```bash block of README.md, in document order, in one bash session
- * (variables and the working directory carry over) started in the repository with a clean
- * environment (none of the test environment's settings, no npm_* variables), against a
- * database that does not exist yet (`npm start` creates and migrates it). Each block runs
- * with `set -euo pipefail` and must exit 0.
+ * (variables and the working directory carry over) with a clean environment (none of the test
+ * environment's settings, no npm_* variables), against a database that does not exist yet
+ * (`npm start` creates and migrates it). Each block runs with `set -euo pipefail` and must
+ * exit 0.
+ *
+ * The session starts in a scratch copy of the checkout (scratch-checkout.ts: links to what git
+ * tracks, node_modules and dist), never in the checkout itself, and its `TMPDIR` (where the
+ * walk-throughs' `mktemp -d` folders go) is the test's own: files a reader's walk-through left in
+ * the checkout, such as a CSV importer's resume state, cannot change the result, and the test
+ * leaves nothing there. To prove it, the test plants such leftovers in the checkout (only names
+ * not there already, removed afterwards) and checks that the walk-throughs never touched them.
  *
  * Markers: an HTML comment on the line right before a block's opening fence.
  *
@@ -26,7 +33,8 @@
  *       settle a moment later), or lines the background job <name> prints (waited for). Each
  *       JSON document shown (one, or one per line) must match a document printed: same keys,
  *       same values, except values that change on every run (random ids, times, durations,
- *       secrets: see json-match.ts), whose type only is compared. `127.0.0.1:3000` and
+ *       secrets: see json-match.ts), whose type only is compared, and folders `mktemp -d` drew
+ *       (`/tmp/tmp.Wn3kX1bq7Z`), which may differ. `127.0.0.1:3000` and
  *       `127.0.0.1:4000` in the README's output stand for the ports the test chose.
  *
  * The test picks free ports for the service (`PORT`, the README's `${PORT:-3000}`) and the
@@ -34,27 +42,34 @@
  * so it runs beside other tests and CI jobs on the same PostgreSQL and Redis. It runs the
  * dist/ that global-setup built (`npm start` would build it if stale).
  */
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { dropDatabase } from '../support/databases';
 import { TEST_DATABASE_URL } from '../support/env';
 import { unmatchedDocuments, jsonDocuments } from './json-match';
 import { parseReadme, type ShellStep } from './readme-markdown';
+import { makeScratchCheckout } from './scratch-checkout';
 import { ShellSession, type BlockResult } from './shell-session';
 
 const ROOT = join(__dirname, '..', '..');
 const STEPS = parseReadme(readFileSync(join(ROOT, 'README.md'), 'utf8'));
-/** Files the walk-throughs write into the working directory (ignored by git). */
-const WALKTHROUGH_FILES = [
-  'leads.json',
-  'endpoint.json',
-  'api-1.log',
-  'api-2.log',
-  'contacts.csv',
-  'contacts.csv.rejected.csv',
-  'contacts.csv.import-state.json',
-];
+/**
+ * Files earlier versions of the walk-throughs wrote into the checkout (git-ignored), as a
+ * reader's checkout may still hold them: a resume state of an import into another campaign
+ * (the importer refuses to run on it), a stale CSV and its rejected rows, logs.
+ */
+const LEFTOVERS: Record<string, string> = {
+  'contacts.csv': 'Mobile\n+14155550100\n',
+  'contacts.csv.import-state.json':
+    '{"version":1,"campaign_id":999999,"completed":{"left-behind":{"index":0,"rows":1,"valid":1,"invalid":0,"duplicates":0}},"rejected_bytes":0}\n',
+  'contacts.csv.rejected.csv': 'line,field,message\n',
+  'leads.json': '{"left":"behind"}\n',
+  'endpoint.json': '{"id":999999,"secret":"whsec_left_behind"}\n',
+  'api-1.log': 'left behind\n',
+  'api-2.log': 'left behind\n',
+};
 
 /** Longest one foreground block may run. */
 const BLOCK_TIMEOUT_MS = 60_000;
@@ -106,30 +121,38 @@ describe('README.md', () => {
 
   describe('run top to bottom', () => {
     const databaseUrl = TEST_DATABASE_URL.replace(/\/([^/?]+)$/, '/$1_readme');
-    const walkthroughFilesBefore = WALKTHROUGH_FILES.filter((f) => existsSync(join(ROOT, f)));
+    const scratch = mkdtempSync(join(tmpdir(), 'readme-test-checkout-'));
+    const planted = Object.keys(LEFTOVERS).filter((file) => !existsSync(join(ROOT, file)));
     let session: ShellSession | undefined;
     let failed = false;
 
     afterAll(async () => {
       await session?.close(failed);
-      if (failed && session) process.stderr.write(`README test files kept in ${session.dir}\n`);
-      for (const file of WALKTHROUGH_FILES) {
-        if (!walkthroughFilesBefore.includes(file)) rmSync(join(ROOT, file), { force: true });
-      }
+      if (failed)
+        process.stderr.write(`README test files kept in ${session?.dir} and ${scratch}\n`);
+      else rmSync(scratch, { recursive: true, force: true });
+      for (const file of planted) rmSync(join(ROOT, file), { force: true });
       await dropDatabase(databaseUrl);
     }, 60_000);
 
-    it('runs every bash block as written, and prints what the README shows', async () => {
+    it('runs every bash block as written in a scratch copy, and prints what the README shows', async () => {
       failed = true;
+      for (const file of planted) writeFileSync(join(ROOT, file), LEFTOVERS[file]);
+      const checkout = join(scratch, 'checkout');
+      const temporary = join(scratch, 'tmp');
+      mkdirSync(checkout);
+      mkdirSync(temporary);
+      makeScratchCheckout(ROOT, checkout);
       await dropDatabase(databaseUrl); // fresh: `npm start` creates and migrates it
       const [port, receiverPort] = [await freePort(), await freePort()];
       session = new ShellSession(
-        ROOT,
+        checkout,
         readerEnvironment({
           DATABASE_URL: databaseUrl,
           QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-readme`,
           PORT: String(port),
           RECEIVER_PORT: String(receiverPort),
+          TMPDIR: temporary,
         }),
       );
       const shell = session;
@@ -207,6 +230,19 @@ describe('README.md', () => {
         'leads.bulk_created',
       ]);
       expect(deliveries.every((d) => d.verified)).toBe(true);
+      // `npm start` ends with the banner naming its URLs on the port it is bound to.
+      const origin = `http://127.0.0.1:${port}`;
+      for (const line of [
+        `  API        ${origin}/api/v1`,
+        `  Dashboard  ${origin}/dashboard/`,
+        `  API docs   ${origin}/api/docs`,
+      ]) {
+        expect(shell.output('api')).toContain(`${line}\n`);
+      }
+      // Nothing was written into the checkout: the leftovers planted there are as they were.
+      for (const file of planted) {
+        expect([file, readFileSync(join(ROOT, file), 'utf8')]).toEqual([file, LEFTOVERS[file]]);
+      }
       expect(ran).toBe(STEPS.filter((s) => s.type === 'shell' && s.mode.kind !== 'skip').length);
       expect(checked).toBe(STEPS.filter((s) => s.type === 'output').length);
       failed = false;
