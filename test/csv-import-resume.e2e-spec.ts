@@ -314,6 +314,13 @@ describe('campaign-api-import resume state across services, keys, campaigns and 
     expect(resumed.code).toBe(3);
     expect(notices(resumed.stderr)).toEqual([]);
     expect(resumed.stderr).toContain('chunk 1 (done in an earlier run)');
+    expect(resumed.stderr).toMatch(
+      new RegExp(
+        `^imported 14, duplicates 0, rejected 1 in \\d+s; 10 rows \\(1 chunk\\) done by an ` +
+          `earlier run, not sent again; rejected rows are in ${file}\\.rejected\\.csv$`,
+        'm',
+      ),
+    );
     expect(counts(resumed.summary)).toEqual({
       ...sentEverything(file, campaignId),
       chunks_resumed: 1,

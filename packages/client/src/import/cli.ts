@@ -207,7 +207,8 @@ export async function main(argv: string[]): Promise<number> {
       `imported ${summary.imported}, duplicates ${summary.duplicates}, rejected ${summary.rejected}` +
         ` in ${formatSeconds(summary.elapsed_ms / 1000)}` +
         (summary.chunks_resumed > 0
-          ? `; ${summary.rows_resumed} rows in ${summary.chunks_resumed} chunks were done by an earlier run, not sent again`
+          ? `; ${summary.rows_resumed} rows (${summary.chunks_resumed} ${summary.chunks_resumed === 1 ? 'chunk' : 'chunks'}) ` +
+            'done by an earlier run, not sent again'
           : '') +
         (summary.rejected_file ? `; rejected rows are in ${summary.rejected_file}` : ''),
     );
