@@ -169,6 +169,7 @@ describe('campaign-api-import against the real service (50,000 rows)', () => {
       rows: ROWS,
       chunks: 5,
       chunks_resumed: 0,
+      rows_resumed: 0,
       chunks_replayed: 0,
       imported: ROWS - BAD,
       duplicates: 0,
@@ -178,7 +179,8 @@ describe('campaign-api-import against the real service (50,000 rows)', () => {
     expect(await leadsOf(campaignId)).toEqual({ total: ROWS - BAD, phones: ROWS - BAD });
     expectRejectedFile(file);
 
-    // Run again: every chunk is known done; nothing is sent.
+    // Run again: every chunk is known done; nothing is sent, so nothing is counted as
+    // imported by this run; the rejected rows of the earlier run are still in their file.
     const again = await run(file, key, [
       '--campaign',
       String(campaignId),
@@ -186,9 +188,13 @@ describe('campaign-api-import against the real service (50,000 rows)', () => {
     ]);
     expect(again.code).toBe(3);
     expect(JSON.parse(again.stdout)).toMatchObject({
+      rows: ROWS,
       chunks_resumed: 5,
-      imported: ROWS - BAD,
-      rejected: BAD,
+      rows_resumed: ROWS,
+      imported: 0,
+      duplicates: 0,
+      rejected: 0,
+      rejected_file: `${file}.rejected.csv`,
     });
     expect(await importsOf(campaignId)).toBe(5);
     expectRejectedFile(file);
@@ -215,6 +221,24 @@ describe('campaign-api-import against the real service (50,000 rows)', () => {
     expect(second.signal).toBe('SIGKILL');
     const afterSecond = finishedChunks(file);
     expect(afterSecond).toBeLessThan(10);
+    // What the chunks finished so far stored, by the service's answers.
+    const earlier = Object.values(
+      (
+        JSON.parse(readFileSync(`${file}.import-state.json`, 'utf8')) as {
+          completed: Record<
+            string,
+            { rows: number; valid: number; invalid: number; duplicates: number }
+          >;
+        }
+      ).completed,
+    ).reduce(
+      (sum, c) => ({
+        rows: sum.rows + c.rows,
+        imported: sum.imported + c.valid - c.duplicates,
+        rejected: sum.rejected + c.invalid,
+      }),
+      { rows: 0, imported: 0, rejected: 0 },
+    );
 
     const last = await run(file, key, args);
     const total = first.ms + second.ms + last.ms;
@@ -224,14 +248,16 @@ describe('campaign-api-import against the real service (50,000 rows)', () => {
     );
     expect(last.code).toBe(3);
     const summary = JSON.parse(last.stdout) as Record<string, number>;
+    // The last run counts as imported only the chunks it sent; the resumed ones apart.
     expect(summary).toMatchObject({
       rows: ROWS,
       chunks: 10,
-      imported: ROWS - BAD,
-      rejected: BAD,
+      chunks_resumed: afterSecond,
+      rows_resumed: earlier.rows,
+      imported: ROWS - BAD - earlier.imported,
+      rejected: BAD - earlier.rejected,
       duplicates: 0,
     });
-    expect(summary.chunks_resumed).toBe(afterSecond);
     expect(await leadsOf(campaignId)).toEqual({ total: ROWS - BAD, phones: ROWS - BAD });
     // One import per chunk: a chunk whose answer a kill lost was replayed, not stored again.
     expect(await importsOf(campaignId)).toBe(10);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
 import { CampaignApiError, CampaignApiNetworkError, CampaignApiRedirectError } from './errors';
 import type { components, paths } from './generated/schema';
@@ -39,6 +39,16 @@ interface Outgoing {
   method: string;
   headers: Headers;
   body: ArrayBuffer | undefined;
+}
+
+/**
+ * An API key's fingerprint: `sha256:` and the first 16 hex digits of a SHA-256 of the key
+ * (with a prefix of its own, so it is not the hash the service stores either). It tells keys
+ * apart, e.g. in the importer's resume state, without revealing or recording the key.
+ */
+export function apiKeyFingerprint(apiKey: string): string {
+  const digest = createHash('sha256').update(`campaign-api-client key fingerprint\n${apiKey}`);
+  return `sha256:${digest.digest('hex').slice(0, 16)}`;
 }
 
 /** Options of {@link CampaignApiClient}. */
@@ -125,6 +135,13 @@ export class CampaignApiClient {
    * typed errors of this class: for operations without a method here.
    */
   readonly api: Client<paths>;
+  /**
+   * The service's base URL, normalised: scheme, lower-case host, the port unless the
+   * default, and the path without trailing slashes; no credentials, query or fragment.
+   */
+  readonly serviceUrl: string;
+  /** The API key's {@link apiKeyFingerprint}, never the key. */
+  readonly keyFingerprint: string;
   private readonly tokens: TokenCache;
   private readonly retry: Required<RetryOptions>;
   private readonly timeoutMs: number;
@@ -144,6 +161,8 @@ export class CampaignApiClient {
     this.now = options.now ?? Date.now;
     this.origin = base.origin;
     this.basePath = base.pathname.replace(/\/+$/, '');
+    this.serviceUrl = `${this.origin}${this.basePath}`;
+    this.keyFingerprint = apiKeyFingerprint(options.apiKey);
     this.api = createClient<paths>({
       baseUrl: base.href.replace(/\/+$/, ''),
       fetch: (request) => this.send(request),

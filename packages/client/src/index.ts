@@ -3,6 +3,7 @@
  * behind `campaign-api-import` (docs/client.md).
  */
 export {
+  apiKeyFingerprint,
   CampaignApiClient,
   MAX_REDIRECTS,
   type CampaignApiClientOptions,

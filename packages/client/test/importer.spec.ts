@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CampaignApiClient } from '../src';
+import { apiKeyFingerprint, CampaignApiClient } from '../src';
 import { EXIT, main } from '../src/import/cli';
 import { chunkKey, importCsv, importPaths } from '../src/import/importer';
 import { mapHeaders, parseMapFlags } from '../src/import/mapping';
@@ -124,13 +125,24 @@ describe('importCsv against a fake server', () => {
     await expect(failing).rejects.toMatchObject({ status: 403 });
     failNext = false;
 
-    const summary = await importCsv(client, { file, campaignId: 1, chunkSize: 2 });
+    const notices: string[] = [];
+    const summary = await importCsv(client, {
+      file,
+      campaignId: 1,
+      chunkSize: 2,
+      onNotice: (line) => notices.push(line),
+    });
+    expect(notices).toEqual([]);
+    // Chunk 1 (Ada and the bad row) was finished by the first run: counted apart, not as
+    // imported by this one; chunk 2 (Cy) is what this run sent.
     expect(summary).toMatchObject({
       rows: 3,
       chunks: 2,
       chunks_resumed: 1,
-      imported: 2,
-      rejected: 1,
+      rows_resumed: 2,
+      imported: 1,
+      rejected: 0,
+      rejected_file: `${file}.rejected.csv`,
     });
     const uploads = server.received.filter((r) => r.path.endsWith('/upload'));
     // Chunk 1 twice (the lost answer, then its replay), chunk 2 refused, chunk 2 stored.
@@ -143,6 +155,122 @@ describe('importCsv against a fake server', () => {
     expect(readFileSync(`${file}.rejected.csv`, 'utf8')).toBe(
       'line,field,message,Phone,Name\n4,phone,phone is not a valid phone number,"bad, phone","Bob\nSmith"\n',
     );
+  });
+});
+
+describe('the resume state', () => {
+  const first = new FakeServer();
+  const second = new FakeServer();
+  let urls: string[];
+  let dir: string;
+  const KEY = 'capi_resume-state-test-key-0123456789abcdefghij';
+  beforeAll(async () => {
+    urls = [await first.start(), await second.start()];
+    dir = mkdtempSync(join(tmpdir(), 'importer-state-'));
+    for (const server of [first, second]) {
+      server.handler = (req, res) => {
+        if (req.path.endsWith('/token')) {
+          return json(res, 200, { access_token: 't', token_type: 'bearer', expires_in: 900 });
+        }
+        const { leads } = JSON.parse(req.body) as { leads: unknown[] };
+        json(res, 202, {
+          status: 'accepted',
+          import_id: 'x',
+          received_count: leads.length,
+          valid_count: leads.length,
+          invalid_count: 0,
+          duplicate_count: 0,
+          errors: [],
+        });
+      };
+    }
+  });
+  afterAll(async () => {
+    await Promise.all([first.stop(), second.stop()]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const uploads = (server: FakeServer) => server.to('/api/v1/leads/upload').length;
+
+  async function importInto(baseUrl: string, file: string, apiKey = KEY, campaignId = 1) {
+    const notices: string[] = [];
+    const summary = await importCsv(new CampaignApiClient({ baseUrl, apiKey }), {
+      file,
+      campaignId,
+      chunkSize: 1,
+      onNotice: (line) => notices.push(line),
+    });
+    return { summary, notices };
+  }
+
+  it('records the service, a fingerprint of the key, the campaign and the file hash, never the key', async () => {
+    const file = join(dir, 'bound.csv');
+    writeFileSync(file, 'Phone\n+12123744203\n+12123744204\n');
+    await importInto(`${urls[0]}/`, file);
+
+    const bytes = readFileSync(importPaths(file).state);
+    expect(bytes.includes(KEY)).toBe(false);
+    expect(bytes.includes(KEY.slice('capi_'.length))).toBe(false);
+    expect(JSON.parse(bytes.toString())).toMatchObject({
+      version: 2,
+      service: urls[0],
+      key: apiKeyFingerprint(KEY),
+      campaign_id: 1,
+      file_sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+    });
+    expect(apiKeyFingerprint(KEY)).toMatch(/^sha256:[0-9a-f]{16}$/);
+    expect(apiKeyFingerprint(KEY)).not.toBe(apiKeyFingerprint(`${KEY}x`));
+  });
+
+  it('starts afresh against another service, sending every chunk, instead of skipping them', async () => {
+    const file = join(dir, 'two-services.csv');
+    writeFileSync(file, 'Phone\n+12123744203\n+12123744204\n');
+    await importInto(urls[0], file);
+    const before = uploads(second);
+
+    const { summary, notices } = await importInto(urls[1], file);
+    expect(notices).toEqual([
+      `${importPaths(file).state}: the resume state is for another service (${urls[0]}): starting afresh`,
+    ]);
+    expect(uploads(second) - before).toBe(2);
+    expect(summary).toMatchObject({ chunks: 2, chunks_resumed: 0, rows_resumed: 0, imported: 2 });
+  });
+
+  it('sets aside a state it cannot read, or of the older importer, with a notice', async () => {
+    const file = join(dir, 'old.csv');
+    writeFileSync(file, 'Phone\n+12123744203\n');
+    const { state } = importPaths(file);
+    const older = {
+      version: 1,
+      campaign_id: 1,
+      completed: {
+        [chunkKey(0, '{}')]: { index: 0, rows: 1, valid: 1, invalid: 0, duplicates: 0 },
+      },
+      rejected_bytes: 0,
+    };
+    for (const [text, why] of [
+      [JSON.stringify(older), 'of an older importer'],
+      ['{"version": 2, "compl', 'not readable JSON'],
+    ]) {
+      writeFileSync(state, text);
+      const { summary, notices } = await importInto(urls[0], file);
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toContain(why);
+      expect(notices[0]).toMatch(/: starting afresh$/);
+      expect(summary).toMatchObject({ chunks_resumed: 0, imported: 1 });
+    }
+  });
+
+  it('resumes for the same service (however its URL is written), key, campaign and file', async () => {
+    const file = join(dir, 'same.csv');
+    writeFileSync(file, 'Phone\n+12123744203\n+12123744204\n');
+    await importInto(urls[0], file);
+    const before = uploads(first);
+
+    const { summary, notices } = await importInto(`${urls[0].toUpperCase()}//`, file);
+    expect(notices).toEqual([]);
+    expect(uploads(first)).toBe(before);
+    expect(summary).toMatchObject({ chunks: 2, chunks_resumed: 2, rows_resumed: 2, imported: 0 });
   });
 });
 

@@ -3,8 +3,8 @@
  *
  *   CAMPAIGN_API_KEY=capi_… campaign-api-import leads.csv --campaign 3 --compliance-acknowledged
  *
- * Exit codes: 0 imported, no row rejected · 3 imported, some rows rejected (see the
- * .rejected.csv) · 1 failed (an API error, no answer after the retries, a redirect to another
+ * Exit codes: 0 imported, no row rejected · 3 imported, some rows rejected, by this run or an
+ * earlier one it resumed (see the .rejected.csv) · 1 failed (an API error, no answer after the retries, a redirect to another
  * origin, an unreadable CSV) · 2 bad usage · 130 interrupted (Ctrl-C; run the same command
  * again to resume).
  */
@@ -178,6 +178,7 @@ export async function main(argv: string[]): Promise<number> {
       tags: args.tags,
       restart: args.restart,
       signal: controller.signal,
+      onNotice: log,
       onMapping: (mapping, headers) => {
         const used = Object.entries(mapping.columns).map(
           ([field, i]) => `${field} <- "${headers[i]}"`,
@@ -204,9 +205,15 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     log(
       `imported ${summary.imported}, duplicates ${summary.duplicates}, rejected ${summary.rejected}` +
-        `${summary.rejected_file ? ` (see ${summary.rejected_file})` : ''} in ${formatSeconds(summary.elapsed_ms / 1000)}`,
+        ` in ${formatSeconds(summary.elapsed_ms / 1000)}` +
+        (summary.chunks_resumed > 0
+          ? `; ${summary.rows_resumed} rows (${summary.chunks_resumed} ${summary.chunks_resumed === 1 ? 'chunk' : 'chunks'}) ` +
+            'done by an earlier run, not sent again'
+          : '') +
+        (summary.rejected_file ? `; rejected rows are in ${summary.rejected_file}` : ''),
     );
-    return summary.rejected > 0 ? EXIT.rejected : EXIT.ok;
+    // The import as a whole, resumed chunks included, has rejected rows while the file has any.
+    return summary.rejected_file ? EXIT.rejected : EXIT.ok;
   } catch (error) {
     bar?.stop();
     const { state } = importPaths(args.file);

@@ -5,7 +5,7 @@ import { parse } from 'csv-parse';
 import type { CampaignApiClient, LeadInput, LeadUploadRequest } from '../client';
 import { LEAD_FIELDS, mapHeaders, type HeaderMapping, type LeadField } from './mapping';
 import { RejectedFile, type RejectedRow } from './rejected-file';
-import { ResumeState, type ChunkRecord } from './resume-state';
+import { fileSha256, ResumeState, type ChunkRecord } from './resume-state';
 
 /** The API's limit of leads per upload. */
 export const MAX_CHUNK_ROWS = 10_000;
@@ -27,6 +27,11 @@ export interface ImportOptions {
   tags?: string[];
   /** Forget the resume state and the rejected rows of an earlier run. */
   restart?: boolean;
+  /**
+   * Told, in one line, why an earlier run's resume state was set aside (another service, API
+   * key, campaign or file content; unreadable) before the import starts afresh.
+   */
+  onNotice?: (line: string) => void;
   /** Stops the import between or during uploads; rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Told once the header is mapped. */
@@ -51,22 +56,32 @@ export interface ImportProgress {
   skipped: boolean;
 }
 
-/** The outcome of a whole file, counted over every run that worked on it. */
+/**
+ * The outcome of one run over a file. `imported`, `duplicates` and `rejected` count what the
+ * service answered to the chunks this run sent (a replayed answer is the service's record of
+ * the chunk); chunks an earlier run finished are not sent again and are counted apart, in
+ * `chunks_resumed` and `rows_resumed`, never as imported by this run.
+ */
 export interface ImportSummary {
   file: string;
   campaign_id: number;
+  /** Data rows in the file. */
   rows: number;
+  /** Chunks in the file. */
   chunks: number;
-  /** Chunks an earlier run had finished: not sent again. */
+  /** Chunks an earlier run had finished (same service, key, campaign and file): not sent again. */
   chunks_resumed: number;
-  /** Chunks the service had already stored and replayed (`Idempotent-Replayed`). */
+  /** Data rows in those chunks. */
+  rows_resumed: number;
+  /** Chunks this run sent that the service had already stored and replayed (`Idempotent-Replayed`). */
   chunks_replayed: number;
-  /** Leads stored (valid and new). */
+  /** Leads stored (valid and new), by the chunks this run sent. */
   imported: number;
-  /** Valid leads whose phone the campaign already had: skipped. */
+  /** Valid leads of the chunks this run sent whose phone the campaign already had: skipped. */
   duplicates: number;
-  /** Rows the service rejected, written to `rejected_file`. */
+  /** Rows of the chunks this run sent that the service rejected. */
   rejected: number;
+  /** Where every rejected row of the file is (resumed chunks' included); null when none. */
   rejected_file: string | null;
   elapsed_ms: number;
   rows_per_second: number;
@@ -95,8 +110,10 @@ interface Row {
 /**
  * Streams `options.file` through csv-parse (never holding more than one chunk), uploads it
  * in chunks of up to `chunkSize` rows with one derived Idempotency-Key each, skips the chunks
- * a previous run finished (`<file>.import-state.json`), and writes the rows the service
- * rejected to `<file>.rejected.csv` with their line, field, message and original cells.
+ * a previous run finished (`<file>.import-state.json`) when that run was against the same
+ * service, API key, campaign and file content (else starts afresh and tells `onNotice`), and
+ * writes the rows the service rejected to `<file>.rejected.csv` with their line, field,
+ * message and original cells. The file is read twice: once for its SHA-256, once to upload.
  * See docs/client.md#the-csv-importer.
  *
  * @throws Error for a file that cannot be read or parsed, or without a phone column
@@ -113,7 +130,14 @@ export async function importCsv(
   }
   const totalBytes = statSync(options.file).size;
   const paths = importPaths(options.file);
-  const state = ResumeState.load(paths.state, options.campaignId, options.restart ?? false);
+  const binding = {
+    service: client.serviceUrl,
+    key: client.keyFingerprint,
+    campaign_id: options.campaignId,
+    file_sha256: await fileSha256(options.file, options.signal),
+  };
+  const { state, notice } = ResumeState.load(paths.state, binding, options.restart ?? false);
+  if (notice) options.onNotice?.(notice);
   const started = performance.now();
 
   const parser = createReadStream(options.file).pipe(
@@ -132,10 +156,18 @@ export async function importCsv(
   let uploadStartBytes = 0;
   let lastEndLine = 0;
   let lastSkippedLines = 0;
-  const totals = { chunks: 0, resumed: 0, replayed: 0, imported: 0, duplicates: 0, rejected: 0 };
+  const totals = {
+    chunks: 0,
+    resumed: 0,
+    rowsResumed: 0,
+    replayed: 0,
+    imported: 0,
+    duplicates: 0,
+    rejected: 0,
+  };
 
+  /** Counts a chunk this run sent, as the service answered it. */
   const count = (record: ChunkRecord) => {
-    totals.chunks++;
     totals.imported += record.valid - record.duplicates;
     totals.duplicates += record.duplicates;
     totals.rejected += record.invalid;
@@ -154,10 +186,11 @@ export async function importCsv(
     const key = chunkKey(index, JSON.stringify(body));
     const done = state.done(key);
     let skipped = false;
+    totals.chunks++;
     if (done) {
       skipped = true;
       totals.resumed++;
-      count(done);
+      totals.rowsResumed += chunk.rows.length;
     } else {
       options.signal?.throwIfAborted();
       const result = await client.uploadLeads(body, {
@@ -235,6 +268,7 @@ export async function importCsv(
     rows,
     chunks: totals.chunks,
     chunks_resumed: totals.resumed,
+    rows_resumed: totals.rowsResumed,
     chunks_replayed: totals.replayed,
     imported: totals.imported,
     duplicates: totals.duplicates,
