@@ -314,7 +314,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
       (await rows.count()) === 2 ? true : undefined,
     );
     await page.getByLabel('Outcome', { exact: true }).selectOption('failed');
-    await page.getByText('No attempt matches these filters').waitFor();
+    await page.getByText('No delivery attempt matches these filters').waitFor();
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await waitFor('the unfiltered log', async () => ((await rows.count()) >= 3 ? true : undefined));
     await watched.screenshot('delivery-log-desktop');

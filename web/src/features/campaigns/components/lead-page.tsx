@@ -15,7 +15,13 @@ import { IconSend } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { LoadMore } from '../../../components/ui/load-more';
-import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import {
+  EmptyPanel,
+  PageError,
+  PageHeader,
+  PageLoader,
+  PageReadError,
+} from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/lead-queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../api/types';
@@ -247,7 +253,19 @@ function DeliveryTimeline({ leadId }: { leadId: number }) {
 export function LeadPage({ leadId }: { leadId: number }) {
   const lead = useLead(leadId);
   if (lead.isPending) return <PageLoader label="Loading the lead…" />;
-  if (lead.isError) return <PageError error={lead.error} onRetry={() => void lead.refetch()} />;
+  if (lead.isError) {
+    return (
+      <PageReadError
+        error={lead.error}
+        onRetry={() => void lead.refetch()}
+        notFound={{
+          title: 'Lead not found',
+          description:
+            'No campaign of your account has a lead at this address. The link may be mistyped.',
+        }}
+      />
+    );
+  }
   const data = lead.data;
   const name = leadName(data);
   return (
