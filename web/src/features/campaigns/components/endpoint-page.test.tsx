@@ -32,6 +32,7 @@ function endpointApi(extra: Parameters<typeof fakeDashboard>[0] = {}) {
     'GET /attempts/1': {
       ...fakeAttempt(1),
       response_excerpt: '{"ok":true}',
+      delivery: { status: 'pending', attempt_count: 1, next_attempt_at: '2026-11-25T11:00:00Z' },
       request: {
         url: 'https://crm.example.com/hooks',
         headers: { 'webhook-id': 'evt-1', 'webhook-signature': 'v1,K5oZfzN95Z9U…' },
