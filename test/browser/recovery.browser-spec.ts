@@ -98,7 +98,8 @@ describe('Bulk recovery in a browser', () => {
     const watched = await signedInPage(browser, service.origin, pages, admin.email, PASSWORD);
     const { page } = watched;
     await page.goto(`/dashboard/endpoints/${endpointId}`);
-    await page.getByRole('heading', { name: `Endpoint ${endpointId}`, level: 1 }).waitFor();
+    // Without a description an endpoint is named by its URL's host.
+    await page.getByRole('heading', { name: new URL(receiver.url).host, level: 1 }).waitFor();
 
     const card = page.getByRole('region', { name: 'Bulk recovery' });
     const since = card.getByLabel('Failed since');
@@ -145,7 +146,7 @@ describe('Bulk recovery in a browser', () => {
         cli(env, ['event', 'emit', ...event, '--data', JSON.stringify({ id: i })]);
       }
       const path = `/dashboard/endpoints/${given.endpointId}`;
-      const heading = { name: `Endpoint ${given.endpointId}`, level: 1 } as const;
+      const heading = { name: new URL(other.url).host, level: 1 } as const;
 
       const desktop = await signedInPage(
         browser,

@@ -111,12 +111,13 @@ const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
   ...SUBMITTED_FIELDS.map((field): DataColumn<ImportRejection> => ({
     key: field,
     header: field,
+    wide: field === 'email',
     cell: (row) => (
       <Text
         size="sm"
         component="span"
         fw={row.field === field ? 700 : undefined}
-        style={{ overflowWrap: 'anywhere', maxWidth: '24rem', display: 'inline-block' }}
+        style={{ overflowWrap: 'break-word', maxWidth: '24rem', display: 'inline-block' }}
       >
         {shown(row.submitted[field]) || '—'}
       </Text>

@@ -106,6 +106,8 @@ function previewColumns(
     ...LEAD_FIELD_LABELS.map(([field, label]): DataColumn<SpreadsheetPreviewRow> => ({
       key: field,
       header: label,
+      // An email needs a card's whole width to stay on one line.
+      wide: field === 'email',
       cell: (row) => {
         const column = mapping[field];
         const raw = column === undefined ? '' : (job.sample_rows[row.row - 2]?.[column] ?? '');
