@@ -166,14 +166,22 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await page.getByRole('link', { name: 'Add endpoint' }).first().click();
     await page.getByLabel('URL', { exact: true }).waitFor();
 
-    // A server error is shown in words: a URL the service refuses.
-    watched.expectFailure(422, `/dashboard/api/campaigns/${campaignId}/endpoints`);
-    await page.getByLabel('URL', { exact: true }).fill('ftp://example.com/hooks');
+    // A URL that is not http(s) is refused in the browser, at the field, before anything is sent.
     await page.getByRole('checkbox', { name: 'lead.created', exact: true }).check();
+    const url = page.getByLabel('URL', { exact: true });
+    await url.fill('ftp://example.com/hooks');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: 'The endpoint was not saved' });
-    await refusal.waitFor();
-    expect((await refusal.innerText()).toLowerCase()).toContain('url');
+    await page.getByText('The URL must start with https:// or http://, not ftp:').waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    // One the service refuses is said at the field too, in its words, not in a banner.
+    watched.expectFailure(422, `/dashboard/api/campaigns/${campaignId}/endpoints`);
+    await url.fill('https://user:secret@example.com/hooks');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByText('url must not contain credentials').waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await page.getByRole('alert').filter({ hasText: 'The endpoint was not saved' }).count(),
+    ).toBe(0);
 
     await page.getByLabel('URL', { exact: true }).fill(receiver.url);
     await page.getByLabel('Description', { exact: true }).fill('CRM sync');
@@ -406,7 +414,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await description.fill('CRM sync (edited)');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.waitForURL(`**/dashboard/endpoints/${endpointId}`);
-    await page.getByText('CRM sync (edited)').waitFor();
+    await page.getByRole('heading', { name: 'CRM sync (edited)', level: 1 }).waitFor();
   });
 
   it('creates an API key (shown once, with Copy) and revokes it after a confirmation', async () => {

@@ -74,6 +74,16 @@ async function expectOnScreen(page: Page, value: Locator, text: string | RegExp)
   expect(cut).toBe(false);
 }
 
+/** Picks `file` in the upload page's file input and uploads it. */
+async function uploadSpreadsheet(page: Page, file: string): Promise<void> {
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Spreadsheet file' }).click(),
+  ]);
+  await chooser.setFiles(file);
+  await page.getByRole('button', { name: 'Upload file' }).click();
+}
+
 /** The page never scrolls sideways. */
 async function expectNoSideScroll(page: Page): Promise<void> {
   expect(await page.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
@@ -186,12 +196,7 @@ describe('The dashboard on a phone, and in its own words', () => {
     );
     const watched = await signedIn(account.admin, `/campaigns/${account.campaignId}/import`);
     const { page } = watched;
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
-    await page.getByRole('button', { name: 'Upload file' }).click();
+    await uploadSpreadsheet(page, file);
 
     const preview = page.getByRole('list', { name: 'Preview of the first rows' });
     const rejected = preview.getByRole('listitem').filter({ hasText: 'Row 3' });
@@ -358,12 +363,7 @@ describe('The dashboard on a phone, and in its own words', () => {
       `/dashboard/api/campaigns/${account.campaignId}/spreadsheet-imports`,
     );
     const { page } = watched;
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
-    await page.getByRole('button', { name: 'Upload file' }).click();
+    await uploadSpreadsheet(page, file);
     await page.getByText('The file was not taken').waitFor();
     expect(await page.getByText(/Uploading…|Uploaded; reading/).count()).toBe(0);
     expect(await page.getByRole('progressbar', { name: 'Upload progress' }).count()).toBe(0);

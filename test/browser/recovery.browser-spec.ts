@@ -197,7 +197,11 @@ describe('Bulk recovery in a browser', () => {
       await offer.getByRole('button', { name: 'Dismiss' }).click();
       await offer.waitFor({ state: 'detached' });
       await desktop.page.goto('/dashboard/audit-log');
-      await desktop.page.getByText('delivery.replay_missed').first().waitFor();
+      await desktop.page
+        .getByRole('table', { name: 'Audit log' })
+        .getByText('delivery.replay_missed')
+        .first()
+        .waitFor();
     } finally {
       await new Promise((resolve) => other.server.close(resolve));
     }

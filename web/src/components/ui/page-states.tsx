@@ -150,18 +150,20 @@ export function NotFoundPage({ title, description }: NotFoundText = PAGE_NOT_FOU
 }
 
 /**
- * A page whose main read failed: the {@link NotFoundPage} with `notFound`'s words when the
+ * What a page shows until its main read (`query`) has data: a spinner labelled `loading`
+ * while it loads; once it failed, the {@link NotFoundPage} with `notFound`'s words when the
  * service answered `404` (nothing to retry), else {@link PageError} with **Try again**.
  */
-export function PageReadError({
-  error,
-  onRetry,
+export function PageReadFallback({
+  query,
+  loading,
   notFound,
 }: {
-  error: unknown;
-  onRetry: () => void;
+  query: { isError: boolean; error: unknown; refetch: () => unknown };
+  loading: string;
   notFound: NotFoundText;
 }) {
-  if (isApiError(error, 404)) return <NotFoundPage {...notFound} />;
-  return <PageError error={error} onRetry={onRetry} />;
+  if (!query.isError) return <PageLoader label={loading} />;
+  if (isApiError(query.error, 404)) return <NotFoundPage {...notFound} />;
+  return <PageError error={query.error} onRetry={() => void query.refetch()} />;
 }

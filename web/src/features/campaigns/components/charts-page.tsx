@@ -1,6 +1,6 @@
 import { Anchor, Breadcrumbs, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { PageHeader, PageLoader, PageReadError } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCampaigns, useEndpoint } from '../api/queries';
 import type { StatsSubject } from '../api/stats-queries';
 import type { Campaign, Endpoint } from '../api/types';
@@ -37,12 +37,11 @@ function Trail({ campaign, endpoint }: { campaign: Campaign | undefined; endpoin
 export function EndpointChartsPage({ endpointId }: { endpointId: number }) {
   const endpoint = useEndpoint(endpointId);
   const campaigns = useCampaigns();
-  if (endpoint.isPending) return <PageLoader label="Loading the endpoint…" />;
-  if (endpoint.isError) {
+  if (!endpoint.isSuccess) {
     return (
-      <PageReadError
-        error={endpoint.error}
-        onRetry={() => void endpoint.refetch()}
+      <PageReadFallback
+        query={endpoint}
+        loading="Loading the endpoint…"
         notFound={ENDPOINT_NOT_FOUND}
       />
     );

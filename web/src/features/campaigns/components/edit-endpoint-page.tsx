@@ -1,6 +1,6 @@
 import { Anchor, Breadcrumbs, Text } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
-import { PageHeader, PageLoader, PageReadError } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
 import { useEndpoint, useUpdateEndpoint } from '../api/queries';
 import { endpointName } from '../lib/format';
@@ -29,12 +29,10 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
       <PageHeader title="Edit endpoint" />
       {!canChange ? (
         <Text c="dimmed">Only an admin of your account can change endpoints.</Text>
-      ) : endpoint.isPending ? (
-        <PageLoader label="Loading the endpoint…" />
-      ) : endpoint.isError ? (
-        <PageReadError
-          error={endpoint.error}
-          onRetry={() => void endpoint.refetch()}
+      ) : !endpoint.isSuccess ? (
+        <PageReadFallback
+          query={endpoint}
+          loading="Loading the endpoint…"
           notFound={ENDPOINT_NOT_FOUND}
         />
       ) : (

@@ -25,7 +25,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
-import { PageHeader, PageLoader, PageReadError } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
@@ -243,12 +243,11 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
 
-  if (endpoint.isPending) return <PageLoader label="Loading the endpoint…" />;
-  if (endpoint.isError) {
+  if (!endpoint.isSuccess) {
     return (
-      <PageReadError
-        error={endpoint.error}
-        onRetry={() => void endpoint.refetch()}
+      <PageReadFallback
+        query={endpoint}
+        loading="Loading the endpoint…"
         notFound={ENDPOINT_NOT_FOUND}
       />
     );

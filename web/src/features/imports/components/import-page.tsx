@@ -22,7 +22,8 @@ import {
   PageError,
   PageHeader,
   PageLoader,
-  PageReadError,
+  PageReadFallback,
+  type NotFoundText,
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import {
@@ -138,6 +139,13 @@ function RejectionsTable({ rows }: { rows: ImportRejection[] }) {
   );
 }
 
+/** What the not-found page says for an import id the account does not have. */
+const IMPORT_NOT_FOUND: NotFoundText = {
+  title: 'Import not found',
+  description:
+    'Your account has no import at this address. It may belong to another account, or the link is mistyped.',
+};
+
 /**
  * One import (docs/dashboard.md#imports): its compliance record and counts, and the rows it
  * rejected with what was submitted, to read here or download as CSV.
@@ -146,18 +154,9 @@ export function ImportPage({ importId }: { importId: string }) {
   const item = useImport(importId);
   const campaigns = useCampaigns();
   const rejections = useImportRejections(importId);
-  if (item.isPending) return <PageLoader label="Loading the import…" />;
-  if (item.isError) {
+  if (!item.isSuccess) {
     return (
-      <PageReadError
-        error={item.error}
-        onRetry={() => void item.refetch()}
-        notFound={{
-          title: 'Import not found',
-          description:
-            'Your account has no import at this address. It may belong to another account, or the link is mistyped.',
-        }}
-      />
+      <PageReadFallback query={item} loading="Loading the import…" notFound={IMPORT_NOT_FOUND} />
     );
   }
   const rows = rejections.data?.pages.flatMap((page) => page.items) ?? [];

@@ -25,7 +25,11 @@ import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
 import { Figure } from '../../../components/ui/figure';
-import { PageHeader, PageLoader, PageReadError } from '../../../components/ui/page-states';
+import {
+  PageHeader,
+  PageReadFallback,
+  type NotFoundText,
+} from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaigns } from '../../campaigns/api/queries';
@@ -394,6 +398,13 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
   );
 }
 
+/** What the not-found page says for a spreadsheet import id the account does not have. */
+const SPREADSHEET_IMPORT_NOT_FOUND: NotFoundText = {
+  title: 'Spreadsheet import not found',
+  description:
+    'Your account has no spreadsheet import at this address. It may belong to another account, or the link is mistyped.',
+};
+
 /**
  * One spreadsheet import (docs/dashboard.md#spreadsheet-imports): a stepper through upload,
  * column mapping with a validated preview and the compliance acknowledgement, then live
@@ -403,17 +414,12 @@ export function SpreadsheetImportPage({ importId }: { importId: string }) {
   const canChange = useCanChange();
   const query = useSpreadsheetImport(importId);
   const campaigns = useCampaigns();
-  if (query.isPending) return <PageLoader label="Loading the import…" />;
-  if (query.isError) {
+  if (!query.isSuccess) {
     return (
-      <PageReadError
-        error={query.error}
-        onRetry={() => void query.refetch()}
-        notFound={{
-          title: 'Spreadsheet import not found',
-          description:
-            'Your account has no spreadsheet import at this address. It may belong to another account, or the link is mistyped.',
-        }}
+      <PageReadFallback
+        query={query}
+        loading="Loading the import…"
+        notFound={SPREADSHEET_IMPORT_NOT_FOUND}
       />
     );
   }
