@@ -389,7 +389,12 @@ const ROUTES: Record<string, RouteCase> = {
   },
   'GET /dashboard/api/audit-log': {
     access: 'any',
-    queries: { limit: '5', cursor: encodeAuditCursor({ createdAtMicros: 9n * 10n ** 15n, id: 1 }) },
+    queries: {
+      limit: '5',
+      cursor: encodeAuditCursor({ createdAtMicros: 9n * 10n ** 15n, id: 1 }),
+      action: 'endpoint.update',
+      user: 'ada@example.com',
+    },
   },
   'GET /dashboard/api/endpoints/:endpoint_id/recovery/preview': {
     access: 'any',

@@ -444,6 +444,7 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
         ...item,
         response_excerpt: '{"queued":true}',
         request: { url: r.url, headers: expect.any(Object), body: w.body },
+        delivery: { status: 'succeeded', attempt_count: 1, next_attempt_at: null },
       });
       expect(detail).toMatchObject({
         status_code: 202,
@@ -470,6 +471,33 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       expect((await deliveries.attemptDetail(item.id)).request.url).toBe(r.url);
     });
 
+    it('shows when a failed attempt’s delivery is retried next, as the delivery row holds it', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      r.behaviour = { status: 503, body: 'busy' };
+      const { id: endpointId } = await t.given.endpoint(me.campaignId, r.url, ['lead.created']);
+      await upload(me, [{ phone: '+14155550100' }]);
+      await eventually(async () =>
+        expect((await deliveries.deliveryLog(endpointId)).items).toHaveLength(1),
+      );
+      const [item] = (await deliveries.deliveryLog(endpointId)).items;
+      const [row] = await t.db.query(
+        'SELECT status, attempt_count, next_attempt_at FROM webhook_delivery WHERE id = $1',
+        [item.delivery_id],
+      );
+      expect(row.status).toBe('pending');
+      // The retry schedule of this suite is one hour.
+      expect(row.next_attempt_at.getTime()).toBeGreaterThan(Date.now() + 50 * 60_000);
+
+      const detail = await deliveries.attemptDetail(item.id);
+      expect(detail).toMatchObject({ success: false, status_code: 503, error: 'HTTP 503' });
+      expect(detail.delivery).toEqual({
+        status: 'pending',
+        attempt_count: 1,
+        next_attempt_at: row.next_attempt_at,
+      });
+    });
+
     it('shows a ping and a failed test event with their own bodies', async () => {
       const me = await t.given.caller();
       const r = await receiver();
@@ -482,6 +510,8 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       const [pingReceived, testReceived] = r.received;
 
       const pingDetail = await deliveries.attemptDetail(ping.id);
+      // A ping belongs to no delivery: nothing to retry.
+      expect(pingDetail.delivery).toBeNull();
       expect(pingDetail.request).toEqual({
         url: r.url,
         headers: expect.any(Object),

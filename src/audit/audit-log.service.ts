@@ -3,10 +3,10 @@ import { isIP } from 'node:net';
 import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
-import type { AuditAction, AuditObjectType } from './audit-actions';
+import { AUDIT_ACTIONS, type AuditAction, type AuditObjectType } from './audit-actions';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import type { AuditActorType } from './audit-log-entry.entity';
-import { AuditRepository } from './audit.repository';
+import { AuditRepository, type AuditFilter } from './audit.repository';
 
 /**
  * Who made a change: a dashboard user (the email attempted, for a failed sign-in), the CLI, or
@@ -55,6 +55,9 @@ export interface AuditPage {
   next_cursor: string | null;
 }
 
+/** The longest email the user filter takes (the length of a user's email). */
+export const AUDIT_USER_FILTER_MAX = 320;
+
 /** Default and largest page sizes of {@link AuditLog.list}. */
 export const AUDIT_PAGE_DEFAULT = 50;
 export const AUDIT_PAGE_MAX = 100;
@@ -102,18 +105,29 @@ export class AuditLog {
 
   /**
    * One page of `accountId`'s entries, newest first (keyset on `created_at`, `id`: every page
-   * costs what the first does).
+   * costs what the first does), optionally only those of one action and/or one user
+   * (docs/dashboard.md#audit-log). A cursor is a position: with other filters it continues from
+   * the same place.
    * @param cursor the `next_cursor` of the previous page, or undefined for the first.
    * @param limit 1 to {@link AUDIT_PAGE_MAX}.
-   * @throws InvalidInputError (field `cursor` or `limit`).
+   * @param filter `action`: one of `AUDIT_ACTIONS`; `userEmail`: the actor's email, 1 to
+   *   {@link AUDIT_USER_FILTER_MAX} characters once trimmed, compared case-insensitively (a failed
+   *   sign-in's attempted email included).
+   * @throws InvalidInputError (field `cursor`, `limit`, `action` or `user`).
    */
-  async list(accountId: number, cursor?: string, limit = AUDIT_PAGE_DEFAULT): Promise<AuditPage> {
+  async list(
+    accountId: number,
+    cursor?: string,
+    limit = AUDIT_PAGE_DEFAULT,
+    filter: AuditFilter = {},
+  ): Promise<AuditPage> {
     if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) {
       throw InvalidInputError.field('limit', `must be an integer from 1 to ${AUDIT_PAGE_MAX}`);
     }
+    const checked = checkedFilter(filter);
     const after = cursor === undefined ? null : decodeAuditCursor(cursor);
     if (accountId > MAX_INT4) return { entries: [], next_cursor: null };
-    const rows = await this.repository.listOfAccount(accountId, after, limit + 1);
+    const rows = await this.repository.listOfAccount(accountId, after, limit + 1, checked);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -133,4 +147,30 @@ export class AuditLog {
           : null,
     };
   }
+}
+
+/**
+ * `filter` as the repository reads it: the action checked against `AUDIT_ACTIONS`, the email
+ * trimmed and its length checked.
+ * @throws InvalidInputError (field `action` or `user`).
+ */
+function checkedFilter(filter: AuditFilter): AuditFilter {
+  const checked: AuditFilter = {};
+  if (filter.action !== undefined) {
+    if (!(AUDIT_ACTIONS as readonly string[]).includes(filter.action)) {
+      throw InvalidInputError.field('action', `must be one of ${AUDIT_ACTIONS.join(', ')}`);
+    }
+    checked.action = filter.action;
+  }
+  if (filter.userEmail !== undefined) {
+    const email = filter.userEmail.trim();
+    if (email === '' || [...email].length > AUDIT_USER_FILTER_MAX) {
+      throw InvalidInputError.field(
+        'user',
+        `must be an email of 1 to ${AUDIT_USER_FILTER_MAX} characters`,
+      );
+    }
+    checked.userEmail = email;
+  }
+  return checked;
 }

@@ -17,6 +17,14 @@ export interface AuditRow {
   details: Record<string, unknown>;
 }
 
+/** Which entries of an account to read: all, or those of one action and/or one user. */
+export interface AuditFilter {
+  /** One of `AUDIT_ACTIONS`. */
+  action?: string;
+  /** The actor's email, compared case-insensitively. */
+  userEmail?: string;
+}
+
 /** A stored entry with its position for keyset paging. */
 export interface StoredAuditRow extends AuditRow {
   id: number;
@@ -57,17 +65,29 @@ export class AuditRepository {
     return Number(inserted.id);
   }
 
-  /** Up to `limit` entries of `accountId`, newest first, after `cursor` when given. */
+  /**
+   * Up to `limit` entries of `accountId` matching `filter`, newest first, after `cursor` when
+   * given: one backward range of the account's index, or of its action's or its user's.
+   */
   async listOfAccount(
     accountId: number,
     cursor: AuditCursor | null,
     limit: number,
+    filter: AuditFilter = {},
   ): Promise<StoredAuditRow[]> {
     const params: unknown[] = [accountId, limit];
     let after = '';
     if (cursor) {
       params.push(cursor.createdAtMicros.toString(), cursor.id);
-      after = `AND (created_at, id) < ('epoch'::timestamptz + $3::bigint * interval '1 microsecond', $4)`;
+      after = `AND (created_at, id) < ('epoch'::timestamptz + $${params.length - 1}::bigint * interval '1 microsecond', $${params.length})`;
+    }
+    if (filter.action !== undefined) {
+      params.push(filter.action);
+      after += ` AND action = $${params.length}`;
+    }
+    if (filter.userEmail !== undefined) {
+      params.push(filter.userEmail);
+      after += ` AND actor_email IS NOT NULL AND lower(actor_email) = lower($${params.length})`;
     }
     const rows: Array<Record<string, unknown>> = await this.entries.query(
       `SELECT id, account_id, actor_type, actor_user_id, actor_email, host(ip) AS ip, action,

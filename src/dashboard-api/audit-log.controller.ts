@@ -1,8 +1,10 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { AUDIT_ACTIONS } from '../audit/audit-actions';
 import {
   AUDIT_PAGE_DEFAULT,
   AUDIT_PAGE_MAX,
+  AUDIT_USER_FILTER_MAX,
   AuditLog,
   type AuditEntryView,
 } from '../audit/audit-log.service';
@@ -15,7 +17,8 @@ import { AuditLogPageDto, AuditLogQueryDto } from './dto/audit-log.dto';
 
 /**
  * `GET /dashboard/api/audit-log` (docs/dashboard.md#audit-log): the account's sign-ins and
- * changes (dashboard and CLI), newest first, keyset-paged by `AuditLog.list`.
+ * changes (dashboard and CLI), newest first, keyset-paged by `AuditLog.list`, optionally only
+ * one action's (`action`) and/or one user's (`user`, an email).
  */
 @ApiTags('audit-log')
 @DashboardController('audit-log')
@@ -37,6 +40,20 @@ export class AuditLogController {
       schema: { type: 'string' },
       description: 'The `next_cursor` of the previous page, unchanged',
     },
+    {
+      name: 'action',
+      required: false,
+      schema: { type: 'string', enum: [...AUDIT_ACTIONS] },
+      description: 'Only the entries of this action',
+    },
+    {
+      name: 'user',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: AUDIT_USER_FILTER_MAX },
+      description:
+        'Only the entries made by the user with this email, whatever its case (failed sign-ins that tried it included)',
+      example: 'ada@example.com',
+    },
   ])
   @ApiOkResponse({ type: AuditLogPageDto })
   @DashboardErrorResponses(401, 422, 500, 503)
@@ -44,10 +61,13 @@ export class AuditLogController {
     @CurrentActor() actor: DashboardActor,
     @Query() query: Record<string, unknown>,
   ): Promise<{ items: AuditEntryView[]; next_cursor: string | null }> {
-    const { limit, cursor } = checkedInput(AuditLogQueryDto, query);
+    const { limit, cursor, action, user } = checkedInput(AuditLogQueryDto, query);
     // Decimal digits become a number; anything else is NaN, which AuditLog.list refuses (422).
     const size = limit === undefined ? undefined : /^[0-9]{1,4}$/.test(limit) ? Number(limit) : NaN;
-    const page = await this.audit.list(actor.accountId, cursor, size);
+    const page = await this.audit.list(actor.accountId, cursor, size, {
+      action,
+      userEmail: user,
+    });
     return { items: page.entries, next_cursor: page.next_cursor };
   }
 }

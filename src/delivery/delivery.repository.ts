@@ -173,6 +173,16 @@ export interface AttemptRequestRecord extends AttemptRecord {
   request_headers: Record<string, string> | null;
   /** The attempt's own body (pings, test events), else its event's. */
   request_body: string | null;
+  /** Where the attempt's delivery stands now; null for pings and test events. */
+  delivery: DeliveryState | null;
+}
+
+/** A delivery as it stands now: its status, attempts so far and when the next one is due. */
+export interface DeliveryState {
+  status: DeliveryStatus;
+  attempt_count: number;
+  /** When the next attempt is due; null unless the delivery is pending. */
+  next_attempt_at: Date | null;
 }
 
 /**
@@ -657,10 +667,17 @@ export class DeliveryRepository {
    */
   async findAttemptRequest(attemptId: number): Promise<AttemptRequestRecord | null> {
     const rows: Array<
-      AttemptRow & Pick<AttemptRequestRecord, 'request_url' | 'request_headers' | 'request_body'>
+      AttemptRow &
+        Pick<AttemptRequestRecord, 'request_url' | 'request_headers' | 'request_body'> & {
+          delivery_status: DeliveryStatus | null;
+          delivery_attempt_count: number | null;
+          delivery_next_attempt_at: Date | null;
+        }
     > = await this.dataSource.query(
       `SELECT ${ATTEMPT_COLUMNS}, a.request_url, a.request_headers,
-              COALESCE(a.request_body, e.body) AS request_body
+              COALESCE(a.request_body, e.body) AS request_body,
+              d.status AS delivery_status, d.attempt_count AS delivery_attempt_count,
+              CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS delivery_next_attempt_at
          FROM webhook_delivery_attempt a
          LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
          LEFT JOIN webhook_event e ON e.id = d.event_id
@@ -674,6 +691,14 @@ export class DeliveryRepository {
       request_url: row.request_url,
       request_headers: row.request_headers,
       request_body: row.request_body,
+      delivery:
+        row.delivery_status === null
+          ? null
+          : {
+              status: row.delivery_status,
+              attempt_count: Number(row.delivery_attempt_count),
+              next_attempt_at: row.delivery_next_attempt_at,
+            },
     };
   }
 }

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
-import { DeliveryRepository, type AttemptRecord } from './delivery.repository';
+import { DeliveryRepository, type AttemptRecord, type DeliveryState } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';
 import {
@@ -43,6 +43,11 @@ export interface SentRequest {
  */
 export interface AttemptDetail extends AttemptRecord {
   request: SentRequest;
+  /**
+   * Where the attempt's delivery stands now (status, attempts so far, when the next retry is
+   * due while it is pending); null for pings and test events, which belong to no delivery.
+   */
+  delivery: DeliveryState | null;
 }
 
 /**
@@ -226,10 +231,11 @@ export class DeliveryService {
         ? await this.repository.findAttemptRequest(attemptId)
         : null;
     if (!row) throw new NotFoundError(`attempt ${attemptId} does not exist`);
-    const { request_url, request_headers, request_body, ...record } = row;
+    const { request_url, request_headers, request_body, delivery, ...record } = row;
     return {
       ...record,
       request: { url: request_url, headers: request_headers, body: request_body },
+      delivery,
     };
   }
 

@@ -147,11 +147,16 @@ describe('Delivery charts in a browser', () => {
     await figures.getByText('70', { exact: true }).waitFor();
     // 70 attempts: 14 answered 500, 8 answered 404 (every 7th that is not also a 5th) → 48 ok.
     await figures.getByText('68.6 %').waitFor();
-    for (const name of ['Deliveries by outcome', 'Success rate', 'Latency', 'End-to-end lag']) {
+    for (const name of [
+      'Delivery attempts by outcome',
+      'Success rate',
+      'Latency',
+      'End-to-end lag',
+    ]) {
       await page.getByRole('figure', { name }).locator('svg.recharts-surface').first().waitFor();
     }
     await page
-      .getByRole('figure', { name: 'Deliveries by outcome' })
+      .getByRole('figure', { name: 'Delivery attempts by outcome' })
       .getByText('Server error (5xx)')
       .waitFor();
     console.log(`screenshot: ${await watched.screenshot('charts-campaign-24h-light')}`);
@@ -172,7 +177,10 @@ describe('Delivery charts in a browser', () => {
     await page.goto(`/dashboard/endpoints/${endpointId}`);
     await page.getByRole('link', { name: 'Delivery charts' }).click();
     await page
-      .getByRole('heading', { name: `Endpoint ${endpointId}: delivery charts`, level: 1 })
+      .getByRole('heading', {
+        name: `${new URL(receiver.url).host}: delivery charts`,
+        level: 1,
+      })
       .waitFor();
     await page.getByTestId('window-figures').getByText('70', { exact: true }).waitFor();
     await page.emulateMedia({ colorScheme: 'dark' });

@@ -103,7 +103,9 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
 
   async function openEndpoint(page: Page): Promise<void> {
     await page.goto(`/dashboard/endpoints/${endpointId}`);
-    await page.getByRole('heading', { name: `Endpoint ${endpointId}`, level: 1 }).waitFor();
+    // Named by its description: "CRM sync", edited below to "CRM sync (edited)".
+    await page.getByRole('heading', { name: /^CRM sync/, level: 1 }).waitFor();
+    await page.getByText(`Webhook endpoint ${endpointId} of`).waitFor();
   }
 
   beforeAll(async () => {
@@ -164,14 +166,22 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await page.getByRole('link', { name: 'Add endpoint' }).first().click();
     await page.getByLabel('URL', { exact: true }).waitFor();
 
-    // A server error is shown in words: a URL the service refuses.
-    watched.expectFailure(422, `/dashboard/api/campaigns/${campaignId}/endpoints`);
-    await page.getByLabel('URL', { exact: true }).fill('ftp://example.com/hooks');
+    // A URL that is not http(s) is refused in the browser, at the field, before anything is sent.
     await page.getByRole('checkbox', { name: 'lead.created', exact: true }).check();
+    const url = page.getByLabel('URL', { exact: true });
+    await url.fill('ftp://example.com/hooks');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
-    const refusal = page.getByRole('alert').filter({ hasText: 'The endpoint was not saved' });
-    await refusal.waitFor();
-    expect((await refusal.innerText()).toLowerCase()).toContain('url');
+    await page.getByText('The URL must start with https:// or http://, not ftp:').waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    // One the service refuses is said at the field too, in its words, not in a banner.
+    watched.expectFailure(422, `/dashboard/api/campaigns/${campaignId}/endpoints`);
+    await url.fill('https://user:secret@example.com/hooks');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    await page.getByText('url must not contain credentials').waitFor();
+    expect(await url.getAttribute('aria-invalid')).toBe('true');
+    expect(
+      await page.getByRole('alert').filter({ hasText: 'The endpoint was not saved' }).count(),
+    ).toBe(0);
 
     await page.getByLabel('URL', { exact: true }).fill(receiver.url);
     await page.getByLabel('Description', { exact: true }).fill('CRM sync');
@@ -186,6 +196,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await secret.waitFor();
     firstSecret = (await secret.innerText()).trim();
     expect(firstSecret).toMatch(/^whsec_[A-Za-z0-9+/=]+$/);
+    // A new endpoint's secret: no reveal is offered on this page, so it says to copy it now.
     await page.getByText('it is shown only once').waitFor();
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
     expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(firstSecret);
@@ -314,7 +325,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
       (await rows.count()) === 2 ? true : undefined,
     );
     await page.getByLabel('Outcome', { exact: true }).selectOption('failed');
-    await page.getByText('No attempt matches these filters').waitFor();
+    await page.getByText('No delivery attempt matches these filters').waitFor();
     await page.getByRole('button', { name: 'Clear filters' }).click();
     await waitFor('the unfiltered log', async () => ((await rows.count()) >= 3 ? true : undefined));
     await watched.screenshot('delivery-log-desktop');
@@ -370,7 +381,10 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     const rotated = (await page.getByTestId('secret-text').innerText()).trim();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(firstSecret);
-    await page.getByText('The previous secret stays valid until').first().waitFor();
+    // Said once, and the new secret is not claimed to be shown only once: Reveal secret shows it.
+    expect(await page.getByText('The previous signing secret stays valid until').count()).toBe(1);
+    expect(await page.getByText(/shown only once/).count()).toBe(0);
+    await page.getByText('show it again later with Reveal secret').waitFor();
     await watched.screenshot('secret-rotated-desktop');
 
     const before = receiver.received.length;
@@ -400,7 +414,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await description.fill('CRM sync (edited)');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.waitForURL(`**/dashboard/endpoints/${endpointId}`);
-    await page.getByText('CRM sync (edited)').waitFor();
+    await page.getByRole('heading', { name: 'CRM sync (edited)', level: 1 }).waitFor();
   });
 
   it('creates an API key (shown once, with Copy) and revokes it after a confirmation', async () => {

@@ -113,8 +113,9 @@ async function openBulkRecovery(
   const watched = await signedInPage(browser, service.origin, pages, email, password);
   const { page } = watched;
   await page.goto(`/dashboard/endpoints/${endpointId}`);
-  await page.getByRole('heading', { name: `Endpoint ${endpointId}`, level: 1 }).waitFor();
-  return { watched, page, card: page.getByRole('region', { name: 'Bulk recovery' }) };
+  const card = page.getByRole('region', { name: 'Bulk recovery' });
+  await card.waitFor();
+  return { watched, page, card };
 }
 
 /**
@@ -198,7 +199,7 @@ describe('Bulk recovery in a browser', () => {
       cli(env, ['endpoint', 'update', '--id', String(given.endpointId), '--disable']);
       emitEvents(env, given.campaignId, [{ id: 1 }, { id: 2 }, { id: 3 }]);
       const path = `/dashboard/endpoints/${given.endpointId}`;
-      const heading = { name: `Endpoint ${given.endpointId}`, level: 1 } as const;
+      const heading = { name: new URL(other.url).host, level: 1 } as const;
 
       const desktop = await signedInPage(
         browser,
@@ -249,7 +250,11 @@ describe('Bulk recovery in a browser', () => {
       await offer.getByRole('button', { name: 'Dismiss' }).click();
       await offer.waitFor({ state: 'detached' });
       await desktop.page.goto('/dashboard/audit-log');
-      await desktop.page.getByText('delivery.replay_missed').first().waitFor();
+      await desktop.page
+        .getByRole('table', { name: 'Audit log' })
+        .getByText('delivery.replay_missed')
+        .first()
+        .waitFor();
     } finally {
       await new Promise((resolve) => other.server.close(resolve));
     }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { IsOptional, IsString } from 'class-validator';
 import { AUDIT_ACTIONS } from '../../audit/audit-actions';
 import { PageQueryDto } from './page-query.dto';
 
@@ -79,5 +80,16 @@ export class AuditLogPageDto {
   next_cursor!: string | null;
 }
 
-/** The query of `GET /dashboard/api/audit-log`; unknown or repeated parameters are refused. */
-export class AuditLogQueryDto extends PageQueryDto {}
+/**
+ * The query of `GET /dashboard/api/audit-log`: paging, and the filters by action and by user
+ * (their values are checked by `AuditLog.list`); unknown or repeated parameters are refused.
+ */
+export class AuditLogQueryDto extends PageQueryDto {
+  @IsOptional()
+  @IsString()
+  action?: string;
+
+  @IsOptional()
+  @IsString()
+  user?: string;
+}

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { PageQueryDto } from './page-query.dto';
 import { PING } from '../../delivery/test-messages';
@@ -111,11 +111,43 @@ export class SentRequestDto {
   body!: string | null;
 }
 
+/** Where an attempt's delivery stands now (docs/dashboard.md#attempt-detail). */
+@ApiSchema({ name: 'AttemptDeliveryState' })
+export class AttemptDeliveryStateDto {
+  @ApiProperty({
+    enum: ['pending', 'succeeded', 'failed', 'dropped', 'skipped'],
+    description: 'The delivery’s status now (docs/webhooks.md#events)',
+    example: 'pending',
+  })
+  status!: string;
+
+  @ApiProperty({ type: 'integer', description: 'Attempts made so far', example: 3 })
+  attempt_count!: number;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the next retry is due; null unless the delivery is pending',
+  })
+  next_attempt_at!: string | null;
+}
+
 /** `GET /dashboard/api/attempts/{attempt_id}`. */
 @ApiSchema({ name: 'DeliveryAttemptDetail' })
+@ApiExtraModels(AttemptDeliveryStateDto)
 export class DeliveryAttemptDetailDto extends DeliveryAttemptResultDto {
   @ApiProperty({ type: SentRequestDto })
   request!: SentRequestDto;
+
+  // No `type` beside the reference: `null` must satisfy the schema as well as the object.
+  @ApiProperty({
+    allOf: [{ $ref: getSchemaPath(AttemptDeliveryStateDto) }],
+    nullable: true,
+    description:
+      'Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery. Response headers are not stored.',
+  })
+  delivery!: AttemptDeliveryStateDto | null;
 }
 
 /**

@@ -17,6 +17,7 @@ import { DeliveryRetention1795900000000 } from './1795900000000-DeliveryRetentio
 import { ImportRejections1795920000000 } from './1795920000000-ImportRejections';
 import { MissedDeliveryReplay1795925000000 } from './1795925000000-MissedDeliveryReplay';
 import { LeadSearch1795927000000 } from './1795927000000-LeadSearch';
+import { AuditLogFilters1795945000000 } from './1795945000000-AuditLogFilters';
 import { SpreadsheetImport1795930000000 } from './1795930000000-SpreadsheetImport';
 import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistogramArrays';
 import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
@@ -50,5 +51,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RollupHistogramArrays1795935000000,
   RollupChartLine1795936000000,
   SpreadsheetSuggestedMapping1795940000000,
+  AuditLogFilters1795945000000,
   RecoveryOfRetryingDeliveries1795946100000,
 ];

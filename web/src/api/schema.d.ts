@@ -591,6 +591,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
   schemas: {
+    AttemptDeliveryState: {
+      /**
+       * @description Attempts made so far
+       * @example 3
+       */
+      attempt_count: number;
+      /**
+       * Format: date-time
+       * @description When the next retry is due; null unless the delivery is pending
+       */
+      next_attempt_at: string | null;
+      /**
+       * @description The delivery’s status now (docs/webhooks.md#events)
+       * @example pending
+       * @enum {string}
+       */
+      status: 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
+    };
     AuditActor: {
       /** @description The user’s email, or the one a failed sign-in tried; null for the CLI and the system */
       email: string | null;
@@ -948,6 +966,8 @@ export interface components {
        * @example 2026-11-22T08:44:45.123Z
        */
       attempted_at: string;
+      /** @description Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery. Response headers are not stored. */
+      delivery: components['schemas']['AttemptDeliveryState'] | null;
       /**
        * @description The delivery it belongs to (for a redelivery); null for pings and test events
        * @example 3318
@@ -2245,9 +2265,39 @@ export interface operations {
   listAuditLog: {
     parameters: {
       query?: {
+        /** @description Only the entries of this action */
+        action?:
+          | 'session.sign_in'
+          | 'session.sign_in_failed'
+          | 'session.sign_out'
+          | 'account.create'
+          | 'account.notifications_update'
+          | 'campaign.create'
+          | 'user.create'
+          | 'user.disable'
+          | 'user.reset_password'
+          | 'api_key.create'
+          | 'api_key.revoke'
+          | 'endpoint.create'
+          | 'endpoint.update'
+          | 'endpoint.delete'
+          | 'endpoint.disable'
+          | 'endpoint.failing'
+          | 'endpoint.recovered'
+          | 'secret.rotate'
+          | 'secret.reveal'
+          | 'endpoint.test'
+          | 'delivery.redeliver'
+          | 'delivery.bulk_redeliver'
+          | 'delivery.replay_missed'
+          | 'delivery.bulk_redeliver_cancel'
+          | 'import.start'
+          | 'import.cancel';
         /** @description The `next_cursor` of the previous page, unchanged */
         cursor?: string;
         limit?: number;
+        /** @description Only the entries made by the user with this email, whatever its case (failed sign-ins that tried it included) */
+        user?: string;
       };
       header?: never;
       path?: never;

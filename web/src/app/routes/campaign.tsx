@@ -6,24 +6,30 @@ import { ImportHistory } from '../../features/imports/components/import-history'
 import { SpreadsheetImportList } from '../../features/imports/components/spreadsheet-import-list';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
+import { CAMPAIGN_NOT_FOUND, CampaignGate } from './campaign-gate';
 import { NotFoundRoute } from './not-found';
 
 /**
  * `/dashboard/campaigns/:campaignId`: the campaign's endpoints, its lead search, its
- * spreadsheet imports, then its import history.
+ * spreadsheet imports, then its import history; the not-found page for a campaign the account
+ * does not have.
  */
 export function CampaignRoute() {
   useDocumentTitle(pageTitle('Campaign'));
   const campaignId = useIdParam('campaignId');
-  if (campaignId === null) return <NotFoundRoute />;
+  if (campaignId === null) return <NotFoundRoute text={CAMPAIGN_NOT_FOUND} />;
   return (
-    <>
-      <CampaignPage key={campaignId} campaignId={campaignId} />
-      <LeadSearch key={`leads-${campaignId}`} campaignId={campaignId} />
-      <Stack mt="xl" gap="xl">
-        <SpreadsheetImportList key={`spreadsheets-${campaignId}`} campaignId={campaignId} />
-        <ImportHistory key={`imports-${campaignId}`} campaignId={campaignId} />
-      </Stack>
-    </>
+    <CampaignGate key={campaignId} campaignId={campaignId}>
+      {(campaign) => (
+        <>
+          <CampaignPage campaign={campaign} />
+          <LeadSearch campaignId={campaign.id} />
+          <Stack mt="xl" gap="xl">
+            <SpreadsheetImportList campaignId={campaign.id} />
+            <ImportHistory campaignId={campaign.id} />
+          </Stack>
+        </>
+      )}
+    </CampaignGate>
   );
 }

@@ -5,6 +5,7 @@ import {
 } from '../../features/campaigns/components/charts-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
+import { CAMPAIGN_NOT_FOUND, CampaignGate } from './campaign-gate';
 import { NotFoundRoute } from './not-found';
 
 /** `/dashboard/endpoints/:endpointId/charts` (loaded on demand: the chart library is large). */
@@ -19,6 +20,10 @@ export function EndpointChartsRoute() {
 export function CampaignChartsRoute() {
   useDocumentTitle(pageTitle('Campaign charts'));
   const campaignId = useIdParam('campaignId');
-  if (campaignId === null) return <NotFoundRoute />;
-  return <CampaignChartsPage key={campaignId} campaignId={campaignId} />;
+  if (campaignId === null) return <NotFoundRoute text={CAMPAIGN_NOT_FOUND} />;
+  return (
+    <CampaignGate key={campaignId} campaignId={campaignId}>
+      {(campaign) => <CampaignChartsPage campaign={campaign} />}
+    </CampaignGate>
+  );
 }

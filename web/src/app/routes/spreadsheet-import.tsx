@@ -4,6 +4,7 @@ import { SpreadsheetImportPage } from '../../features/imports/components/spreads
 import { SpreadsheetUploadPage } from '../../features/imports/components/spreadsheet-upload-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
+import { CAMPAIGN_NOT_FOUND, CampaignGate } from './campaign-gate';
 import { NotFoundRoute } from './not-found';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -12,8 +13,12 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export function SpreadsheetUploadRoute() {
   useDocumentTitle(pageTitle('Import a spreadsheet'));
   const campaignId = useIdParam('campaignId');
-  if (campaignId === null) return <NotFoundRoute />;
-  return <SpreadsheetUploadPage key={campaignId} campaignId={campaignId} />;
+  if (campaignId === null) return <NotFoundRoute text={CAMPAIGN_NOT_FOUND} />;
+  return (
+    <CampaignGate key={campaignId} campaignId={campaignId}>
+      {(campaign) => <SpreadsheetUploadPage campaign={campaign} />}
+    </CampaignGate>
+  );
 }
 
 /** `/dashboard/spreadsheet-imports/:importId`: map, review, start and follow one import. */

@@ -9,9 +9,11 @@ import {
   Text,
   Title,
 } from '@mantine/core';
-import { IconAlertTriangle, IconInbox } from '@tabler/icons-react';
+import { IconAlertTriangle, IconInbox, IconMapOff } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
-import { errorMessage } from '../../lib/api-errors';
+import { Link } from 'react-router';
+import { errorMessage, isApiError } from '../../lib/api-errors';
+import { HOME_PATH } from '../../lib/auth-guard';
 
 /** A page (or a page's body) that is loading: a spinner with a label screen readers announce. */
 export function PageLoader({ label = 'Loading…' }: { label?: string }) {
@@ -112,4 +114,56 @@ export function PageHeader({
       {actions && <Group gap="sm">{actions}</Group>}
     </Group>
   );
+}
+
+/** What a not-found page says: its heading and a sentence. */
+export interface NotFoundText {
+  title: string;
+  description: string;
+}
+
+/** The not-found page of an address that names no dashboard page. */
+export const PAGE_NOT_FOUND: NotFoundText = {
+  title: 'Page not found',
+  description:
+    'There is no dashboard page at this address. It may have moved, or the link is mistyped.',
+};
+
+/**
+ * The one not-found page (docs/dashboard.md#the-browser-app): a heading (the page's `<h1>`), why,
+ * and a way back to the campaigns; nothing else, no action. Shown for an unknown address and for
+ * an id the service answers `404` for: one that does not exist and another account's alike.
+ */
+export function NotFoundPage({ title, description }: NotFoundText = PAGE_NOT_FOUND) {
+  return (
+    <EmptyPanel
+      title={title}
+      description={description}
+      icon={<IconMapOff size={28} aria-hidden />}
+      order={1}
+    >
+      <Button component={Link} to={HOME_PATH} variant="light">
+        Go to your campaigns
+      </Button>
+    </EmptyPanel>
+  );
+}
+
+/**
+ * What a page shows until its main read (`query`) has data: a spinner labelled `loading`
+ * while it loads; once it failed, the {@link NotFoundPage} with `notFound`'s words when the
+ * service answered `404` (nothing to retry), else {@link PageError} with **Try again**.
+ */
+export function PageReadFallback({
+  query,
+  loading,
+  notFound,
+}: {
+  query: { isError: boolean; error: unknown; refetch: () => unknown };
+  loading: string;
+  notFound: NotFoundText;
+}) {
+  if (!query.isError) return <PageLoader label={loading} />;
+  if (isApiError(query.error, 404)) return <NotFoundPage {...notFound} />;
+  return <PageError error={query.error} onRetry={() => void query.refetch()} />;
 }

@@ -41,6 +41,66 @@ export function OutcomeBadge({ attempt }: { attempt: Pick<Attempt, 'success'> })
   );
 }
 
+const DELIVERY_STATUS: Record<
+  NonNullable<AttemptDetail['delivery']>['status'],
+  { label: string; color: string; says: string }
+> = {
+  pending: { label: 'Pending', color: 'blue', says: 'It will be attempted again.' },
+  succeeded: { label: 'Delivered', color: 'teal', says: 'Delivered: nothing more is sent.' },
+  failed: {
+    label: 'Failed',
+    color: 'red',
+    says: 'Failed for good: its retry schedule ran out. Redeliver sends it once more.',
+  },
+  dropped: {
+    label: 'Dropped',
+    color: 'gray',
+    says: 'Dropped: the endpoint was disabled or deleted before its next attempt.',
+  },
+  skipped: {
+    label: 'Skipped',
+    color: 'gray',
+    says: 'Skipped: the endpoint was disabled when the event was recorded.',
+  },
+};
+
+/**
+ * Where the attempt's delivery stands now: its status, how many delivery attempts it has had,
+ * and when the next retry is due while it is pending. A ping or test event belongs to no
+ * delivery and is never retried.
+ */
+export function DeliveryState({ delivery }: { delivery: AttemptDetail['delivery'] }) {
+  if (delivery === null) {
+    return (
+      <Text size="sm" data-testid="delivery-state">
+        A ping or test event: it belongs to no delivery and is never retried.
+      </Text>
+    );
+  }
+  const status = DELIVERY_STATUS[delivery.status];
+  return (
+    <Stack gap={4} data-testid="delivery-state">
+      <Group gap="xs">
+        <Badge variant="light" color={status.color}>
+          {status.label}
+        </Badge>
+        <Text size="sm">
+          {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'} so far
+        </Text>
+      </Group>
+      <Text size="sm">
+        {delivery.status === 'pending' && delivery.next_attempt_at ? (
+          <>
+            Next retry <Timestamp value={delivery.next_attempt_at} />.
+          </>
+        ) : (
+          status.says
+        )}
+      </Text>
+    </Stack>
+  );
+}
+
 function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: number }) {
   const canChange = useCanChange();
   const redeliver = useRedeliver(endpointId);
@@ -85,6 +145,10 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
         </Stack>
       )}
       <Title order={3} size="h5">
+        Delivery
+      </Title>
+      <DeliveryState delivery={attempt.delivery} />
+      <Title order={3} size="h5">
         Request
       </Title>
       {request ? (
@@ -125,8 +189,12 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
         </Text>
       )}
       <Title order={3} size="h5">
-        Response (start)
+        Response
       </Title>
+      <Text size="sm" data-testid="response-headers">
+        Status {attempt.status_code ?? '— (no answer)'}. Response headers are not stored: only the
+        status and the start of the body (up to 1 KiB) are kept.
+      </Text>
       <Code
         block
         fz="xs"
@@ -139,7 +207,10 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
   );
 }
 
-/** One attempt opened from the delivery log: the request as sent, the start of the response. */
+/**
+ * One delivery attempt opened from the delivery log: its outcome, where its delivery stands
+ * (the next retry while pending), the request as sent and the start of the response.
+ */
 export function AttemptDrawer({
   attemptId,
   endpointId,

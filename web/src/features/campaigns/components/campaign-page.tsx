@@ -3,16 +3,19 @@ import { IconChartLine, IconPlus, IconWebhook } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
-import { useCampaignEndpoints, useCampaigns } from '../api/queries';
+import { useCampaignEndpoints } from '../api/queries';
+import type { Campaign } from '../api/types';
 import { EndpointStateBadges, HealthFigures } from './health';
 
-/** One campaign: its webhook endpoints with their state and delivery health. */
-export function CampaignPage({ campaignId }: { campaignId: number }) {
+/**
+ * One campaign of the account (the route shows the not-found page for any other): its webhook
+ * endpoints with their state and delivery health.
+ */
+export function CampaignPage({ campaign }: { campaign: Campaign }) {
   const canChange = useCanChange();
-  const campaigns = useCampaigns();
+  const campaignId = campaign.id;
   const endpoints = useCampaignEndpoints(campaignId);
-  const campaign = campaigns.data?.find((c) => c.id === campaignId);
-  const title = campaign?.name ?? `Campaign ${campaignId}`;
+  const title = campaign.name;
   const addEndpoint = canChange ? (
     <Button
       component={Link}
@@ -47,7 +50,7 @@ export function CampaignPage({ campaignId }: { campaignId: number }) {
       <PageHeader
         title={title}
         description={
-          campaign?.default_region
+          campaign.default_region
             ? `Region ${campaign.default_region}. Webhook endpoints and how their deliveries go.`
             : 'Webhook endpoints and how their deliveries go.'
         }

@@ -1,36 +1,28 @@
 import { Anchor, Breadcrumbs, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
-import { PageHeader } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCampaigns, useEndpoint } from '../api/queries';
 import type { StatsSubject } from '../api/stats-queries';
+import type { Campaign, Endpoint } from '../api/types';
+import { endpointName } from '../lib/format';
 import { DeliveryCharts } from './delivery-charts';
+import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
 
 /** The breadcrumb trail of a charts page: Campaigns › campaign (› endpoint) › Charts. */
-function Trail({
-  campaignId,
-  endpointId,
-}: {
-  campaignId: number | undefined;
-  endpointId?: number;
-}) {
-  const campaigns = useCampaigns();
-  const name =
-    campaignId === undefined
-      ? undefined
-      : (campaigns.data?.find((c) => c.id === campaignId)?.name ?? `Campaign ${campaignId}`);
+function Trail({ campaign, endpoint }: { campaign: Campaign | undefined; endpoint?: Endpoint }) {
   return (
     <Breadcrumbs mb="xs" aria-label="Breadcrumb">
       <Anchor component={Link} to="/campaigns" size="sm">
         Campaigns
       </Anchor>
-      {campaignId !== undefined && (
-        <Anchor component={Link} to={`/campaigns/${campaignId}`} size="sm">
-          {name}
+      {campaign && (
+        <Anchor component={Link} to={`/campaigns/${campaign.id}`} size="sm">
+          {campaign.name}
         </Anchor>
       )}
-      {endpointId !== undefined && (
-        <Anchor component={Link} to={`/endpoints/${endpointId}`} size="sm">
-          Endpoint {endpointId}
+      {endpoint && (
+        <Anchor component={Link} to={`/endpoints/${endpoint.id}`} size="sm">
+          {endpointName(endpoint)}
         </Anchor>
       )}
       <Text size="sm">Charts</Text>
@@ -38,17 +30,31 @@ function Trail({
   );
 }
 
-/** `/dashboard/endpoints/:endpointId/charts`: one endpoint's delivery charts. */
+/**
+ * `/dashboard/endpoints/:endpointId/charts`: one endpoint's delivery charts, or the not-found
+ * page for an endpoint the account does not have.
+ */
 export function EndpointChartsPage({ endpointId }: { endpointId: number }) {
   const endpoint = useEndpoint(endpointId);
+  const campaigns = useCampaigns();
+  if (!endpoint.isSuccess) {
+    return (
+      <PageReadFallback
+        query={endpoint}
+        loading="Loading the endpoint…"
+        notFound={ENDPOINT_NOT_FOUND}
+      />
+    );
+  }
   const subject: StatsSubject = { kind: 'endpoint', id: endpointId };
+  const campaign = campaigns.data?.find((c) => c.id === endpoint.data.campaign_id);
   return (
     <Stack gap="lg">
       <div>
-        <Trail campaignId={endpoint.data?.campaign_id} endpointId={endpointId} />
+        <Trail campaign={campaign} endpoint={endpoint.data} />
         <PageHeader
-          title={`Endpoint ${endpointId}: delivery charts`}
-          description={endpoint.data?.url}
+          title={`${endpointName(endpoint.data)}: delivery charts`}
+          description={endpoint.data.url}
         />
       </div>
       <DeliveryCharts subject={subject} />
@@ -57,15 +63,15 @@ export function EndpointChartsPage({ endpointId }: { endpointId: number }) {
 }
 
 /** `/dashboard/campaigns/:campaignId/charts`: all of a campaign's endpoints together. */
-export function CampaignChartsPage({ campaignId }: { campaignId: number }) {
-  const subject: StatsSubject = { kind: 'campaign', id: campaignId };
+export function CampaignChartsPage({ campaign }: { campaign: Campaign }) {
+  const subject: StatsSubject = { kind: 'campaign', id: campaign.id };
   return (
     <Stack gap="lg">
       <div>
-        <Trail campaignId={campaignId} />
+        <Trail campaign={campaign} />
         <PageHeader
           title="Campaign delivery charts"
-          description="Every webhook endpoint of the campaign together."
+          description={`Every webhook endpoint of ${campaign.name} together.`}
         />
       </div>
       <DeliveryCharts subject={subject} />

@@ -50,11 +50,11 @@ function ChartCard({
   );
 }
 
-/** The window's figures: attempts, success rate, latency and lag percentiles. */
+/** The window's figures: delivery attempts, their success rate, latency and lag percentiles. */
 function WindowFigures({ totals }: { totals: DeliveryFigures }) {
   return (
     <SimpleGrid cols={{ base: 2, sm: 4, lg: 7 }} spacing="md" data-testid="window-figures">
-      <Figure label="Attempts">{totals.attempts.toLocaleString()}</Figure>
+      <Figure label="Delivery attempts">{totals.attempts.toLocaleString()}</Figure>
       <Figure label="Success rate">{formatRate(totals.success_rate)}</Figure>
       <Figure label="Latency p50">{formatDuration(totals.latency_ms.p50)}</Figure>
       <Figure label="Latency p95">{formatDuration(totals.latency_ms.p95)}</Figure>
@@ -97,7 +97,7 @@ function PercentileChart({
 
 /**
  * Delivery charts of an endpoint or a campaign (docs/delivery-analytics.md): the window's
- * figures, deliveries over time by outcome, success rate, latency p50/p95/p99 and end-to-end
+ * figures, delivery attempts over time by outcome, success rate, latency p50/p95/p99 and end-to-end
  * lag p50/p95, for the last hour, 24 hours, 7 days or 30 days. Read from the rollups and
  * refreshed every 30 s. Colours come from the Mantine theme, so both colour schemes read well.
  */
@@ -110,8 +110,8 @@ export function DeliveryCharts({ subject }: { subject: StatsSubject }) {
     <Stack gap="md" component="section" aria-label="Delivery charts">
       <Group justify="space-between" align="flex-end" wrap="wrap">
         <Text size="sm" c="dimmed">
-          Attempts by the minute, hour or day they started. Percentiles are within 5 % of the exact
-          values.
+          Delivery attempts by the minute, hour or day they started. Percentiles are within 5 % of
+          the exact values.
         </Text>
         <SegmentedControl
           aria-label="Window"
@@ -131,8 +131,8 @@ export function DeliveryCharts({ subject }: { subject: StatsSubject }) {
           </Card>
           <SimpleGrid cols={{ base: 1, lg: 2 }} spacing="md">
             <ChartCard
-              title="Deliveries by outcome"
-              description="Attempts per period: successes and each kind of failure."
+              title="Delivery attempts by outcome"
+              description="Delivery attempts per period: successes and each kind of failure."
             >
               <BarChart
                 h={CHART_HEIGHT}
@@ -149,7 +149,7 @@ export function DeliveryCharts({ subject }: { subject: StatsSubject }) {
             </ChartCard>
             <ChartCard
               title="Success rate"
-              description="Successful attempts as a share of all attempts, per period."
+              description="Successful delivery attempts as a share of all, per period."
             >
               <LineChart
                 h={CHART_HEIGHT}

@@ -1,5 +1,6 @@
-import { Group, NativeSelect, Stack, Table, Text, Title } from '@mantine/core';
+import { Group, NativeSelect, Stack, Text, Title } from '@mantine/core';
 import { useState } from 'react';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { useDeliveryLedger } from '../api/queries';
@@ -11,7 +12,7 @@ export const LEDGER_WINDOWS = [7, 30, 90] as const;
 const DEFAULT_WINDOW = 7;
 
 /** The five counts of a day, in the table's column order, with their headers. */
-const COLUMNS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = [
+const COUNTS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = [
   { key: 'matched', label: 'Matched' },
   { key: 'delivered', label: 'Delivered' },
   { key: 'failed', label: 'Failed' },
@@ -19,21 +20,20 @@ const COLUMNS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = 
   { key: 'skipped', label: 'Skipped' },
 ];
 
-/** One day: the day as the row's header, then its counts (zeros dimmed). */
-function LedgerRow({ day }: { day: LedgerDay }) {
-  return (
-    <Table.Tr data-testid="ledger-row">
-      <Table.Th scope="row" fw={500} style={{ whiteSpace: 'nowrap' }}>
-        {day.day}
-      </Table.Th>
-      {COLUMNS.map(({ key }) => (
-        <Table.Td key={key} ta="right" c={day[key] === 0 ? 'dimmed' : undefined}>
-          {day[key]}
-        </Table.Td>
-      ))}
-    </Table.Tr>
-  );
-}
+/** The day as each row's header, then its counts (zeros dimmed). */
+const COLUMNS: Array<DataColumn<LedgerDay>> = [
+  { key: 'day', header: 'Day (UTC)', rowHeader: true, nowrap: true, cell: (day) => day.day },
+  ...COUNTS.map(({ key, label }): DataColumn<LedgerDay> => ({
+    key,
+    header: label,
+    numeric: true,
+    cell: (day) => (
+      <Text span inherit c={day[key] === 0 ? 'dimmed' : undefined}>
+        {day[key]}
+      </Text>
+    ),
+  })),
+];
 
 /**
  * An endpoint's delivery ledger (docs/dashboard.md#delivery-ledger): one row per UTC day, today
@@ -53,8 +53,9 @@ export function DeliveryLedger({ endpointId }: { endpointId: number }) {
             Delivery ledger
           </Title>
           <Text size="sm" c="dimmed" maw={640}>
-            Events this endpoint subscribed to, per day (UTC), by where each delivery stands now.
-            Skipped deliveries were never sent: the endpoint was disabled.
+            One delivery per event this endpoint subscribed to, per day (UTC), by where it stands
+            now. Skipped deliveries were never sent: the endpoint was disabled. Each delivery
+            attempt is in the delivery log below.
           </Text>
         </Stack>
         <Group gap="sm" align="flex-end">
@@ -76,33 +77,16 @@ export function DeliveryLedger({ endpointId }: { endpointId: number }) {
           onRetry={() => void ledger.refetch()}
         />
       ) : (
-        <Table.ScrollContainer minWidth={340}>
-          <Table
-            verticalSpacing="xs"
-            horizontalSpacing="xs"
-            fz="sm"
-            striped
-            withTableBorder
-            aria-labelledby="delivery-ledger-title"
-            data-testid="delivery-ledger"
-          >
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Day (UTC)</Table.Th>
-                {COLUMNS.map((column) => (
-                  <Table.Th key={column.key} scope="col" ta="right">
-                    {column.label}
-                  </Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {ledger.data.days.map((day) => (
-                <LedgerRow key={day.day} day={day} />
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          columns={COLUMNS}
+          rows={ledger.data.days}
+          rowKey={(day) => day.day}
+          labelledBy="delivery-ledger-title"
+          minWidth={480}
+          striped
+          testId="delivery-ledger"
+          rowTestId="ledger-row"
+        />
       )}
     </Stack>
   );

@@ -77,6 +77,6 @@ describe('the delivery log', () => {
       'GET /endpoints/5/attempts': { items: [], next_cursor: null },
     });
     renderWithProviders(<DeliveryLog endpointId={5} />);
-    expect(await screen.findByText('No attempts yet')).toBeInTheDocument();
+    expect(await screen.findByText('No delivery attempts yet')).toBeInTheDocument();
   });
 });

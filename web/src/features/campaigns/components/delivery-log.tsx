@@ -146,6 +146,10 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
         </Title>
         <RefreshButton query={log} variant="subtle" size="xs" />
       </Group>
+      <Text size="sm" c="dimmed" maw={640} mt={-8}>
+        Every delivery attempt, newest first: first tries and retries, redeliveries, pings and test
+        events.
+      </Text>
       <Filters filters={filters} onChange={setFilters} />
       {log.isPending ? (
         <PageLoader label="Loading the delivery log…" />
@@ -157,7 +161,11 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
         />
       ) : attempts.length === 0 ? (
         <EmptyPanel
-          title={!hasFilters(filters) ? 'No attempts yet' : 'No attempt matches these filters'}
+          title={
+            !hasFilters(filters)
+              ? 'No delivery attempts yet'
+              : 'No delivery attempt matches these filters'
+          }
           description={
             !hasFilters(filters)
               ? 'Deliveries, redeliveries and test events appear here once they have a result.'

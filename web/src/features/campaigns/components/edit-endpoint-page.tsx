@@ -1,9 +1,11 @@
 import { Anchor, Breadcrumbs, Text } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
-import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
 import { useEndpoint, useUpdateEndpoint } from '../api/queries';
+import { endpointName } from '../lib/format';
 import { EndpointForm } from './endpoint-form';
+import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
 
 /** Changes an endpoint's URL, description, events and whether it is enabled. */
 export function EditEndpointPage({ endpointId }: { endpointId: number }) {
@@ -20,17 +22,19 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
           Campaigns
         </Anchor>
         <Anchor component={Link} to={back} size="sm">
-          Endpoint {endpointId}
+          {endpoint.data ? endpointName(endpoint.data) : 'Endpoint'}
         </Anchor>
         <Text size="sm">Edit</Text>
       </Breadcrumbs>
       <PageHeader title="Edit endpoint" />
       {!canChange ? (
         <Text c="dimmed">Only an admin of your account can change endpoints.</Text>
-      ) : endpoint.isPending ? (
-        <PageLoader label="Loading the endpoint…" />
-      ) : endpoint.isError ? (
-        <PageError error={endpoint.error} onRetry={() => void endpoint.refetch()} />
+      ) : !endpoint.isSuccess ? (
+        <PageReadFallback
+          query={endpoint}
+          loading="Loading the endpoint…"
+          notFound={ENDPOINT_NOT_FOUND}
+        />
       ) : (
         <EndpointForm
           initial={{

@@ -15,6 +15,7 @@ import { useDisclosure } from '@mantine/hooks';
 import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { useId, useState, type FormEvent } from 'react';
 import { ErrorText } from '../../../components/ui/error-text';
+import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../api/queries';
 import type { EndpointInput, EventType } from '../api/types';
@@ -43,6 +44,36 @@ export function toEndpointInput(values: EndpointFormValues): EndpointInput {
     events: values.events as EndpointInput['events'],
     enabled: values.enabled,
   };
+}
+
+/**
+ * What is wrong with `url` as an endpoint's URL, checked in the browser before it is sent: blank,
+ * not a whole URL, or a scheme other than http and https. Null when it may be sent; the service
+ * still applies its own rules (docs/security.md#webhook-destinations).
+ */
+export function urlProblem(url: string): string | null {
+  const value = url.trim();
+  if (value === '')
+    return 'Enter the URL the events are sent to, e.g. https://example.com/webhooks';
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return 'Enter a whole URL, starting with https:// (or http://), e.g. https://example.com/webhooks';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    return `The URL must start with https:// or http://, not ${parsed.protocol}`;
+  }
+  if (!parsed.hostname) return 'The URL needs a host, e.g. https://example.com/webhooks';
+  return null;
+}
+
+/**
+ * The service's refusal when it is about the URL (`url must use http or https, got "ftp"`, a
+ * private address): said at the field. Null for any other error, which is shown above the form.
+ */
+export function urlFieldError(error: unknown): string | null {
+  return isApiError(error, 422) && /^url\b/.test(error.message) ? error.message : null;
 }
 
 function EventTypeChoice({
@@ -94,8 +125,9 @@ function EventTypeChoice({
 
 /**
  * The endpoint form (create and edit): **URL**, **Description**, one checkbox per event type
- * (its exact string, with its example payload one click away) and the enabled switch. Server
- * errors are shown in the service's words.
+ * (its exact string, with its example payload one click away) and the enabled switch. The URL
+ * is checked in the browser first ({@link urlProblem}); the service's refusals are shown in its
+ * words, at the URL field when they are about the URL.
  */
 export function EndpointForm({
   initial,
@@ -115,14 +147,21 @@ export function EndpointForm({
   const eventTypes = useEventTypes();
   const [values, setValues] = useState(initial);
   const [noEvents, setNoEvents] = useState(false);
+  // The URL is checked once the field is left or the form submitted, then as it is typed.
+  const [urlChecked, setUrlChecked] = useState(false);
+  // Which URL the service's error is about: editing the field clears it.
+  const [sentUrl, setSentUrl] = useState<string | null>(null);
+  const localUrlProblem = urlChecked ? urlProblem(values.url) : null;
+  const serverUrlProblem = sentUrl === values.url ? urlFieldError(error) : null;
+  const urlError = localUrlProblem ?? serverUrlProblem;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    if (values.events.length === 0) {
-      setNoEvents(true);
-      return;
-    }
-    setNoEvents(false);
+    setUrlChecked(true);
+    const problem = urlProblem(values.url);
+    setNoEvents(values.events.length === 0);
+    if (problem !== null || values.events.length === 0) return;
+    setSentUrl(values.url);
     onSubmit(toEndpointInput(values));
   }
 
@@ -138,7 +177,9 @@ export function EndpointForm({
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="md" maw={720}>
-        {error ? <ErrorText error={error} title="The endpoint was not saved" /> : null}
+        {error && urlFieldError(error) === null ? (
+          <ErrorText error={error} title="The endpoint was not saved" />
+        ) : null}
         <TextInput
           label="URL"
           description="Where the events are POSTed, signed (https:// in production)."
@@ -152,6 +193,8 @@ export function EndpointForm({
             const url = event.currentTarget.value;
             setValues((v) => ({ ...v, url }));
           }}
+          onBlur={() => setUrlChecked(true)}
+          error={urlError}
         />
         <Textarea
           label="Description"

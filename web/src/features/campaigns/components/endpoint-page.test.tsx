@@ -32,6 +32,7 @@ function endpointApi(extra: Parameters<typeof fakeDashboard>[0] = {}) {
     'GET /attempts/1': {
       ...fakeAttempt(1),
       response_excerpt: '{"ok":true}',
+      delivery: { status: 'pending', attempt_count: 1, next_attempt_at: '2026-11-25T11:00:00Z' },
       request: {
         url: 'https://crm.example.com/hooks',
         headers: { 'webhook-id': 'evt-1', 'webhook-signature': 'v1,K5oZfzN95Z9U…' },
@@ -48,7 +49,7 @@ describe('the endpoint page', () => {
   it('gives an admin every change control, with the health figures', async () => {
     fakeDashboard(endpointApi());
     renderRoutes(routes, '/endpoints/5');
-    expect(await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 })).toBeVisible();
+    expect(await screen.findByRole('heading', { name: 'CRM sync', level: 1 })).toBeVisible();
     for (const name of CHANGE_BUTTONS) {
       expect(screen.getByRole('button', { name })).toBeInTheDocument();
     }
@@ -75,7 +76,7 @@ describe('the endpoint page', () => {
   it('renders no change control at all for a viewer, not even in an opened attempt', async () => {
     fakeDashboard(endpointApi(), 'viewer');
     renderRoutes(routes, '/endpoints/5');
-    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     await screen.findByText('evt-1');
     for (const name of [...CHANGE_BUTTONS, 'Redeliver']) {
       expect(screen.queryByRole('button', { name })).toBeNull();
@@ -97,7 +98,7 @@ describe('the endpoint page', () => {
     );
     renderRoutes(routes, '/endpoints/5');
     const user = userEvent.setup();
-    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     await screen.findByRole('option', { name: 'example of lead.created' });
     await user.selectOptions(screen.getByLabelText('Event to send'), 'lead.created');
     await user.click(screen.getByRole('button', { name: 'Send test event' }));
@@ -111,7 +112,33 @@ describe('the endpoint page', () => {
     expect(sent.headers.get('x-csrf-token')).toBe(fakeSession().csrf_token);
   });
 
-  it('rotates only after a confirmation, then shows the new secret once and the old one’s expiry', async () => {
+  it('names the endpoint by its description, else by its URL’s host', async () => {
+    fakeDashboard(
+      endpointApi({ 'GET /endpoints/5': fakeEndpoint({ description: null }) }),
+      'viewer',
+    );
+    renderRoutes(routes, '/endpoints/5');
+    expect(await screen.findByRole('heading', { name: 'crm.example.com', level: 1 })).toBeVisible();
+    expect(screen.queryByText(/Endpoint 5/)).toBeNull();
+  });
+
+  it('shows the not-found page, with no action, for an endpoint the service does not find', async () => {
+    fakeDashboard(
+      endpointApi({
+        'GET /endpoints/5': () =>
+          json(404, { error: 'not_found', message: 'webhook endpoint 5 does not exist' }),
+      }),
+    );
+    renderRoutes(routes, '/endpoints/5');
+    expect(
+      await screen.findByRole('heading', { name: 'Endpoint not found', level: 1 }),
+    ).toBeVisible();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+    expect(screen.queryByRole('link', { name: 'Delivery charts' })).toBeNull();
+    expect(screen.getByRole('link', { name: 'Go to your campaigns' })).toBeVisible();
+  });
+
+  it('rotates only after a confirmation, then shows the new secret (which Reveal secret shows again) and the old one’s expiry once', async () => {
     const { requests } = fakeDashboard(
       endpointApi({
         'POST /endpoints/5/secret/rotate': {
@@ -127,8 +154,10 @@ describe('the endpoint page', () => {
     expect(requests().some((r) => r.method === 'POST')).toBe(false);
     await user.click(within(dialog).getByRole('button', { name: 'Rotate now' }));
     expect(await screen.findByText('whsec_new')).toBeInTheDocument();
-    expect(screen.getByText(/shown only once/)).toBeInTheDocument();
-    expect(screen.getAllByText(/previous secret stays valid until/).length).toBeGreaterThan(0);
+    // Reveal secret shows it again later: nothing claims it is shown once.
+    expect(screen.queryByText(/shown only once/)).toBeNull();
+    expect(screen.getByText(/show it again later with Reveal secret/)).toBeInTheDocument();
+    expect(screen.getAllByText(/previous signing secret stays valid until/)).toHaveLength(1);
     await user.click(screen.getByRole('button', { name: 'Done' }));
     await waitFor(() => expect(screen.queryByText('whsec_new')).toBeNull());
   });
@@ -197,7 +226,7 @@ describe('the endpoint page', () => {
   it('shows no disabled notice for an enabled endpoint', async () => {
     fakeDashboard(endpointApi());
     renderRoutes(routes, '/endpoints/5');
-    await screen.findByRole('heading', { name: 'Endpoint 5', level: 1 });
+    await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     expect(screen.queryByTestId('disabled-notice')).toBeNull();
     expect(screen.queryByTestId('failing-banner')).toBeNull();
   });

@@ -25,7 +25,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
-import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
@@ -41,7 +41,8 @@ import {
   useUpdateEndpoint,
 } from '../api/queries';
 import type { Endpoint } from '../api/types';
-import { formatDuration } from '../lib/format';
+import { endpointName, formatDuration } from '../lib/format';
+import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
 import { OutcomeBadge } from './attempt-detail';
 import { BulkRecovery } from './bulk-recovery';
 import { DeliveryLedger } from './delivery-ledger';
@@ -61,7 +62,8 @@ function SendTest({ endpointId }: { endpointId: number }) {
           Test event
         </Title>
         <Text size="sm" c="dimmed">
-          Sends now, signed like a delivery; it counts in the health figures.
+          Sends now, signed like a delivery; it is a delivery attempt of no delivery: it shows in
+          the delivery log and counts in the health figures, not in the ledger.
         </Text>
         <Group align="flex-end" gap="sm" wrap="wrap">
           <NativeSelect
@@ -115,8 +117,6 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
   const reveal = useRevealSecret(endpoint.id);
   const rotate = useRotateSecret(endpoint.id);
   const [shown, setShown] = useState<'revealed' | 'rotated' | null>(null);
-  const rotatedUntil =
-    rotate.data?.previous_secret_expires_at ?? endpoint.previous_secret_expires_at;
 
   return (
     <Card withBorder radius="md" padding="lg" component="section" aria-labelledby="secret-title">
@@ -124,12 +124,9 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
         <Title order={2} size="h4" id="secret-title">
           Signing secret
         </Title>
-        {endpoint.previous_secret_expires_at && (
-          <Text size="sm" data-testid="previous-secret">
-            The previous secret stays valid until{' '}
-            <Timestamp value={endpoint.previous_secret_expires_at} />.
-          </Text>
-        )}
+        <PreviousSecret
+          until={rotate.data?.previous_secret_expires_at ?? endpoint.previous_secret_expires_at}
+        />
         <Group gap="sm">
           <Button
             variant="light"
@@ -167,18 +164,26 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
           <SecretValue
             value={rotate.data.secret}
             title="New signing secret"
-            once
             onDone={() => setShown(null)}
           >
-            {rotatedUntil && (
-              <Text size="sm">
-                The previous secret stays valid until <Timestamp value={rotatedUntil} />.
-              </Text>
-            )}
+            <Text size="xs" c="dimmed">
+              Put it in your receiver now. An admin can show it again later with Reveal secret (each
+              reveal is recorded in the audit log).
+            </Text>
           </SecretValue>
         )}
       </Stack>
     </Card>
+  );
+}
+
+/** Until when the secret before the last rotation still verifies, once; nothing without one. */
+function PreviousSecret({ until }: { until: string | null }) {
+  if (!until) return null;
+  return (
+    <Text size="sm" data-testid="previous-secret">
+      The previous signing secret stays valid until <Timestamp value={until} />.
+    </Text>
   );
 }
 
@@ -238,13 +243,18 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
 
-  if (endpoint.isPending) return <PageLoader label="Loading the endpoint…" />;
-  if (endpoint.isError) {
-    return <PageError error={endpoint.error} onRetry={() => void endpoint.refetch()} />;
+  if (!endpoint.isSuccess) {
+    return (
+      <PageReadFallback
+        query={endpoint}
+        loading="Loading the endpoint…"
+        notFound={ENDPOINT_NOT_FOUND}
+      />
+    );
   }
   const data = endpoint.data;
-  const campaignName =
-    campaigns.data?.find((c) => c.id === data.campaign_id)?.name ?? `Campaign ${data.campaign_id}`;
+  const name = endpointName(data);
+  const campaignName = campaigns.data?.find((c) => c.id === data.campaign_id)?.name;
   return (
     <Stack gap="lg">
       <div>
@@ -253,13 +263,13 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
             Campaigns
           </Anchor>
           <Anchor component={Link} to={`/campaigns/${data.campaign_id}`} size="sm">
-            {campaignName}
+            {campaignName ?? 'Campaign'}
           </Anchor>
-          <Text size="sm">Endpoint {data.id}</Text>
+          <Text size="sm">{name}</Text>
         </Breadcrumbs>
         <PageHeader
-          title={`Endpoint ${data.id}`}
-          description={data.description ?? undefined}
+          title={name}
+          description={`Webhook endpoint ${data.id} of ${campaignName ?? 'the campaign'}.`}
           actions={
             <>
               <Button
@@ -333,12 +343,7 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
       {canChange ? (
         <SecretSection endpoint={data} />
       ) : (
-        data.previous_secret_expires_at && (
-          <Text size="sm">
-            The previous signing secret stays valid until{' '}
-            <Timestamp value={data.previous_secret_expires_at} />.
-          </Text>
-        )
+        <PreviousSecret until={data.previous_secret_expires_at} />
       )}
       <DeliveryLedger endpointId={data.id} />
       <BulkRecovery endpointId={data.id} />

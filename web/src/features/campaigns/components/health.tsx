@@ -5,7 +5,7 @@ import { Timestamp } from '../../../components/ui/timestamp';
 import type { Endpoint, EndpointHealth } from '../api/types';
 import { formatDuration, formatRate } from '../lib/format';
 
-/** Enabled or disabled, failing or not, and how its last delivery went. */
+/** Enabled or disabled, failing or not, and how its last delivery attempt went. */
 export function EndpointStateBadges({ endpoint }: { endpoint: Endpoint }) {
   const last = endpoint.health?.last_delivery_is_successful ?? endpoint.last_delivery_is_successful;
   return (
@@ -20,23 +20,27 @@ export function EndpointStateBadges({ endpoint }: { endpoint: Endpoint }) {
       )}
       {last !== null && last !== undefined && (
         <Badge variant="outline" color={last ? 'teal' : 'red'}>
-          {last ? 'Last delivery succeeded' : 'Last delivery failed'}
+          {last ? 'Last attempt succeeded' : 'Last attempt failed'}
         </Badge>
       )}
     </>
   );
 }
 
-/** The delivery health figures (spec 2.8): total, success rate, last delivery, average duration. */
+/**
+ * The health figures (docs/api.md#webhook-reads), which count delivery attempts (pings and test
+ * events included), not deliveries: how many finished, the share that succeeded, when the last
+ * one was made and how long one took on average. Deliveries are counted by the ledger.
+ */
 export function HealthFigures({ health }: { health: EndpointHealth }) {
   return (
     <SimpleGrid cols={{ base: 2, sm: 4 }} spacing="md" data-testid="health">
-      <Figure label="Deliveries">{health.total_deliveries}</Figure>
+      <Figure label="Delivery attempts">{health.total_deliveries.toLocaleString()}</Figure>
       <Figure label="Success rate">{formatRate(health.success_rate)}</Figure>
-      <Figure label="Last delivery">
+      <Figure label="Last attempt">
         <Timestamp value={health.last_delivery_at} fallback="never" />
       </Figure>
-      <Figure label="Average duration">{formatDuration(health.avg_duration_ms)}</Figure>
+      <Figure label="Average attempt duration">{formatDuration(health.avg_duration_ms)}</Figure>
     </SimpleGrid>
   );
 }

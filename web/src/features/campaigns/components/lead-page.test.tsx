@@ -112,7 +112,7 @@ describe('a lead’s page', () => {
     expect(within(all[1]).getByText('Succeeded')).toBeVisible();
   });
 
-  it('says so when no delivery is about the lead, and shows a missing lead’s 404 in words', async () => {
+  it('says so when no delivery is about the lead, and shows the not-found page for a missing lead', async () => {
     fakeDashboard({
       'GET /leads/9': LEAD,
       'GET /leads/9/deliveries': { items: [], next_cursor: null, retention_days: 7 },
@@ -122,6 +122,7 @@ describe('a lead’s page', () => {
     expect(await screen.findByText('No delivery about this lead')).toBeVisible();
     unmount();
     renderWithProviders(<LeadPage leadId={8} />);
-    expect(await screen.findByRole('alert')).toHaveTextContent('lead 8 does not exist');
+    expect(await screen.findByRole('heading', { name: 'Lead not found', level: 1 })).toBeVisible();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
   });
 });

@@ -15,7 +15,14 @@ import { IconSend } from '@tabler/icons-react';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { LoadMore } from '../../../components/ui/load-more';
-import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import {
+  EmptyPanel,
+  PageError,
+  PageHeader,
+  PageLoader,
+  PageReadFallback,
+  type NotFoundText,
+} from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/lead-queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../api/types';
@@ -244,10 +251,17 @@ function DeliveryTimeline({ leadId }: { leadId: number }) {
  * A lead's page (docs/dashboard.md#a-leads-page): its fields, the compliance record of the
  * upload it came from, and the webhook deliveries about it with each attempt's outcome.
  */
+/** What the not-found page says for a lead id the account does not have. */
+const LEAD_NOT_FOUND: NotFoundText = {
+  title: 'Lead not found',
+  description: 'No campaign of your account has a lead at this address. The link may be mistyped.',
+};
+
 export function LeadPage({ leadId }: { leadId: number }) {
   const lead = useLead(leadId);
-  if (lead.isPending) return <PageLoader label="Loading the lead…" />;
-  if (lead.isError) return <PageError error={lead.error} onRetry={() => void lead.refetch()} />;
+  if (!lead.isSuccess) {
+    return <PageReadFallback query={lead} loading="Loading the lead…" notFound={LEAD_NOT_FOUND} />;
+  }
   const data = lead.data;
   const name = leadName(data);
   return (

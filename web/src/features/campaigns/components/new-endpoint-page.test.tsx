@@ -23,19 +23,24 @@ describe('the endpoint form', () => {
     ).toEqual({ url: 'https://x.test/h', description: null, events: ['ping'], enabled: false });
   });
 
-  it('creates an endpoint and shows its secret once, with the server’s refusal in words first', async () => {
+  it('checks the URL in the browser, shows the service’s refusal of it at the field, then creates the endpoint and shows its secret once', async () => {
     let attempts = 0;
     const { requests } = fakeDashboard({
       'GET /campaigns': CAMPAIGNS,
       'GET /event-types': EVENT_TYPES,
       'POST /campaigns/2/endpoints': () =>
         ++attempts === 1
-          ? json(422, { error: 'validation_failed', message: 'url must use http or https' })
+          ? json(422, {
+              error: 'validation_failed',
+              message: 'url must not point to a private address',
+            })
           : { endpoint: fakeEndpoint({ id: 9 }), secret: 'whsec_once' },
     });
     renderRoutes(routes, '/campaigns/2/endpoints/new');
     const user = userEvent.setup();
-    await user.type(await screen.findByLabelText('URL'), 'ftp://x.test');
+    const url = await screen.findByLabelText('URL');
+    expect(url).toHaveAttribute('type', 'url');
+    await user.type(url, 'localhost');
     await user.type(screen.getByLabelText('Description'), 'CRM');
     // One checkbox per type, named with its exact string, and its example a click away.
     await user.click(await screen.findByRole('checkbox', { name: 'lead.created' }));
@@ -44,7 +49,21 @@ describe('the endpoint form', () => {
     expect(screen.getByText(/"phone": "\+14155550100"/)).toBeInTheDocument();
 
     await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
-    expect(await screen.findByText('url must use http or https')).toBeInTheDocument();
+    // Refused in the browser: said at the field, nothing sent.
+    expect(url).toHaveAccessibleDescription(/Enter a whole URL, starting with https:\/\//);
+    expect(requests().some((r) => r.method === 'POST')).toBe(false);
+    await user.clear(url);
+    await user.type(url, 'ftp://x.test');
+    expect(url).toHaveAccessibleDescription(/must start with https:\/\/ or http:\/\/, not ftp:/);
+
+    // The service's own refusal of the URL is said at the field too, not in a banner.
+    await user.clear(url);
+    await user.type(url, 'https://10.0.0.1/hooks');
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    await waitFor(() =>
+      expect(url).toHaveAccessibleDescription(/url must not point to a private address/),
+    );
+    expect(screen.queryByRole('alert')).toBeNull();
 
     await user.clear(screen.getByLabelText('URL'));
     await user.type(screen.getByLabelText('URL'), 'https://x.test/hooks');

@@ -4,22 +4,21 @@ import { Link, useNavigate } from 'react-router';
 import { PageHeader } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { useCanChange } from '../../../lib/roles';
-import { useCampaigns, useCreateEndpoint } from '../api/queries';
-import type { CreatedEndpoint } from '../api/types';
+import { useCreateEndpoint } from '../api/queries';
+import type { Campaign, CreatedEndpoint } from '../api/types';
 import { EMPTY_ENDPOINT, EndpointForm } from './endpoint-form';
 
 /**
  * A new endpoint for a campaign; once created, its signing secret, shown this once, with
  * **Copy**.
  */
-export function NewEndpointPage({ campaignId }: { campaignId: number }) {
+export function NewEndpointPage({ campaign }: { campaign: Campaign }) {
   const canChange = useCanChange();
-  const campaigns = useCampaigns();
+  const campaignId = campaign.id;
   const create = useCreateEndpoint(campaignId);
   const navigate = useNavigate();
   const [created, setCreated] = useState<CreatedEndpoint | null>(null);
-  const campaign = campaigns.data?.find((c) => c.id === campaignId);
-  const campaignName = campaign?.name ?? `Campaign ${campaignId}`;
+  const campaignName = campaign.name;
 
   return (
     <>

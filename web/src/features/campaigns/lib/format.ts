@@ -11,3 +11,17 @@ export function formatDuration(ms: number | null | undefined): string {
   if (ms < 1000) return `${Math.round(ms)} ms`;
   return `${(ms / 1000).toFixed(2)} s`;
 }
+
+/**
+ * An endpoint's name in titles and breadcrumbs: its description when it has one, else the host
+ * of its URL (`hooks.example.com`), else the URL as it is.
+ */
+export function endpointName(endpoint: { description: string | null; url: string }): string {
+  const description = endpoint.description?.trim();
+  if (description) return description;
+  try {
+    return new URL(endpoint.url).host || endpoint.url;
+  } catch {
+    return endpoint.url;
+  }
+}

@@ -1,6 +1,7 @@
-import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Badge, Group, Stack, Title } from '@mantine/core';
 import { IconFileImport } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { LoadMore } from '../../../components/ui/load-more';
 import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
@@ -16,6 +17,72 @@ export function importedBy(item: LeadImport): string {
     ? `${item.api_key.name} (${item.api_key.prefix}…)`
     : `${item.api_key.prefix}…`;
 }
+
+/** The counts of an import, in the table's order after who made it and its source. */
+const COUNTS: Array<DataColumn<LeadImport>> = [
+  {
+    key: 'received',
+    header: 'Rows read',
+    numeric: true,
+    cell: (item) => item.received_count.toLocaleString(),
+  },
+  {
+    key: 'new',
+    header: 'New leads',
+    numeric: true,
+    cell: (item) => item.new_count.toLocaleString(),
+  },
+  {
+    key: 'duplicates',
+    header: 'Duplicates skipped',
+    numeric: true,
+    cell: (item) => item.duplicate_count.toLocaleString(),
+  },
+  {
+    key: 'rejected',
+    header: 'Rejected',
+    numeric: true,
+    cell: (item) =>
+      item.invalid_count > 0 ? (
+        <Badge color="red" variant="light">
+          {item.invalid_count.toLocaleString()}
+        </Badge>
+      ) : (
+        '0'
+      ),
+  },
+];
+
+const COLUMNS: Array<DataColumn<LeadImport>> = [
+  {
+    key: 'created_at',
+    header: 'Imported at',
+    rowHeader: true,
+    nowrap: true,
+    cell: (item) => (
+      <Anchor component={Link} to={`/imports/${item.id}`} size="sm">
+        <Timestamp value={item.created_at} />
+      </Anchor>
+    ),
+  },
+  { key: 'by', header: 'By', wide: true, cell: (item) => importedBy(item) },
+  {
+    key: 'source',
+    header: 'Source',
+    wide: true,
+    cell: (item) => (
+      <Group gap={4} component="span">
+        <span>{item.source}</span>
+        {item.tags.map((tag) => (
+          <Badge key={tag} size="xs" variant="light">
+            {tag}
+          </Badge>
+        ))}
+      </Group>
+    ),
+  },
+  ...COUNTS,
+];
 
 /**
  * A campaign's import history (docs/dashboard.md#imports): every upload, newest first, with
@@ -42,59 +109,13 @@ export function ImportHistory({ campaignId }: { campaignId: number }) {
           icon={<IconFileImport size={28} aria-hidden />}
         />
       ) : (
-        <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={720}>
-            <Table verticalSpacing="sm" highlightOnHover aria-label="Imports">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Imported at</Table.Th>
-                  <Table.Th>By</Table.Th>
-                  <Table.Th>Source</Table.Th>
-                  <Table.Th ta="right">Rows read</Table.Th>
-                  <Table.Th ta="right">New leads</Table.Th>
-                  <Table.Th ta="right">Duplicates skipped</Table.Th>
-                  <Table.Th ta="right">Rejected</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((item) => (
-                  <Table.Tr key={item.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={`/imports/${item.id}`} size="sm">
-                        <Timestamp value={item.created_at} />
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm">{importedBy(item)}</Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Group gap={4}>
-                        <Text size="sm">{item.source}</Text>
-                        {item.tags.map((tag) => (
-                          <Badge key={tag} size="xs" variant="light">
-                            {tag}
-                          </Badge>
-                        ))}
-                      </Group>
-                    </Table.Td>
-                    <Table.Td ta="right">{item.received_count.toLocaleString()}</Table.Td>
-                    <Table.Td ta="right">{item.new_count.toLocaleString()}</Table.Td>
-                    <Table.Td ta="right">{item.duplicate_count.toLocaleString()}</Table.Td>
-                    <Table.Td ta="right">
-                      {item.invalid_count > 0 ? (
-                        <Badge color="red" variant="light">
-                          {item.invalid_count.toLocaleString()}
-                        </Badge>
-                      ) : (
-                        '0'
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        </Paper>
+        <DataTable
+          columns={COLUMNS}
+          rows={items}
+          rowKey={(item) => item.id}
+          label="Imports"
+          minWidth={720}
+        />
       )}
       <LoadMore pages={imports} />
     </Stack>

@@ -5,7 +5,7 @@ import { json } from '../../../testing/fake-api';
 import { fakeDashboard } from '../../../testing/fake-dashboard';
 import { renderWithProviders } from '../../../testing/render';
 import { ImportHistory } from './import-history';
-import { ImportPage } from './import-page';
+import { ImportPage, rowNumbering } from './import-page';
 
 const ID = '0b9c2f4e-6a1d-4c8e-9f57-2d3a1b7c9e10';
 
@@ -133,12 +133,36 @@ describe('an import’s page', () => {
     expect(screen.queryByRole('link', { name: /Download/ })).toBeNull();
   });
 
-  it('shows the service’s answer when the import does not exist', async () => {
+  it('shows the not-found page, with nothing to retry, when the import does not exist', async () => {
     fakeDashboard({
       [`GET /imports/${ID}`]: () =>
         json(404, { error: 'not_found', message: `import ${ID} does not exist` }),
     });
     renderWithProviders(<ImportPage importId={ID} />);
-    expect(await screen.findByRole('alert')).toHaveTextContent(`import ${ID} does not exist`);
+    expect(
+      await screen.findByRole('heading', { name: 'Import not found', level: 1 }),
+    ).toBeVisible();
+    expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
+  });
+});
+
+describe('the rejected rows’ numbering', () => {
+  it('says rows count from 0 for an API upload, and by file row for a chunk of a spreadsheet import', async () => {
+    expect(rowNumbering({ spreadsheet_import_id: null })).toBe(
+      'Rows count from 0, in the order the leads were sent.',
+    );
+    expect(rowNumbering({ spreadsheet_import_id: 'b5c1' })).toBe(
+      'Rows are numbered as in the spreadsheet, its header being row 1.',
+    );
+    fakeDashboard({
+      [`GET /imports/${ID}`]: () => json(200, fakeImport({ spreadsheet_import_id: 'b5c1' })),
+      [`GET /imports/${ID}/rejections`]: () =>
+        json(200, { items: [rejection(3, 'phone', { phone: '55-1' })], next_cursor: null }),
+    });
+    renderWithProviders(<ImportPage importId={ID} />);
+    expect(await screen.findByTestId('row-numbering')).toHaveTextContent(
+      'Rows are numbered as in the spreadsheet, its header being row 1.',
+    );
+    expect(screen.queryByText(/count from 0/)).toBeNull();
   });
 });

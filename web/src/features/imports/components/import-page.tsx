@@ -9,16 +9,22 @@ import {
   Paper,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   Title,
 } from '@mantine/core';
 import { IconCircleCheck, IconDownload } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { Figure } from '../../../components/ui/figure';
 import { useCampaigns } from '../../campaigns/api/queries';
 import { LoadMore } from '../../../components/ui/load-more';
-import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import {
+  PageError,
+  PageHeader,
+  PageLoader,
+  PageReadFallback,
+  type NotFoundText,
+} from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import {
   rejectionsCsvUrl,
@@ -35,6 +41,16 @@ const SUBMITTED_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company'
 function shown(value: unknown): string {
   if (value === undefined) return '';
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/**
+ * How the rejected rows of `item` are numbered, in words: by file row for a chunk of a
+ * spreadsheet import (the header is row 1), else from 0 in the order the leads were sent.
+ */
+export function rowNumbering(item: Pick<LeadImport, 'spreadsheet_import_id'>): string {
+  return item.spreadsheet_import_id
+    ? 'Rows are numbered as in the spreadsheet, its header being row 1.'
+    : 'Rows count from 0, in the order the leads were sent.';
 }
 
 function ComplianceRecord({ item }: { item: LeadImport }) {
@@ -71,48 +87,64 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
   );
 }
 
+/**
+ * The rejected rows' columns: the row (0-based for an API upload, the file row for a chunk of a
+ * spreadsheet import), why it was rejected, and each field as submitted (the failing one bold).
+ */
+const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
+  {
+    key: 'row',
+    header: 'Row',
+    rowHeader: true,
+    cell: (row) => row.row,
+    cardCell: (row) => `Row ${row.row}`,
+  },
+  {
+    key: 'problem',
+    header: 'Problem',
+    wide: true,
+    cell: (row) => (
+      <Text size="sm" c="red" component="span">
+        {row.message}
+      </Text>
+    ),
+  },
+  ...SUBMITTED_FIELDS.map((field): DataColumn<ImportRejection> => ({
+    key: field,
+    header: field,
+    wide: field === 'email',
+    cell: (row) => (
+      <Text
+        size="sm"
+        component="span"
+        fw={row.field === field ? 700 : undefined}
+        style={{ overflowWrap: 'break-word', maxWidth: '24rem', display: 'inline-block' }}
+      >
+        {shown(row.submitted[field]) || '—'}
+      </Text>
+    ),
+  })),
+];
+
 function RejectionsTable({ rows }: { rows: ImportRejection[] }) {
   return (
-    <Paper withBorder radius="md">
-      <Table.ScrollContainer minWidth={760}>
-        <Table verticalSpacing="xs" aria-label="Rejected rows" striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Row</Table.Th>
-              <Table.Th>Problem</Table.Th>
-              {SUBMITTED_FIELDS.map((field) => (
-                <Table.Th key={field}>{field}</Table.Th>
-              ))}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {rows.map((row) => (
-              <Table.Tr key={row.row}>
-                <Table.Td>{row.row}</Table.Td>
-                <Table.Td>
-                  <Text size="sm" c="red">
-                    {row.message}
-                  </Text>
-                </Table.Td>
-                {SUBMITTED_FIELDS.map((field) => (
-                  <Table.Td key={field}>
-                    <Text
-                      size="sm"
-                      fw={row.field === field ? 700 : undefined}
-                      style={{ overflowWrap: 'break-word', maxWidth: '24rem' }}
-                    >
-                      {shown(row.submitted[field])}
-                    </Text>
-                  </Table.Td>
-                ))}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-    </Paper>
+    <DataTable
+      columns={REJECTION_COLUMNS}
+      rows={rows}
+      rowKey={(row) => row.row}
+      label="Rejected rows"
+      minWidth={760}
+      striped
+    />
   );
 }
+
+/** What the not-found page says for an import id the account does not have. */
+const IMPORT_NOT_FOUND: NotFoundText = {
+  title: 'Import not found',
+  description:
+    'Your account has no import at this address. It may belong to another account, or the link is mistyped.',
+};
 
 /**
  * One import (docs/dashboard.md#imports): its compliance record and counts, and the rows it
@@ -122,8 +154,11 @@ export function ImportPage({ importId }: { importId: string }) {
   const item = useImport(importId);
   const campaigns = useCampaigns();
   const rejections = useImportRejections(importId);
-  if (item.isPending) return <PageLoader label="Loading the import…" />;
-  if (item.isError) return <PageError error={item.error} onRetry={() => void item.refetch()} />;
+  if (!item.isSuccess) {
+    return (
+      <PageReadFallback query={item} loading="Loading the import…" notFound={IMPORT_NOT_FOUND} />
+    );
+  }
   const rows = rejections.data?.pages.flatMap((page) => page.items) ?? [];
   const campaignPath = `/campaigns/${item.data.campaign_id}`;
   const campaignName =
@@ -185,9 +220,8 @@ export function ImportPage({ importId }: { importId: string }) {
             <PageError error={rejections.error} onRetry={() => void rejections.refetch()} />
           ) : (
             <>
-              <Text size="sm" c="dimmed">
-                Rows count from 0, in the order the leads were sent. The field that failed is in
-                bold.
+              <Text size="sm" c="dimmed" data-testid="row-numbering">
+                {rowNumbering(item.data)} The field that failed is in bold.
               </Text>
               <RejectionsTable rows={rows} />
               <LoadMore pages={rejections} />

@@ -1,11 +1,66 @@
-import { Anchor, Button, Group, Paper, Progress, Stack, Table, Text, Title } from '@mantine/core';
+import { Anchor, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
-import { useCampaignSpreadsheetImports } from '../api/spreadsheet-queries';
+import { useCampaignSpreadsheetImports, type SpreadsheetImport } from '../api/spreadsheet-queries';
 import { SpreadsheetStatus } from './spreadsheet-import-page';
+
+const COLUMNS: Array<DataColumn<SpreadsheetImport>> = [
+  {
+    key: 'file',
+    header: 'File',
+    rowHeader: true,
+    cell: (job) => (
+      <Anchor
+        component={Link}
+        to={`/spreadsheet-imports/${job.id}`}
+        size="sm"
+        style={{ overflowWrap: 'anywhere' }}
+      >
+        {job.file_name}
+      </Anchor>
+    ),
+  },
+  { key: 'uploaded', header: 'Uploaded', cell: (job) => <Timestamp value={job.created_at} /> },
+  { key: 'status', header: 'Status', cell: (job) => <SpreadsheetStatus job={job} /> },
+  {
+    key: 'progress',
+    header: 'Progress',
+    cell: (job) => (
+      <Stack gap={2} miw={120}>
+        <Progress
+          value={job.total_rows ? (job.rows_read / job.total_rows) * 100 : 0}
+          aria-label={`Progress of ${job.file_name}`}
+          size="sm"
+        />
+        <Text size="xs" c="dimmed">
+          {job.rows_read.toLocaleString()} / {job.total_rows.toLocaleString()} rows
+        </Text>
+      </Stack>
+    ),
+  },
+  {
+    key: 'new',
+    header: 'New leads',
+    numeric: true,
+    cell: (job) => job.new_count.toLocaleString(),
+  },
+  {
+    key: 'duplicates',
+    header: 'Duplicates skipped',
+    numeric: true,
+    cell: (job) => job.duplicate_count.toLocaleString(),
+  },
+  {
+    key: 'rejected',
+    header: 'Rejected',
+    numeric: true,
+    cell: (job) => job.invalid_count.toLocaleString(),
+  },
+];
 
 /**
  * A campaign's spreadsheet imports (docs/dashboard.md#spreadsheet-imports): the last 20, newest
@@ -41,53 +96,13 @@ export function SpreadsheetImportList({ campaignId }: { campaignId: number }) {
           {canChange && ' Import a CSV or Excel file of leads with the button above.'}
         </Text>
       ) : (
-        <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={640}>
-            <Table aria-label="Spreadsheet imports" verticalSpacing="xs">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>File</Table.Th>
-                  <Table.Th>Uploaded</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Progress</Table.Th>
-                  <Table.Th>New leads</Table.Th>
-                  <Table.Th>Duplicates skipped</Table.Th>
-                  <Table.Th>Rejected</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {jobs.data.map((job) => (
-                  <Table.Tr key={job.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={`/spreadsheet-imports/${job.id}`}>
-                        {job.file_name}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>
-                      <Timestamp value={job.created_at} />
-                    </Table.Td>
-                    <Table.Td>
-                      <SpreadsheetStatus job={job} />
-                    </Table.Td>
-                    <Table.Td miw={140}>
-                      <Progress
-                        value={job.total_rows ? (job.rows_read / job.total_rows) * 100 : 0}
-                        aria-label={`Progress of ${job.file_name}`}
-                        size="sm"
-                      />
-                      <Text size="xs" c="dimmed">
-                        {job.rows_read.toLocaleString()} / {job.total_rows.toLocaleString()} rows
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>{job.new_count.toLocaleString()}</Table.Td>
-                    <Table.Td>{job.duplicate_count.toLocaleString()}</Table.Td>
-                    <Table.Td>{job.invalid_count.toLocaleString()}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        </Paper>
+        <DataTable
+          columns={COLUMNS}
+          rows={jobs.data}
+          rowKey={(job) => job.id}
+          label="Spreadsheet imports"
+          minWidth={640}
+        />
       )}
     </Stack>
   );

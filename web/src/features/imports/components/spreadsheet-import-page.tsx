@@ -13,7 +13,6 @@ import {
   SimpleGrid,
   Stack,
   Stepper,
-  Table,
   TagsInput,
   Text,
   TextInput,
@@ -22,10 +21,15 @@ import {
 import { IconDownload, IconPlayerPlay } from '@tabler/icons-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
 import { Figure } from '../../../components/ui/figure';
-import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import {
+  PageHeader,
+  PageReadFallback,
+  type NotFoundText,
+} from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaigns } from '../../campaigns/api/queries';
@@ -37,6 +41,7 @@ import {
   useStartSpreadsheetImport,
   type ColumnMapping,
   type SpreadsheetImport,
+  type SpreadsheetPreviewRow,
 } from '../api/spreadsheet-queries';
 
 /** The lead fields a column can fill, in the form's order, with their labels. */
@@ -86,9 +91,53 @@ export function SpreadsheetStatus({ job }: { job: SpreadsheetImport }) {
   );
 }
 
+/**
+ * The preview's columns: the row's number in the file, each lead field as it would be stored
+ * (or as the file has it, for a rejected row), and the check: OK or why the row is rejected.
+ */
+function previewColumns(
+  job: SpreadsheetImport,
+  mapping: ColumnMapping,
+): Array<DataColumn<SpreadsheetPreviewRow>> {
+  return [
+    {
+      key: 'row',
+      header: 'Row',
+      rowHeader: true,
+      cell: (row) => row.row,
+      cardCell: (row) => `Row ${row.row}`,
+    },
+    ...LEAD_FIELD_LABELS.map(([field, label]): DataColumn<SpreadsheetPreviewRow> => ({
+      key: field,
+      header: label,
+      // An email needs a card's whole width to stay on one line.
+      wide: field === 'email',
+      cell: (row) => {
+        const column = mapping[field];
+        const raw = column === undefined ? '' : (job.sample_rows[row.row - 2]?.[column] ?? '');
+        return (row.lead ? (row.lead[field] ?? '') : raw) || '—';
+      },
+    })),
+    {
+      key: 'check',
+      header: 'Check',
+      wide: true,
+      cell: (row) =>
+        row.error ? (
+          <Text size="sm" c="red" component="span">
+            {row.error.message}
+          </Text>
+        ) : (
+          <Badge color="green" variant="light">
+            OK
+          </Badge>
+        ),
+    },
+  ];
+}
+
 /** Map columns to lead fields, preview the first rows as the service validates them, acknowledge, start. */
 function MappingStep({ job }: { job: SpreadsheetImport }) {
-  const canChange = useCanChange();
   const [mapping, setMapping] = useState<ColumnMapping>(() => ({ ...job.suggested_mapping }));
   const [source, setSource] = useState('spreadsheet');
   const [tags, setTags] = useState<string[]>([]);
@@ -139,7 +188,6 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
                 value={mapping[field] === undefined ? null : String(mapping[field])}
                 onChange={(value) => setField(field, value)}
                 clearable={field !== 'phone'}
-                disabled={!canChange}
                 comboboxProps={{ withinPortal: true }}
               />
             ))}
@@ -164,109 +212,77 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
           </Text>
         </Stack>
         {preview.isError && <ErrorText error={preview.error} title="No preview" />}
-        <Table.ScrollContainer minWidth={720}>
-          <Table aria-label="Preview of the first rows" verticalSpacing="xs" striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Row</Table.Th>
-                {LEAD_FIELD_LABELS.map(([field, label]) => (
-                  <Table.Th key={field}>{label}</Table.Th>
-                ))}
-                <Table.Th>Check</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((row) => (
-                <Table.Tr key={row.row}>
-                  <Table.Td>{row.row}</Table.Td>
-                  {LEAD_FIELD_LABELS.map(([field]) => {
-                    const column = mapping[field];
-                    const raw =
-                      column === undefined ? '' : (job.sample_rows[row.row - 2]?.[column] ?? '');
-                    const value = row.lead ? (row.lead[field] ?? '') : raw;
-                    return <Table.Td key={field}>{value}</Table.Td>;
-                  })}
-                  <Table.Td>
-                    {row.error ? (
-                      <Text size="sm" c="red">
-                        {row.error.message}
-                      </Text>
-                    ) : (
-                      <Badge color="green" variant="light">
-                        OK
-                      </Badge>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <Stack p="lg" pt="sm">
+          <DataTable
+            columns={previewColumns(job, mapping)}
+            rows={rows}
+            rowKey={(row) => row.row}
+            label="Preview of the first rows"
+            minWidth={720}
+            striped
+            bordered={false}
+          />
+        </Stack>
       </Paper>
 
-      {canChange ? (
-        <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="start-title">
-          <Stack gap="sm">
-            <Title order={2} size="h4" id="start-title">
-              Start the import
-            </Title>
-            <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
-              <TextInput
-                label="Source"
-                description="Recorded on every lead and on the import"
-                value={source}
-                maxLength={100}
-                onChange={(event) => setSource(event.currentTarget.value)}
-              />
-              <TagsInput
-                label="Tags"
-                description="Applied to every lead (press Enter after each)"
-                value={tags}
-                onChange={setTags}
-                maxTags={50}
-              />
-            </SimpleGrid>
-            <Checkbox
-              label="Skip leads whose phone the campaign already has"
-              checked={skipDuplicates}
-              onChange={(event) => setSkipDuplicates(event.currentTarget.checked)}
+      <Paper withBorder radius="md" p="lg" component="section" aria-labelledby="start-title">
+        <Stack gap="sm">
+          <Title order={2} size="h4" id="start-title">
+            Start the import
+          </Title>
+          <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="sm">
+            <TextInput
+              label="Source"
+              description="Recorded on every lead and on the import"
+              value={source}
+              maxLength={100}
+              onChange={(event) => setSource(event.currentTarget.value)}
             />
-            <Alert color="gray" title={`Compliance disclaimer ${DISCLAIMER_VERSION}`}>
-              You confirm that every person in this file agreed to be contacted by your
-              organisation, that you may lawfully upload their details, and that you will honour
-              opt-outs. The time, your user, your IP address and this version are recorded with
-              every import.
-            </Alert>
-            <Checkbox
-              label={`I have permission to contact these people (disclaimer ${DISCLAIMER_VERSION})`}
-              checked={acknowledged}
-              onChange={(event) => setAcknowledged(event.currentTarget.checked)}
+            <TagsInput
+              label="Tags"
+              description="Applied to every lead (press Enter after each)"
+              value={tags}
+              onChange={setTags}
+              maxTags={50}
             />
-            {start.isError && <ErrorText error={start.error} title="The import did not start" />}
-            <Group>
-              <Button
-                leftSection={<IconPlayerPlay size={16} aria-hidden />}
-                disabled={!acknowledged || !hasPhone}
-                loading={start.isPending}
-                onClick={() =>
-                  start.mutate({
-                    mapping,
-                    compliance_acknowledged: true,
-                    disclaimer_version: DISCLAIMER_VERSION,
-                    source: source.trim() || 'spreadsheet',
-                    tags,
-                    skip_duplicates: skipDuplicates,
-                  })
-                }
-              >
-                Start import of {job.total_rows.toLocaleString()} rows
-              </Button>
-            </Group>
-          </Stack>
-        </Paper>
-      ) : (
-        <Alert color="gray">An admin of your account can start this import.</Alert>
-      )}
+          </SimpleGrid>
+          <Checkbox
+            label="Skip leads whose phone the campaign already has"
+            checked={skipDuplicates}
+            onChange={(event) => setSkipDuplicates(event.currentTarget.checked)}
+          />
+          <Alert color="gray" title={`Compliance disclaimer ${DISCLAIMER_VERSION}`}>
+            You confirm that every person in this file agreed to be contacted by your organisation,
+            that you may lawfully upload their details, and that you will honour opt-outs. The time,
+            your user, your IP address and this version are recorded with every import.
+          </Alert>
+          <Checkbox
+            label={`I have permission to contact these people (disclaimer ${DISCLAIMER_VERSION})`}
+            checked={acknowledged}
+            onChange={(event) => setAcknowledged(event.currentTarget.checked)}
+          />
+          {start.isError && <ErrorText error={start.error} title="The import did not start" />}
+          <Group>
+            <Button
+              leftSection={<IconPlayerPlay size={16} aria-hidden />}
+              disabled={!acknowledged || !hasPhone}
+              loading={start.isPending}
+              onClick={() =>
+                start.mutate({
+                  mapping,
+                  compliance_acknowledged: true,
+                  disclaimer_version: DISCLAIMER_VERSION,
+                  source: source.trim() || 'spreadsheet',
+                  tags,
+                  skip_duplicates: skipDuplicates,
+                })
+              }
+            >
+              Start import of {job.total_rows.toLocaleString()} rows
+            </Button>
+          </Group>
+        </Stack>
+      </Paper>
     </Stack>
   );
 }
@@ -382,16 +398,31 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
   );
 }
 
+/** What the not-found page says for a spreadsheet import id the account does not have. */
+const SPREADSHEET_IMPORT_NOT_FOUND: NotFoundText = {
+  title: 'Spreadsheet import not found',
+  description:
+    'Your account has no spreadsheet import at this address. It may belong to another account, or the link is mistyped.',
+};
+
 /**
  * One spreadsheet import (docs/dashboard.md#spreadsheet-imports): a stepper through upload,
  * column mapping with a validated preview and the compliance acknowledgement, then live
  * progress (cancellable) and the final report with the rejected rows.
  */
 export function SpreadsheetImportPage({ importId }: { importId: string }) {
+  const canChange = useCanChange();
   const query = useSpreadsheetImport(importId);
   const campaigns = useCampaigns();
-  if (query.isPending) return <PageLoader label="Loading the import…" />;
-  if (query.isError) return <PageError error={query.error} onRetry={() => void query.refetch()} />;
+  if (!query.isSuccess) {
+    return (
+      <PageReadFallback
+        query={query}
+        loading="Loading the import…"
+        notFound={SPREADSHEET_IMPORT_NOT_FOUND}
+      />
+    );
+  }
   const job = query.data;
   const campaign = campaigns.data?.find((c) => c.id === job.campaign_id);
   const step = job.status === 'uploaded' ? 1 : job.status === 'running' ? 2 : 3;
@@ -417,7 +448,14 @@ export function SpreadsheetImportPage({ importId }: { importId: string }) {
         <Stepper.Completed>{null}</Stepper.Completed>
       </Stepper>
       {job.status === 'uploaded' ? (
-        <MappingStep job={job} />
+        canChange ? (
+          <MappingStep job={job} />
+        ) : (
+          <Alert color="gray" title="Waiting for an admin">
+            An admin of your account maps this file’s columns and starts the import; its progress
+            then shows here.
+          </Alert>
+        )
       ) : (
         <ProgressStep job={job} readAt={query.dataUpdatedAt} />
       )}

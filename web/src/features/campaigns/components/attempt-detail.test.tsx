@@ -1,0 +1,33 @@
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { renderWithProviders } from '../../../testing/render';
+import { DeliveryState } from './attempt-detail';
+
+describe('an attempt’s delivery state', () => {
+  it('shows when a pending delivery is retried next, in the viewer’s time with UTC in the markup', () => {
+    renderWithProviders(
+      <DeliveryState
+        delivery={{ status: 'pending', attempt_count: 2, next_attempt_at: '2026-11-27T10:30:00Z' }}
+      />,
+    );
+    const state = screen.getByTestId('delivery-state');
+    expect(state).toHaveTextContent('Pending');
+    expect(state).toHaveTextContent('2 attempts so far');
+    expect(state).toHaveTextContent(/Next retry .*2026/);
+    expect(state.querySelector('time')).toHaveAttribute('datetime', '2026-11-27T10:30:00.000Z');
+  });
+
+  it('says a failed delivery is not retried any more, and that a ping belongs to no delivery', () => {
+    const { unmount } = renderWithProviders(
+      <DeliveryState delivery={{ status: 'failed', attempt_count: 8, next_attempt_at: null }} />,
+    );
+    expect(screen.getByTestId('delivery-state')).toHaveTextContent(
+      'Failed for good: its retry schedule ran out.',
+    );
+    unmount();
+    renderWithProviders(<DeliveryState delivery={null} />);
+    expect(screen.getByTestId('delivery-state')).toHaveTextContent(
+      'it belongs to no delivery and is never retried',
+    );
+  });
+});
