@@ -1,21 +1,8 @@
-import {
-  Badge,
-  Button,
-  Card,
-  Checkbox,
-  Code,
-  Group,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { Badge, Button, Card, Checkbox, Group, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconKey, IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { ErrorText } from '../../../components/ui/error-text';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
@@ -151,43 +138,45 @@ function KeyState({ apiKey }: { apiKey: ApiKey }) {
   );
 }
 
-/** The keys as stacked cards, for narrow screens. */
-function KeyCards({
-  keys,
-  names,
-  canChange,
-}: {
-  keys: ApiKey[];
-  names: Map<number, string>;
-  canChange: boolean;
-}) {
-  return (
-    <Stack gap="sm" data-testid="api-keys">
-      {keys.map((key) => (
-        <Paper key={key.id} withBorder radius="md" p="sm" data-testid="api-key-row">
-          <Stack gap={6}>
-            <Group justify="space-between" gap="xs" align="flex-start">
-              <Stack gap={0}>
-                <Text fw={600}>{key.name ?? 'unnamed'}</Text>
-                <Code fz="xs">{key.key_prefix}</Code>
-              </Stack>
-              <KeyState apiKey={key} />
-            </Group>
-            <Text size="sm">{campaignNames(key.campaign_ids, names)}</Text>
-            <Text size="xs" c="dimmed">
-              Created <Timestamp value={key.created_at} /> · last used{' '}
-              <Timestamp value={key.last_used_at} fallback="never" />
-            </Text>
-            {canChange && !key.revoked_at && (
-              <Group justify="flex-end">
-                <RevokeKey apiKey={key} />
-              </Group>
-            )}
-          </Stack>
-        </Paper>
-      ))}
-    </Stack>
-  );
+/** The keys' columns; with `canChange`, the last revokes. */
+function keyColumns(names: Map<number, string>, canChange: boolean): Array<DataColumn<ApiKey>> {
+  const columns: Array<DataColumn<ApiKey>> = [
+    {
+      key: 'name',
+      header: 'Name',
+      rowHeader: true,
+      cell: (key) =>
+        key.name ?? (
+          <Text span inherit c="dimmed">
+            unnamed
+          </Text>
+        ),
+    },
+    { key: 'prefix', header: 'Prefix', cell: (key) => <code>{key.key_prefix}</code> },
+    {
+      key: 'campaigns',
+      header: 'Campaigns',
+      wide: true,
+      cell: (key) => campaignNames(key.campaign_ids, names),
+    },
+    { key: 'created', header: 'Created', cell: (key) => <Timestamp value={key.created_at} /> },
+    {
+      key: 'last_used',
+      header: 'Last used',
+      cell: (key) => <Timestamp value={key.last_used_at} fallback="never" />,
+    },
+    { key: 'state', header: 'State', cell: (key) => <KeyState apiKey={key} /> },
+  ];
+  if (!canChange) return columns;
+  return [
+    ...columns,
+    {
+      key: 'actions',
+      header: 'Actions',
+      hideHeader: true,
+      cell: (key) => (key.revoked_at ? null : <RevokeKey apiKey={key} />),
+    },
+  ];
 }
 
 /** The account's API keys (CONTRACT 10.4.7): list, create (the key shown once), revoke. */
@@ -197,7 +186,6 @@ export function ApiKeysOverview() {
   const campaigns = useCampaignOptions();
   const [creating, setCreating] = useState(false);
   const names = new Map((campaigns.data ?? []).map((c) => [c.id, c.name]));
-  const narrow = useMediaQuery('(max-width: 48em)');
 
   return (
     <>
@@ -227,55 +215,16 @@ export function ApiKeysOverview() {
             description="Create one for each integration that uploads leads."
             icon={<IconKey size={28} aria-hidden />}
           />
-        ) : narrow ? (
-          <KeyCards keys={keys.data} names={names} canChange={canChange} />
         ) : (
-          <Paper withBorder radius="md">
-            <Table.ScrollContainer minWidth={760}>
-              <Table verticalSpacing="sm" fz="sm" data-testid="api-keys">
-                <Table.Thead>
-                  <Table.Tr>
-                    <Table.Th>Name</Table.Th>
-                    <Table.Th>Prefix</Table.Th>
-                    <Table.Th>Campaigns</Table.Th>
-                    <Table.Th>Created</Table.Th>
-                    <Table.Th>Last used</Table.Th>
-                    <Table.Th>State</Table.Th>
-                    {canChange && <Table.Th>Actions</Table.Th>}
-                  </Table.Tr>
-                </Table.Thead>
-                <Table.Tbody>
-                  {keys.data.map((key) => (
-                    <Table.Tr key={key.id} data-testid="api-key-row">
-                      <Table.Td fw={500}>
-                        {key.name ?? (
-                          <Text span c="dimmed">
-                            unnamed
-                          </Text>
-                        )}
-                      </Table.Td>
-                      <Table.Td>
-                        <code>{key.key_prefix}</code>
-                      </Table.Td>
-                      <Table.Td>{campaignNames(key.campaign_ids, names)}</Table.Td>
-                      <Table.Td>
-                        <Timestamp value={key.created_at} />
-                      </Table.Td>
-                      <Table.Td>
-                        <Timestamp value={key.last_used_at} fallback="never" />
-                      </Table.Td>
-                      <Table.Td>
-                        <KeyState apiKey={key} />
-                      </Table.Td>
-                      {canChange && (
-                        <Table.Td>{!key.revoked_at && <RevokeKey apiKey={key} />}</Table.Td>
-                      )}
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          </Paper>
+          <DataTable
+            columns={keyColumns(names, canChange)}
+            rows={keys.data}
+            rowKey={(key) => key.id}
+            label="API keys"
+            minWidth={760}
+            testId="api-keys"
+            rowTestId="api-key-row"
+          />
         )}
       </Stack>
     </>

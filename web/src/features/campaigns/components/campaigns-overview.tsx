@@ -1,8 +1,42 @@
-import { Anchor, Badge, Paper, Table } from '@mantine/core';
+import { Anchor, Badge } from '@mantine/core';
 import { IconSpeakerphone } from '@tabler/icons-react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { useCampaigns } from '../api/queries';
+import type { Campaign } from '../api/types';
+
+/** Each campaign, its region and its number of webhook endpoints (three columns fit a phone). */
+const COLUMNS: Array<DataColumn<Campaign>> = [
+  {
+    key: 'name',
+    header: 'Campaign',
+    rowHeader: true,
+    cell: (campaign) => (
+      <Anchor component={Link} to={`/campaigns/${campaign.id}`} fw={500}>
+        {campaign.name}
+      </Anchor>
+    ),
+  },
+  {
+    key: 'region',
+    header: 'Region',
+    cell: (campaign) =>
+      campaign.default_region ? (
+        <Badge variant="light" color="gray">
+          {campaign.default_region}
+        </Badge>
+      ) : (
+        '—'
+      ),
+  },
+  {
+    key: 'endpoints',
+    header: 'Endpoints',
+    numeric: true,
+    cell: (campaign) => campaign.endpoint_count,
+  },
+];
 
 /** The account's campaigns (CONTRACT 10.4.1), each with its number of webhook endpoints. */
 export function CampaignsOverview() {
@@ -24,40 +58,13 @@ export function CampaignsOverview() {
           icon={<IconSpeakerphone size={28} aria-hidden />}
         />
       ) : (
-        <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={360}>
-            <Table verticalSpacing="sm" highlightOnHover>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Campaign</Table.Th>
-                  <Table.Th>Region</Table.Th>
-                  <Table.Th ta="right">Endpoints</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {campaigns.data.map((campaign) => (
-                  <Table.Tr key={campaign.id}>
-                    <Table.Td>
-                      <Anchor component={Link} to={`/campaigns/${campaign.id}`} fw={500}>
-                        {campaign.name}
-                      </Anchor>
-                    </Table.Td>
-                    <Table.Td>
-                      {campaign.default_region ? (
-                        <Badge variant="light" color="gray">
-                          {campaign.default_region}
-                        </Badge>
-                      ) : (
-                        '—'
-                      )}
-                    </Table.Td>
-                    <Table.Td ta="right">{campaign.endpoint_count}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        </Paper>
+        <DataTable
+          columns={COLUMNS}
+          rows={campaigns.data}
+          rowKey={(campaign) => campaign.id}
+          label="Campaigns"
+          minWidth={300}
+        />
       )}
     </>
   );

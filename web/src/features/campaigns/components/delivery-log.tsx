@@ -3,18 +3,15 @@ import {
   Code,
   Group,
   NativeSelect,
-  Paper,
   SimpleGrid,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from '@mantine/core';
 import { IconListSearch } from '@tabler/icons-react';
-import { useMediaQuery } from '@mantine/hooks';
 import { useState } from 'react';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
 import { LoadMore } from '../../../components/ui/load-more';
 import { RefreshButton } from '../../../components/ui/refresh-button';
@@ -84,46 +81,61 @@ function Filters({
   );
 }
 
-/** The log as stacked cards, for narrow screens. */
-function AttemptCards({ attempts, onOpen }: { attempts: Attempt[]; onOpen: (id: number) => void }) {
-  return (
-    <Stack gap="sm" data-testid="delivery-log">
-      {attempts.map((attempt) => (
-        <Paper key={attempt.id} withBorder radius="md" p="sm" data-testid="attempt-row">
-          <Stack gap={6}>
-            <Group justify="space-between" gap="xs" wrap="nowrap">
-              <Text size="sm">
-                <Timestamp value={attempt.attempted_at} />
-              </Text>
-              <OutcomeBadge attempt={attempt} />
-            </Group>
-            <Text size="sm">
-              <b>{attempt.event_type ?? 'ping'}</b> · HTTP {attempt.status_code ?? '—'} ·{' '}
-              {formatDuration(attempt.duration_ms)}
-            </Text>
-            <Code fz="xs" style={{ wordBreak: 'break-all' }}>
-              {attempt.webhook_id}
-            </Code>
-            {attempt.error && (
-              <Text size="xs" c="red">
-                {attempt.error}
-              </Text>
-            )}
-            <Group justify="flex-end">
-              <Button
-                size="xs"
-                variant="light"
-                onClick={() => onOpen(attempt.id)}
-                aria-label={`Open attempt ${attempt.id}`}
-              >
-                Open
-              </Button>
-            </Group>
-          </Stack>
-        </Paper>
-      ))}
-    </Stack>
-  );
+/** The log's columns; the last opens the attempt with `onOpen`. */
+function attemptColumns(onOpen: (id: number) => void): Array<DataColumn<Attempt>> {
+  return [
+    {
+      key: 'time',
+      header: 'Time',
+      rowHeader: true,
+      nowrap: true,
+      cell: (attempt) => <Timestamp value={attempt.attempted_at} />,
+    },
+    { key: 'event_type', header: 'Event type', cell: (attempt) => attempt.event_type ?? 'ping' },
+    {
+      key: 'webhook_id',
+      header: 'webhook-id',
+      wide: true,
+      cell: (attempt) => (
+        <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>
+          {attempt.webhook_id}
+        </Code>
+      ),
+    },
+    { key: 'status', header: 'Status', cell: (attempt) => attempt.status_code ?? '—' },
+    {
+      key: 'duration',
+      header: 'Duration',
+      nowrap: true,
+      cell: (attempt) => formatDuration(attempt.duration_ms),
+    },
+    { key: 'outcome', header: 'Outcome', cell: (attempt) => <OutcomeBadge attempt={attempt} /> },
+    {
+      key: 'error',
+      header: 'Error',
+      wide: true,
+      cell: (attempt) => (
+        <Text size="xs" c={attempt.error ? 'red' : 'dimmed'} lineClamp={2} maw={220}>
+          {attempt.error ?? '—'}
+        </Text>
+      ),
+    },
+    {
+      key: 'open',
+      header: 'Details',
+      hideHeader: true,
+      cell: (attempt) => (
+        <Button
+          size="xs"
+          variant="light"
+          onClick={() => onOpen(attempt.id)}
+          aria-label={`Open attempt ${attempt.id}`}
+        >
+          Open
+        </Button>
+      ),
+    },
+  ];
 }
 
 /**
@@ -136,7 +148,6 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
   const [openAttempt, setOpenAttempt] = useState<number | null>(null);
   const log = useDeliveryLog(endpointId, filters);
   const attempts = log.data?.pages.flatMap((page) => page.items) ?? [];
-  const narrow = useMediaQuery('(max-width: 48em)');
 
   return (
     <Stack gap="md" component="section" aria-labelledby="delivery-log-title">
@@ -173,72 +184,16 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
           }
           icon={<IconListSearch size={28} aria-hidden />}
         />
-      ) : narrow ? (
-        <AttemptCards attempts={attempts} onOpen={setOpenAttempt} />
       ) : (
-        <Paper withBorder radius="md">
-          <Table.ScrollContainer minWidth={900}>
-            <Table verticalSpacing="xs" highlightOnHover fz="sm" data-testid="delivery-log">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>Time</Table.Th>
-                  <Table.Th>Event type</Table.Th>
-                  <Table.Th>webhook-id</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Duration</Table.Th>
-                  <Table.Th>Outcome</Table.Th>
-                  <Table.Th>Error</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Details</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {attempts.map((attempt) => (
-                  <Table.Tr key={attempt.id} data-testid="attempt-row">
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Timestamp value={attempt.attempted_at} />
-                    </Table.Td>
-                    <Table.Td>{attempt.event_type ?? 'ping'}</Table.Td>
-                    <Table.Td>
-                      <Code fz="xs">{attempt.webhook_id}</Code>
-                    </Table.Td>
-                    <Table.Td>{attempt.status_code ?? '—'}</Table.Td>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      {formatDuration(attempt.duration_ms)}
-                    </Table.Td>
-                    <Table.Td>
-                      <Text
-                        span
-                        size="sm"
-                        fw={600}
-                        c={attempt.success ? 'teal.8' : 'red.8'}
-                        style={{ whiteSpace: 'nowrap' }}
-                      >
-                        {attempt.success ? 'Succeeded' : 'Failed'}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td maw={220}>
-                      <Text size="xs" c={attempt.error ? 'red' : 'dimmed'} lineClamp={2}>
-                        {attempt.error ?? '—'}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      <Button
-                        size="xs"
-                        variant="light"
-                        onClick={() => setOpenAttempt(attempt.id)}
-                        aria-label={`Open attempt ${attempt.id}`}
-                      >
-                        Open
-                      </Button>
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-        </Paper>
+        <DataTable
+          columns={attemptColumns(setOpenAttempt)}
+          rows={attempts}
+          rowKey={(attempt) => attempt.id}
+          label="Delivery attempts"
+          minWidth={900}
+          testId="delivery-log"
+          rowTestId="attempt-row"
+        />
       )}
       <LoadMore pages={log} />
       <AttemptDrawer

@@ -1,19 +1,8 @@
-import {
-  Anchor,
-  Button,
-  Group,
-  NativeSelect,
-  Paper,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core';
-import { useMediaQuery } from '@mantine/hooks';
+import { Anchor, Button, Group, NativeSelect, Stack, Text, TextInput, Title } from '@mantine/core';
 import { IconSearch, IconUserSearch } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
+import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { LoadMore } from '../../../components/ui/load-more';
 import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
@@ -46,64 +35,27 @@ function LeadLink({ lead }: { lead: LeadSummary }) {
   );
 }
 
-/** The results as stacked cards, for narrow screens. */
-function LeadCards({ leads }: { leads: LeadSummary[] }) {
-  return (
-    <Stack gap="sm" data-testid="lead-results">
-      {leads.map((lead) => (
-        <Paper key={lead.id} withBorder radius="md" p="sm" data-testid="lead-row">
-          <Stack gap={4}>
-            <LeadLink lead={lead} />
-            <Text size="sm">{lead.phone}</Text>
-            {lead.email && (
-              <Text size="sm" style={{ wordBreak: 'break-all' }}>
-                {lead.email}
-              </Text>
-            )}
-            <Text size="xs" c="dimmed">
-              Added <Timestamp value={lead.created_at} />
-            </Text>
-          </Stack>
-        </Paper>
-      ))}
-    </Stack>
-  );
-}
-
-function LeadTable({ leads }: { leads: LeadSummary[] }) {
-  return (
-    <Paper withBorder radius="md">
-      <Table.ScrollContainer minWidth={720}>
-        <Table verticalSpacing="xs" highlightOnHover fz="sm" data-testid="lead-results">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Name</Table.Th>
-              <Table.Th>Phone</Table.Th>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Company</Table.Th>
-              <Table.Th>Added</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {leads.map((lead) => (
-              <Table.Tr key={lead.id} data-testid="lead-row">
-                <Table.Td>
-                  <LeadLink lead={lead} />
-                </Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>{lead.phone}</Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{lead.email ?? '—'}</Table.Td>
-                <Table.Td>{lead.company ?? '—'}</Table.Td>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  <Timestamp value={lead.created_at} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
-    </Paper>
-  );
-}
+const LEAD_COLUMNS: Array<DataColumn<LeadSummary>> = [
+  { key: 'name', header: 'Name', rowHeader: true, cell: (lead) => <LeadLink lead={lead} /> },
+  { key: 'phone', header: 'Phone', nowrap: true, cell: (lead) => lead.phone },
+  {
+    key: 'email',
+    header: 'Email',
+    wide: true,
+    cell: (lead) => (
+      <Text span inherit style={{ overflowWrap: 'anywhere' }}>
+        {lead.email ?? '—'}
+      </Text>
+    ),
+  },
+  { key: 'company', header: 'Company', cell: (lead) => lead.company ?? '—' },
+  {
+    key: 'added',
+    header: 'Added',
+    nowrap: true,
+    cell: (lead) => <Timestamp value={lead.created_at} />,
+  },
+];
 
 /**
  * A campaign's lead search (docs/dashboard.md#leads): one box for a phone (any format of the
@@ -116,7 +68,6 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
   const [field, setField] = useState<LeadSearchField>('');
   const [submitted, setSubmitted] = useState<LeadSearchInput | null>(null);
   const search = useLeadSearch(campaignId, submitted);
-  const narrow = useMediaQuery('(max-width: 48em)');
   const pages = search.data?.pages ?? [];
   const leads = pages.flatMap((page) => page.items);
 
@@ -175,7 +126,15 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
             {search.hasNextPage ? '+' : ''} {leads.length === 1 ? 'lead' : 'leads'} with{' '}
             {matched(pages[0])}
           </Text>
-          {narrow ? <LeadCards leads={leads} /> : <LeadTable leads={leads} />}
+          <DataTable
+            columns={LEAD_COLUMNS}
+            rows={leads}
+            rowKey={(lead) => lead.id}
+            label="Leads found"
+            minWidth={720}
+            testId="lead-results"
+            rowTestId="lead-row"
+          />
         </>
       )}
       <LoadMore pages={search} />
