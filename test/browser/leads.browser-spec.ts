@@ -172,7 +172,7 @@ describe('Lead search and a lead’s page in a browser', () => {
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
     await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
     const record = page.getByRole('region', { name: 'Import' });
-    await record.getByText('3 received, 3 valid, 0 invalid, 0 duplicate').waitFor();
+    await record.getByText('3 rows read: 3 new leads, 0 duplicates skipped, 0 rejected').waitFor();
     await record.getByText('CRM sync').waitFor();
     const deliveries = page.getByTestId('lead-delivery');
     await deliveries.nth(3).waitFor();

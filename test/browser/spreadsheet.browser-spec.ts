@@ -152,9 +152,9 @@ describe('Spreadsheet import in a browser', () => {
       'Duplicates skipped',
       'Rejected',
     ]);
-    expect((await list.getByRole('row').nth(1).getByRole('cell').allInnerTexts()).slice(4)).toEqual(
-      ['24,500', '0', '500'],
-    );
+    expect(
+      (await list.getByRole('row').nth(1).getByRole('cell').allInnerTexts()).slice(-3),
+    ).toEqual(['24,500', '0', '500']);
     await watched.screenshot('spreadsheet-campaign-desktop');
   });
 
