@@ -14,7 +14,7 @@ import {
 } from './support/service';
 
 /**
- * The dashboard in Chromium against the real service (docs/dashboard.md, CONTRACT 10.3/10.5):
+ * The dashboard in Chromium against the real service (docs/dashboard.md):
  * the controls are found by their accessible names, as the black-box tests find them. Every
  * test fails on a console error, an uncaught exception or an undeclared HTTP error, and
  * screenshots each page it visits into test/browser/screenshots/.

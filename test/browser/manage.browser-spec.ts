@@ -47,7 +47,7 @@ async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T 
 }
 
 /**
- * What a signed-in user does with the dashboard (CONTRACT 10.4, controls by their 10.5 names),
+ * What a signed-in user does with the dashboard (docs/dashboard.md, controls by their accessible names),
  * against the real service with its delivery worker, delivering to a local receiver: endpoints,
  * test events, the delivery log, redelivery, secrets, API keys, the audit log and a viewer's
  * read-only view. The tests run in order and build on each other.

@@ -152,7 +152,7 @@ export async function openPage(
   return new WatchedPage(context, await context.newPage());
 }
 
-/** Fills the sign-in form on `page` and submits it (CONTRACT 10.5 names). */
+/** Fills the sign-in form on `page` and submits it. */
 export async function submitSignIn(page: Page, email: string, password: string): Promise<void> {
   await page.getByLabel('Email', { exact: true }).fill(email);
   await page.getByLabel('Password', { exact: true }).fill(password);

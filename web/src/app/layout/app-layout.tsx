@@ -26,7 +26,7 @@ import { errorMessage } from '../../lib/api-errors';
 import { useCurrentSession, useSignOut } from '../../lib/auth';
 import classes from './app-layout.module.css';
 
-/** The sections of the dashboard, in the navigation's order (CONTRACT 10.5 names the links). */
+/** The sections of the dashboard, in the navigation's order. */
 const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
   { to: '/campaigns', label: 'Campaigns', icon: <IconSpeakerphone size={18} aria-hidden /> },
   { to: '/api-keys', label: 'API keys', icon: <IconKey size={18} aria-hidden /> },

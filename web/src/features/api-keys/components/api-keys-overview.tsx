@@ -179,7 +179,7 @@ function keyColumns(names: Map<number, string>, canChange: boolean): Array<DataC
   ];
 }
 
-/** The account's API keys (CONTRACT 10.4.7): list, create (the key shown once), revoke. */
+/** The account's API keys: list, create (the key shown once), revoke. */
 export function ApiKeysOverview() {
   const canChange = useCanChange();
   const keys = useApiKeys();

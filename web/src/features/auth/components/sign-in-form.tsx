@@ -25,7 +25,7 @@ function useCountdown(): [number, (seconds: number) => void] {
 }
 
 /**
- * The sign-in form: **Email**, **Password**, **Sign in** (CONTRACT 10.3). A failure shows the
+ * The sign-in form: **Email**, **Password**, **Sign in**. A failure shows the
  * service's message (one generic message for any wrong email or password); after too many
  * attempts (429) the button waits out `Retry-After`.
  */

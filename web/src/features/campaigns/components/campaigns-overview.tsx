@@ -38,7 +38,7 @@ const COLUMNS: Array<DataColumn<Campaign>> = [
   },
 ];
 
-/** The account's campaigns (CONTRACT 10.4.1), each with its number of webhook endpoints. */
+/** The account's campaigns, each with its number of webhook endpoints. */
 export function CampaignsOverview() {
   const campaigns = useCampaigns();
   return (

@@ -139,7 +139,7 @@ function attemptColumns(onOpen: (id: number) => void): Array<DataColumn<Attempt>
 }
 
 /**
- * An endpoint's delivery log (CONTRACT 10.4.5): attempts newest first, filtered by outcome,
+ * An endpoint's delivery log: attempts newest first, filtered by outcome,
  * event type and time range, paged by `next_cursor` (**Load more**); each opens to the request
  * as sent and the start of the response.
  */
