@@ -806,6 +806,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       expect(res.body).toEqual({
         ...items[0],
         response_excerpt: null,
+        response_headers: expect.objectContaining({ date: expect.any(String) }),
         request: {
           url: r.url,
           headers: {

@@ -426,7 +426,11 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
     it('shows a delivery as sent: URL, headers (signatures truncated), the exact body, the response start', async () => {
       const me = await t.given.caller();
       const r = await receiver();
-      r.behaviour = { status: 202, body: '{"queued":true}' };
+      r.behaviour = {
+        status: 202,
+        body: '{"queued":true}',
+        headers: { 'x-request-id': 'req_8f2c', 'content-type': 'application/json' },
+      };
       const { id: endpointId, secret: oldSecret } = await t.given.endpoint(me.campaignId, r.url, [
         'leads.bulk_created',
       ]);
@@ -443,6 +447,11 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       expect(detail).toEqual({
         ...item,
         response_excerpt: '{"queued":true}',
+        response_headers: expect.objectContaining({
+          'x-request-id': 'req_8f2c',
+          'content-type': 'application/json',
+          date: expect.any(String),
+        }),
         request: { url: r.url, headers: expect.any(Object), body: w.body },
         delivery: { status: 'succeeded', attempt_count: 1, next_attempt_at: null },
       });
@@ -469,6 +478,44 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       const moved = await receiver();
       await t.app.get(WebhookEndpointAdmin).update(endpointId, { url: moved.url });
       expect((await deliveries.attemptDetail(item.id)).request.url).toBe(r.url);
+    });
+
+    it('keeps the response headers bounded, in the order received, credentials redacted', async () => {
+      const me = await t.given.caller();
+      const r = await receiver();
+      const many: Record<string, string> = {};
+      for (let i = 0; i < 80; i += 1) many[`x-filler-${String(i).padStart(2, '0')}`] = 'f';
+      r.behaviour = {
+        status: 500,
+        body: 'broken',
+        headers: {
+          'x-first': 'one',
+          'set-cookie': 'session=receiver-session-secret; HttpOnly',
+          'x-long': 'L'.repeat(5000),
+          ...many,
+        },
+      };
+      const { id: endpointId } = await t.given.endpoint(me.campaignId, r.url, ['lead.created']);
+      await upload(me, [{ phone: '+14155550100' }]);
+      await eventually(async () =>
+        expect((await deliveries.deliveryLog(endpointId)).items).toHaveLength(1),
+      );
+      const [item] = (await deliveries.deliveryLog(endpointId)).items;
+
+      const shown = (await deliveries.attemptDetail(item.id)).response_headers!;
+      const names = Object.keys(shown);
+      expect(names.slice(0, 4)).toEqual(['x-first', 'set-cookie', 'x-long', 'x-filler-00']);
+      expect(shown['set-cookie']).toBe('[redacted]');
+      expect(shown['x-long']).toBe(`${'L'.repeat(256)}…`);
+      expect(names.length).toBeLessThanOrEqual(50);
+      expect(names).not.toContain('x-filler-79');
+      const [stored] = await t.db.query(
+        'SELECT response_headers::text AS text FROM webhook_delivery_attempt WHERE id = $1',
+        [item.id],
+      );
+      expect(JSON.parse(stored.text)).toEqual(shown);
+      expect(stored.text).not.toContain('receiver-session-secret');
+      expect(stored.text.length).toBeLessThan(5000);
     });
 
     it('shows when a failed attempt’s delivery is retried next, as the delivery row holds it', async () => {
@@ -510,6 +557,7 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       const [pingReceived, testReceived] = r.received;
 
       const pingDetail = await deliveries.attemptDetail(ping.id);
+      expect(pingDetail.response_headers).toMatchObject({ date: expect.any(String) });
       // A ping belongs to no delivery: nothing to retry.
       expect(pingDetail.delivery).toBeNull();
       expect(pingDetail.request).toEqual({

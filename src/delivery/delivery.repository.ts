@@ -173,6 +173,11 @@ export interface AttemptRequestRecord extends AttemptRecord {
   request_headers: Record<string, string> | null;
   /** The attempt's own body (pings, test events), else its event's. */
   request_body: string | null;
+  /**
+   * The response's headers as kept (bounded, credentials redacted: `boundedResponseHeaders`);
+   * null when no response came, or for attempts recorded before they were stored.
+   */
+  response_headers: Record<string, string> | null;
   /** Where the attempt's delivery stands now; null for pings and test events. */
   delivery: DeliveryState | null;
 }
@@ -430,9 +435,10 @@ export class DeliveryRepository {
       await manager.query(
         `UPDATE webhook_delivery_attempt a
             SET duration_ms = u.duration_ms, status_code = u.status_code, success = u.success,
-                error = u.error, response_excerpt = u.response_excerpt, finished_at = now()
-           FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[], $7::timestamptz[])
-                AS u(id, duration_ms, status_code, success, error, response_excerpt, delivery_created_at)
+                error = u.error, response_excerpt = u.response_excerpt,
+                response_headers = u.response_headers::json, finished_at = now()
+           FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
+                AS u(id, duration_ms, status_code, success, error, response_excerpt, delivery_created_at, response_headers)
           WHERE a.id = u.id AND a.delivery_created_at = u.delivery_created_at
             -- The same keys as arrays: the planner then reads only the batch's partitions
             -- (usually one), each by its primary key, instead of joining every partition.
@@ -447,6 +453,9 @@ export class DeliveryRepository {
           attempts.map((a) => a.result.error),
           attempts.map((a) => a.result.responseExcerpt),
           attempts.map((a) => a.deliveryCreatedAt),
+          attempts.map((a) =>
+            a.result.responseHeaders ? JSON.stringify(a.result.responseHeaders) : null,
+          ),
         ],
       ),
     );
@@ -668,13 +677,16 @@ export class DeliveryRepository {
   async findAttemptRequest(attemptId: number): Promise<AttemptRequestRecord | null> {
     const rows: Array<
       AttemptRow &
-        Pick<AttemptRequestRecord, 'request_url' | 'request_headers' | 'request_body'> & {
+        Pick<
+          AttemptRequestRecord,
+          'request_url' | 'request_headers' | 'request_body' | 'response_headers'
+        > & {
           delivery_status: DeliveryStatus | null;
           delivery_attempt_count: number | null;
           delivery_next_attempt_at: Date | null;
         }
     > = await this.dataSource.query(
-      `SELECT ${ATTEMPT_COLUMNS}, a.request_url, a.request_headers,
+      `SELECT ${ATTEMPT_COLUMNS}, a.request_url, a.request_headers, a.response_headers,
               COALESCE(a.request_body, e.body) AS request_body,
               d.status AS delivery_status, d.attempt_count AS delivery_attempt_count,
               CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS delivery_next_attempt_at
@@ -691,6 +703,7 @@ export class DeliveryRepository {
       request_url: row.request_url,
       request_headers: row.request_headers,
       request_body: row.request_body,
+      response_headers: row.response_headers,
       delivery:
         row.delivery_status === null
           ? null

@@ -44,6 +44,11 @@ export interface SentRequest {
 export interface AttemptDetail extends AttemptRecord {
   request: SentRequest;
   /**
+   * The response's headers as kept (at most 50, 4,096 characters, credentials redacted); null
+   * when no response came or for attempts recorded before they were stored.
+   */
+  response_headers: Record<string, string> | null;
+  /**
    * Where the attempt's delivery stands now (status, attempts so far, when the next retry is
    * due while it is pending); null for pings and test events, which belong to no delivery.
    */
@@ -222,7 +227,7 @@ export class DeliveryService {
    * One finished attempt with the request exactly as sent and the start of the response (the
    * dashboard's `GET /attempts/{attempt_id}`, docs/dashboard.md#attempt-detail): URL, headers
    * (`webhook-signature` truncated: never a whole signature or a secret), body, status,
-   * `response_excerpt`. The caller checks that `endpoint_id` is the user's.
+   * `response_excerpt` and `response_headers`. The caller checks that `endpoint_id` is the user's.
    * @throws NotFoundError for an unknown attempt, or one still in flight.
    */
   async attemptDetail(attemptId: number): Promise<AttemptDetail> {

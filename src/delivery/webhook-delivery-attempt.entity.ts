@@ -118,6 +118,14 @@ export class WebhookDeliveryAttempt {
   @Column({ name: 'request_headers', type: 'json', nullable: true })
   requestHeaders!: Record<string, string> | null;
 
+  /**
+   * The response's headers as received, bounded (at most 50 and 4,096 characters, each value
+   * cut to 256) with `set-cookie` and credentials redacted (`boundedResponseHeaders`); NULL when
+   * no response came, or for attempts recorded before this column existed.
+   */
+  @Column({ name: 'response_headers', type: 'json', nullable: true })
+  responseHeaders!: Record<string, string> | null;
+
   /** The body sent, for attempts with no event row (pings, test events); else NULL. */
   @Column({ name: 'request_body', type: 'text', nullable: true })
   requestBody!: string | null;

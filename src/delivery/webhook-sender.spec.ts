@@ -1,6 +1,12 @@
 import { Webhook } from 'standardwebhooks';
 import type { AppConfig } from '../config/app-config';
-import { loggedHeaders, WebhookSender } from './webhook-sender';
+import {
+  boundedResponseHeaders,
+  loggedHeaders,
+  MAX_RESPONSE_HEADER_VALUE,
+  MAX_RESPONSE_HEADERS,
+  WebhookSender,
+} from './webhook-sender';
 
 const SECRET = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
 const PREVIOUS = `whsec_${Buffer.alloc(32, 2).toString('base64')}`;
@@ -63,5 +69,46 @@ describe('WebhookSender.sign and loggedHeaders', () => {
       error: signed.signingError,
       durationMs: 0,
     });
+  });
+});
+
+describe('boundedResponseHeaders', () => {
+  it('keeps headers in order, joins repeated ones, removes NULs and redacts credentials', () => {
+    expect(
+      boundedResponseHeaders({
+        'X-Trace': 'a\u0000b',
+        via: ['1.1 edge', '1.1 origin'],
+        'set-cookie': ['sid=secret1', 'other=secret2'],
+        authorization: 'Bearer receiver-token',
+        skipped: undefined,
+      }),
+    ).toEqual({
+      'x-trace': 'ab',
+      via: '1.1 edge, 1.1 origin',
+      'set-cookie': '[redacted]',
+      authorization: '[redacted]',
+    });
+  });
+
+  it('caps the count, each value and the total size, and drops overlong names', () => {
+    const many = Object.fromEntries(
+      Array.from({ length: 70 }, (_, i) => [`h${String(i).padStart(2, '0')}`, 'v']),
+    );
+    const kept = boundedResponseHeaders({ ['n'.repeat(101)]: 'dropped', ...many })!;
+    expect(Object.keys(kept)).toHaveLength(MAX_RESPONSE_HEADERS);
+    expect(Object.keys(kept)[0]).toBe('h00');
+
+    const long = boundedResponseHeaders({ a: 'x'.repeat(1000) })!;
+    expect(long.a).toBe(`${'x'.repeat(MAX_RESPONSE_HEADER_VALUE)}…`);
+
+    const big = Object.fromEntries(
+      Array.from({ length: 40 }, (_, i) => [`big-${i}`, 'y'.repeat(300)]),
+    );
+    const total = Object.entries(boundedResponseHeaders(big)!).reduce(
+      (sum, [name, value]) => sum + name.length + value.length,
+      0,
+    );
+    expect(total).toBeLessThanOrEqual(4096);
+    expect(boundedResponseHeaders({})).toBeNull();
   });
 });

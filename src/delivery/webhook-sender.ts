@@ -24,6 +24,11 @@ export interface SendResult {
   /** At most 1 KiB of the response body. */
   responseExcerpt: string | null;
   /**
+   * The response's headers as received, bounded by {@link boundedResponseHeaders}; null when no
+   * response came. Absent (treated as null) in results built by hand.
+   */
+  responseHeaders?: Record<string, string> | null;
+  /**
    * The delay a failed response asked for with `Retry-After`, in ms (RFC 9110: delta-seconds,
    * or an HTTP-date measured from the response's `Date`); null (or absent) when it carried no
    * valid one, succeeded or never came. Used for 429 and 503
@@ -51,6 +56,56 @@ export const LOGGED_SIGNATURE_CHARS = 12;
 
 const EXCERPT_BYTES = 1024;
 const MAX_ERROR_LENGTH = 500;
+
+/** At most this many response headers are kept per attempt (docs/dashboard.md#attempt-detail). */
+export const MAX_RESPONSE_HEADERS = 50;
+/** Header names longer than this are dropped; values are cut to {@link MAX_RESPONSE_HEADER_VALUE}. */
+const MAX_RESPONSE_HEADER_NAME = 100;
+/** Characters kept of each response header's value (then `…`). */
+export const MAX_RESPONSE_HEADER_VALUE = 256;
+/** Characters (names and values) kept of all response headers together. */
+const MAX_RESPONSE_HEADERS_CHARS = 4096;
+/** Response headers whose values are the receiver's secrets: kept by name, value replaced. */
+const REDACTED_RESPONSE_HEADERS = new Set(['set-cookie', 'authorization', 'proxy-authenticate']);
+
+/**
+ * The response headers an attempt keeps (docs/dashboard.md#attempt-detail): in the order
+ * received, names lower-cased, repeated headers joined with `, `; at most
+ * {@link MAX_RESPONSE_HEADERS} of them and 4,096 characters in all, each value cut to
+ * {@link MAX_RESPONSE_HEADER_VALUE} characters with `…`; `set-cookie` and credentials replaced
+ * by `[redacted]`; NUL characters (which PostgreSQL cannot store) removed. A receiver controls
+ * these bytes: the bounds keep one attempt's row small whatever it sends.
+ * @param headers undici's response headers (a value may be an array for a repeated header).
+ * @returns the headers to store, or null when there are none.
+ */
+export function boundedResponseHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): Record<string, string> | null {
+  const kept: Record<string, string> = {};
+  let count = 0;
+  let chars = 0;
+  for (const [rawName, rawValue] of Object.entries(headers)) {
+    if (rawValue === undefined) continue;
+    const name = rawName.toLowerCase().replace(/\u0000/g, '');
+    if (name.length === 0 || name.length > MAX_RESPONSE_HEADER_NAME) continue;
+    let value = REDACTED_RESPONSE_HEADERS.has(name)
+      ? '[redacted]'
+      : (Array.isArray(rawValue) ? rawValue.join(', ') : rawValue).replace(/\u0000/g, '');
+    if (value.length > MAX_RESPONSE_HEADER_VALUE) {
+      value = `${value.slice(0, MAX_RESPONSE_HEADER_VALUE)}…`;
+    }
+    if (
+      count === MAX_RESPONSE_HEADERS ||
+      chars + name.length + value.length > MAX_RESPONSE_HEADERS_CHARS
+    ) {
+      break;
+    }
+    kept[name] = value;
+    count += 1;
+    chars += name.length + value.length;
+  }
+  return count === 0 ? null : kept;
+}
 
 /**
  * The headers of a signed request as the delivery log keeps and shows them
@@ -184,6 +239,7 @@ export class WebhookSender implements OnModuleDestroy {
         success,
         error: success ? null : `HTTP ${response.statusCode}`,
         responseExcerpt,
+        responseHeaders: boundedResponseHeaders(response.headers),
         retryAfterMs,
       };
     } catch (error) {

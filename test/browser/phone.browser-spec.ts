@@ -29,7 +29,7 @@ async function startBusyReceiver(): Promise<{ server: Server; url: string }> {
   const server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
-      response.writeHead(503, { 'content-type': 'text/plain' });
+      response.writeHead(503, { 'content-type': 'text/plain', 'x-receiver-state': 'draining' });
       response.end('busy');
     });
   });
@@ -324,7 +324,13 @@ describe('The dashboard on a phone, and in its own words', () => {
     expect(due.map((row) => row.next_attempt_at.toISOString())).toContain(
       await state.locator('time').getAttribute('datetime'),
     );
-    await drawer.getByText('Response headers are not stored').waitFor();
+    // The response's headers as the receiver sent them, readable without scrolling sideways.
+    const responseHeaders = drawer.getByRole('table', { name: 'Response headers' });
+    await expectOnScreen(
+      page,
+      responseHeaders.getByRole('row', { name: /x-receiver-state/ }),
+      /^x-receiver-state\s+draining$/,
+    );
     await watched.screenshot('phone-attempt-mobile');
   });
 

@@ -140,12 +140,22 @@ export class DeliveryAttemptDetailDto extends DeliveryAttemptResultDto {
   @ApiProperty({ type: SentRequestDto })
   request!: SentRequestDto;
 
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    nullable: true,
+    description:
+      'The response’s headers in the order received, names lower-cased: at most 50 and 4,096 characters, each value cut to 256 characters with `…`, `set-cookie` and credentials shown as `[redacted]`; null when no response came or for attempts recorded before response headers were stored',
+    example: { 'content-type': 'application/json', 'x-request-id': 'req_8f2c' },
+  })
+  response_headers!: Record<string, string> | null;
+
   // No `type` beside the reference: `null` must satisfy the schema as well as the object.
   @ApiProperty({
     allOf: [{ $ref: getSchemaPath(AttemptDeliveryStateDto) }],
     nullable: true,
     description:
-      'Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery. Response headers are not stored.',
+      'Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery.',
   })
   delivery!: AttemptDeliveryStateDto | null;
 }

@@ -23,6 +23,7 @@ import { RollupHistogramArrays1795935000000 } from './1795935000000-RollupHistog
 import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
 import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-SpreadsheetSuggestedMapping';
 import { RecoveryOfRetryingDeliveries1795946100000 } from './1795946100000-RecoveryOfRetryingDeliveries';
+import { AttemptResponseHeaders1795947000000 } from './1795947000000-AttemptResponseHeaders';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -53,4 +54,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   SpreadsheetSuggestedMapping1795940000000,
   AuditLogFilters1795945000000,
   RecoveryOfRetryingDeliveries1795946100000,
+  AttemptResponseHeaders1795947000000,
 ];

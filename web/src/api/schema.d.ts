@@ -966,7 +966,7 @@ export interface components {
        * @example 2026-11-22T08:44:45.123Z
        */
       attempted_at: string;
-      /** @description Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery. Response headers are not stored. */
+      /** @description Where the attempt’s delivery stands now; null for pings and test events, which belong to no delivery. */
       delivery: components['schemas']['AttemptDeliveryState'] | null;
       /**
        * @description The delivery it belongs to (for a redelivery); null for pings and test events
@@ -989,6 +989,16 @@ export interface components {
       request: components['schemas']['SentRequest'];
       /** @description At most the first 1 KiB of the response body; null when none */
       response_excerpt: string | null;
+      /**
+       * @description The response’s headers in the order received, names lower-cased: at most 50 and 4,096 characters, each value cut to 256 characters with `…`, `set-cookie` and credentials shown as `[redacted]`; null when no response came or for attempts recorded before response headers were stored
+       * @example {
+       *       "content-type": "application/json",
+       *       "x-request-id": "req_8f2c"
+       *     }
+       */
+      response_headers: {
+        [key: string]: string;
+      } | null;
       /** @description null when no response came */
       status_code: number | null;
       /** @description A 2xx within the timeout */

@@ -22,6 +22,31 @@ export function headerPairs(headers: unknown): Array<[string, string]> {
   return Object.entries(headers).map(([name, value]): [string, string] => [name, String(value)]);
 }
 
+/**
+ * Headers as a two-column table (name, value) in the order given, long values wrapped: the
+ * request's as sent, or the response's as kept.
+ */
+function HeaderTable({ label, headers }: { label: string; headers: unknown }) {
+  return (
+    <Table.ScrollContainer minWidth={300}>
+      <Table withTableBorder fz="xs" aria-label={label}>
+        <Table.Tbody>
+          {headerPairs(headers).map(([name, value]) => (
+            <Table.Tr key={name + value}>
+              <Table.Th scope="row" style={{ whiteSpace: 'nowrap' }}>
+                {name}
+              </Table.Th>
+              <Table.Td style={{ wordBreak: 'break-all' }} ff="monospace">
+                {value}
+              </Table.Td>
+            </Table.Tr>
+          ))}
+        </Table.Tbody>
+      </Table>
+    </Table.ScrollContainer>
+  );
+}
+
 /** A body as sent: indented when it is JSON, else as it is. */
 export function prettyBody(body: string | null): string {
   if (body === null) return '';
@@ -156,24 +181,7 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
           <Text size="sm" style={{ wordBreak: 'break-all' }}>
             POST <Code>{request.url ?? '—'}</Code>
           </Text>
-          {request.headers && (
-            <Table.ScrollContainer minWidth={300}>
-              <Table withTableBorder fz="xs" aria-label="Request headers">
-                <Table.Tbody>
-                  {headerPairs(request.headers).map(([name, value]) => (
-                    <Table.Tr key={name + value}>
-                      <Table.Th scope="row" style={{ whiteSpace: 'nowrap' }}>
-                        {name}
-                      </Table.Th>
-                      <Table.Td style={{ wordBreak: 'break-all' }} ff="monospace">
-                        {value}
-                      </Table.Td>
-                    </Table.Tr>
-                  ))}
-                </Table.Tbody>
-              </Table>
-            </Table.ScrollContainer>
-          )}
+          {request.headers && <HeaderTable label="Request headers" headers={request.headers} />}
           <Code
             block
             fz="xs"
@@ -191,10 +199,16 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
       <Title order={3} size="h5">
         Response
       </Title>
-      <Text size="sm" data-testid="response-headers">
-        Status {attempt.status_code ?? '— (no answer)'}. Response headers are not stored: only the
-        status and the start of the body (up to 1 KiB) are kept.
-      </Text>
+      <Text size="sm">Status {attempt.status_code ?? '— (no answer)'}</Text>
+      {attempt.response_headers ? (
+        <HeaderTable label="Response headers" headers={attempt.response_headers} />
+      ) : (
+        <Text size="sm" c="dimmed" data-testid="response-headers">
+          {attempt.status_code === null
+            ? 'No response came, so there are no response headers.'
+            : 'No response headers were recorded for this attempt.'}
+        </Text>
+      )}
       <Code
         block
         fz="xs"
