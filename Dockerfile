@@ -34,4 +34,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/health/ready`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The young generation capped at 16 MiB semi-spaces: docs/operations.md#memory.
-CMD ["node", "--max-semi-space-size=16", "dist/main.js"]
+CMD ["node", "--max-semi-space-size=16", "--heap-growing-percent=10", "dist/main.js"]
