@@ -8,7 +8,7 @@ function idFor(header: string | string[] | undefined): string {
   return generateRequestId(raw as unknown as RawRequestDefaultExpression);
 }
 
-describe('generateRequestId (defect 12)', () => {
+describe('generateRequestId', () => {
   it.each(['trace-abc.123', 'req:42', 'a', 'A'.repeat(64), '0f8c5b8e-6f1c-4e1e-9a57-0a9d0f6f2f4e'])(
     'adopts the well-formed id %s',
     (id) => expect(idFor(id)).toBe(id),

@@ -3,7 +3,7 @@ import { unknownFieldProblems, validateBody } from './validate-body';
 
 const valid = () => ({ campaign_id: 1, compliance_acknowledged: true, leads: [{ phone: '+1' }] });
 
-describe('validateBody unknown fields (defect 7)', () => {
+describe('validateBody unknown fields', () => {
   it('names one unknown field as before', () => {
     const { problems } = validateBody(LeadUploadRequestDto, { ...valid(), campaign: 3 }, true);
     expect(problems).toEqual(['campaign is not a known field']);

@@ -62,7 +62,7 @@ describe('loadConfig (docs/configuration.md)', () => {
   });
 });
 
-describe('TRUST_PROXY (defect 13)', () => {
+describe('TRUST_PROXY', () => {
   const load = (value: string) =>
     loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, TRUST_PROXY: value });
   const errorOf = (value: string): ConfigError => {
@@ -123,7 +123,7 @@ describe('TRUST_PROXY (defect 13)', () => {
   });
 });
 
-describe('HTTP_REQUEST_TIMEOUT_MS (defect 8)', () => {
+describe('HTTP_REQUEST_TIMEOUT_MS', () => {
   const load = (env: Record<string, string>) =>
     loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, ...env });
 

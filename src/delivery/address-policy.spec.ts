@@ -9,7 +9,7 @@ const REFUSED_ADDRESSES = [
   '127.255.255.254',
   '::1',
   '0:0:0:0:0:0:0:1',
-  // IPv4-compatible (deprecated): `::127.0.0.1` is normalised to `::7f00:1` (defect 10).
+  // IPv4-compatible (deprecated): `::127.0.0.1` is normalised to `::7f00:1`.
   '::127.0.0.1',
   '::7f00:1',
   '::8.8.8.8',
@@ -84,7 +84,7 @@ const REFUSED_URLS = [
   'http://[::]/',
 ];
 
-describe('isAllowedAddress (docs/configuration.md, defect 10)', () => {
+describe('isAllowedAddress (docs/configuration.md)', () => {
   it.each(REFUSED_ADDRESSES)('refuses %s', (address) => {
     expect(isAllowedAddress(address, false)).toBe(false);
   });
@@ -99,7 +99,7 @@ describe('isAllowedAddress (docs/configuration.md, defect 10)', () => {
   });
 });
 
-describe('assertLiteralHostAllowed (URL normalisation, defect 10)', () => {
+describe('assertLiteralHostAllowed (URL normalisation)', () => {
   it.each(REFUSED_URLS)('refuses %s', (url) => {
     expect(() => assertLiteralHostAllowed(new URL(url), false)).toThrow(RefusedAddressError);
   });

@@ -127,7 +127,7 @@ describe('validateLead (docs/api.md#per-lead-validation)', () => {
   });
 });
 
-describe('validateLead: well-formed strings (defect 15)', () => {
+describe('validateLead: well-formed strings', () => {
   it('replaces lone surrogates with U+FFFD in every text field, as PostgreSQL stores them', () => {
     const check = validateLead(
       {

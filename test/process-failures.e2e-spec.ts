@@ -1,8 +1,9 @@
 /**
- * Regressions for the reliability findings of the second fault-injection round (defects 1–6,
- * 9, 11 and 14 of the round's report): each test fails on the code before its fix. The
- * fault-injection suite (test/fault) covers the same ground under load with real outages.
- */
+ * How the service behaves when a process stops or a client goes away: shutdown with keep-alive
+ * clients, a worker stopped or killed mid-dispatch, deployments that share a Redis, the
+ * sweeper, unauthenticated requests, campaign look-ups and aborted uploads
+ * (docs/reliability.md). The fault-injection suite (test/fault) covers the same ground under
+ * load with real outages.
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
@@ -62,7 +63,7 @@ function uploadHead(token: string | null, contentLength: number): string {
   );
 }
 
-describe('Reliability round 2', () => {
+describe('Process stops, shared infrastructure and departing clients', () => {
   let db: Client;
   beforeAll(async () => {
     db = new Client({ connectionString: TEST_DATABASE_URL });
@@ -70,7 +71,7 @@ describe('Reliability round 2', () => {
   });
   afterAll(() => db.end());
 
-  describe('defect 1: SIGTERM with keep-alive clients', () => {
+  describe('SIGTERM with keep-alive clients', () => {
     it('answers the in-flight upload with Connection: close, closes idle keep-alive connections and exits 0', async () => {
       const { api, env, base, port } = await apiProcess('keepalive');
       try {
@@ -113,7 +114,7 @@ describe('Reliability round 2', () => {
     }, 60_000);
   });
 
-  describe('defect 2: a worker stopped mid-dispatch', () => {
+  describe('a worker stopped mid-dispatch', () => {
     let t: TestApp;
     let receiver: WebhookReceiver;
     const prefix = `${process.env.QUEUE_PREFIX}-drain`;
@@ -181,7 +182,7 @@ describe('Reliability round 2', () => {
     }, 60_000);
   });
 
-  describe('defect 3: deployments that share a Redis', () => {
+  describe('deployments that share a Redis', () => {
     let otherUrl: string;
     let t: TestApp;
     beforeAll(async () => {
@@ -227,7 +228,7 @@ describe('Reliability round 2', () => {
     });
   });
 
-  describe('defect 4: committed deliveries left to the sweeper', () => {
+  describe('committed deliveries left to the sweeper', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp({ WEBHOOK_SWEEP_INTERVAL_MS: '3600000' });
@@ -266,7 +267,7 @@ describe('Reliability round 2', () => {
     });
   });
 
-  describe('defect 5: a worker killed while the receiver holds its request', () => {
+  describe('a worker killed while the receiver holds its request', () => {
     it('has the attempt on record before the send, closes it as of unknown outcome, and the retry is recorded too', async () => {
       const env = { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-sigkill`, LOG_LEVEL: 'info' };
       const receiver = await new WebhookReceiver().start();
@@ -346,7 +347,7 @@ describe('Reliability round 2', () => {
     }, 90_000);
   });
 
-  describe('defect 6: unauthenticated requests', () => {
+  describe('unauthenticated requests', () => {
     let t: TestApp;
     let port: number;
     beforeAll(async () => {
@@ -386,7 +387,7 @@ describe('Reliability round 2', () => {
     });
   });
 
-  describe('defects 9 and 14: campaign look-ups', () => {
+  describe('campaign look-ups', () => {
     let t: TestApp;
     beforeAll(async () => {
       t = await startTestApp();
@@ -439,7 +440,7 @@ describe('Reliability round 2', () => {
     });
   });
 
-  describe('defect 11: a client that aborts its upload', () => {
+  describe('a client that aborts its upload', () => {
     it('is logged once at info level, not as an error with a stack', async () => {
       const { api, env, base, port } = await apiProcess('abort');
       try {

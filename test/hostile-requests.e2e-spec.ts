@@ -1,7 +1,9 @@
 /**
- * Regressions for the second security probe's findings (defects 7, 8, 12 and 15): each test
- * fails on the code before its fix. Defects 10 (SSRF spellings) and 13 (`TRUST_PROXY`) are
- * covered by unit specs (src/delivery/address-policy.spec.ts, src/config/app-config.spec.ts).
+ * Requests an attacker would send (docs/security.md): bodies with very many unknown fields,
+ * requests that never finish arriving, secrets in query strings and request ids, lone
+ * surrogates, unnormalised URLs, impossible token lifetimes and missing Host headers. SSRF
+ * spellings and `TRUST_PROXY` are covered by unit specs (src/delivery/address-policy.spec.ts,
+ * src/config/app-config.spec.ts).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -51,8 +53,8 @@ function withApp(overrides: Record<string, string> = {}): {
   };
 }
 
-describe('Security round 2', () => {
-  describe('defect 7: a body with very many unknown top-level fields', () => {
+describe('Hostile requests: huge bodies, slow clients, secrets in URLs, odd encodings', () => {
+  describe('a body with very many unknown top-level fields', () => {
     const { t: app, upload } = withApp();
     let t: TestApp;
     let me: Caller;
@@ -118,7 +120,7 @@ describe('Security round 2', () => {
     });
   });
 
-  describe('defect 8: a request that never finishes arriving', () => {
+  describe('a request that never finishes arriving', () => {
     const { t: timed } = withApp({ HTTP_REQUEST_TIMEOUT_MS: '1000' });
     let port: number;
     beforeAll(async () => {
@@ -163,7 +165,7 @@ describe('Security round 2', () => {
     });
   });
 
-  describe('defect 12: secrets in query strings and request ids stay out of logs', () => {
+  describe('secrets in query strings and request ids stay out of logs', () => {
     const apiKey = `capi_${'Q'.repeat(43)}`;
     const jwt = signToken({ sub: '1', acc: 1, iat: 1, exp: 2 });
     let api: ServiceProcess;
@@ -209,7 +211,7 @@ describe('Security round 2', () => {
     });
   });
 
-  describe('defect 15: what is stored is what is delivered, listed and trusted', () => {
+  describe('what is stored is what is delivered, listed and trusted', () => {
     const { t: app, upload } = withApp();
     let t: TestApp;
     beforeAll(() => {
