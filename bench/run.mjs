@@ -70,7 +70,17 @@ const { values: args } = parseArgs({
 });
 const QUICK = args.quick;
 /** The steps to run; `--only ingest,reads` runs just those and prints their raw figures. */
-const STEPS = ['memory', 'ingest', 'latency', 'dispatch', 'reads', 'token', 'scale', 'scaleout'];
+const STEPS = [
+  'memory',
+  'ingest',
+  'latency',
+  'dispatch',
+  'reads',
+  'token',
+  'scale',
+  'scaleout',
+  'observability',
+];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {
   if (!STEPS.includes(step)) throw new Error(`--only: unknown step ${step}; use ${STEPS}`);
@@ -274,8 +284,9 @@ function ask(child, message, timeoutMs = 10_000) {
 // ---------------------------------------------------------------------------------------------
 
 const apiLog = { lines: [], total: 0, byLevel: {} }; // what the API printed besides "listening"
+// Info lines, the two development-secret warnings, and the start banner (src/start-banner.ts).
 const EXPECTED_API_LOG =
-  /^(info: |warn: (JWT_SECRET|SECRETS_ENCRYPTION_KEY) is not set: using a fixed development)/;
+  /^(info: |warn: (JWT_SECRET|SECRETS_ENCRYPTION_KEY) is not set: using a fixed development|stderr: (Campaign API is ready| {2}(API|Dashboard|API docs) {2,}http|$))/;
 function keepApiLine(line, stream) {
   if (!line.trim()) return;
   apiLog.total++;
@@ -297,13 +308,14 @@ const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 /**
  * Starts `node dist/main.js` on PORT=0 (or `port`: a second process sharing the first one's
- * port, HTTP_REUSE_PORT) and returns it with its base URL.
+ * port, HTTP_REUSE_PORT), with `extraEnv` over the bench's environment, and returns it with its
+ * base URL.
  */
-async function startApi(port = 0) {
+async function startApi(port = 0, extraEnv = {}) {
   const api = track(
     // BENCH_NODE_ARGS: extra node flags for the API, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
     spawn(process.execPath, [...nodeArgs, join(root, 'dist/main.js')], {
-      env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+      env: { ...env, ...extraEnv, PORT: String(port), HOST: '127.0.0.1' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );
@@ -923,6 +935,128 @@ async function measureScaleOut(ctx) {
   }
 }
 
+/**
+ * A local OTLP/HTTP sink for the tracing variant: answers every export 200 and counts the
+ * bytes, so spans are really encoded and sent as they would be to a collector.
+ */
+async function startOtlpSink() {
+  const { createServer } = await import('node:http');
+  const sink = { requests: 0, bytes: 0 };
+  const server = createServer((req, res) => {
+    sink.requests++;
+    req.on('data', (chunk) => (sink.bytes += chunk.length));
+    req.on('end', () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  sink.url = `http://127.0.0.1:${server.address().port}`;
+  sink.close = () => new Promise((resolve) => server.close(resolve));
+  return sink;
+}
+
+/** A free TCP port of 127.0.0.1 (for the metrics variant's METRICS_PORT). */
+async function freePort() {
+  const { createServer } = await import('node:net');
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * What metrics and tracing cost (docs/operations.md): the API is restarted three times in turn,
+ * with both off, with Prometheus metrics on (`METRICS_PORT`, scraped once a second as a busy
+ * Prometheus would) and with tracing on at 100 % sampling (`OTEL_*`, exported to a local OTLP
+ * sink), each measured the same way: health reads at READ_CONNECTIONS and one N-lead dispatch.
+ * The rounds alternate (off, metrics, tracing, off, …) so the machine's drift hits each alike;
+ * the median of the rounds is kept. The API left running at the end is the last variant's.
+ */
+async function measureObservability(ctx) {
+  const { hooks } = ctx.campaigns;
+  const healthPath = `/api/v1/webhooks/${hooks.id}/endpoints/${ctx.endpoints.hook.id}/health`;
+  const sink = await startOtlpSink();
+  const metricsPort = await freePort();
+  const variants = {
+    off: {},
+    metrics: { METRICS_PORT: String(metricsPort) },
+    tracing: {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: sink.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_SERVICE_NAME: 'campaign-api-bench',
+    },
+  };
+  const figures = Object.fromEntries(Object.keys(variants).map((name) => [name, []]));
+  const rounds = QUICK ? 1 : 3;
+  try {
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, extraEnv] of Object.entries(variants)) {
+        await stopChild(ctx.state.api, 'SIGTERM', 35_000);
+        const started = await startApi(0, extraEnv);
+        ctx.state.api = started.api;
+        base = started.base;
+        let scrapes = 0;
+        const scraper =
+          name === 'metrics'
+            ? setInterval(() => {
+                request(`http://127.0.0.1:${metricsPort}/metrics`)
+                  .then((res) => res.body.text())
+                  .then(() => scrapes++)
+                  .catch(() => undefined);
+              }, 1_000)
+            : null;
+        try {
+          const reads = await warmLoad(
+            `observability (${name}): reads`,
+            {
+              url: `${base}${healthPath}`,
+              headers: { authorization: `Bearer ${ctx.token}` },
+              connections: READ_CONNECTIONS,
+            },
+            SIZES.readSeconds,
+            started.api.pid,
+          );
+          const dispatch = await dispatchUpload(ctx);
+          figures[name].push({
+            health_per_s: reads.requests_per_s,
+            health_cpu_us: reads.cpu_us_per_request,
+            dispatch_per_s: dispatch.per_s ?? null,
+            dispatch_cpu_us: dispatch.cpu_us_per_delivery?.api ?? null,
+            scrapes,
+          });
+        } finally {
+          if (scraper) clearInterval(scraper);
+        }
+      }
+    }
+  } finally {
+    await sink.close();
+  }
+  const mid = (name, key) => median(figures[name].map((f) => f[key]).filter((v) => v != null));
+  const result = { rounds, otlp_exports: sink.requests, otlp_bytes: sink.bytes };
+  for (const name of Object.keys(variants)) {
+    result[name] = {
+      health_per_s: mid(name, 'health_per_s'),
+      health_cpu_us: mid(name, 'health_cpu_us'),
+      dispatch_per_s: mid(name, 'dispatch_per_s'),
+      dispatch_cpu_us: mid(name, 'dispatch_cpu_us'),
+      runs: figures[name],
+    };
+  }
+  if (sink.requests === 0) note('observability: tracing was on but nothing reached the OTLP sink');
+  log(
+    `observability: health ${['off', 'metrics', 'tracing'].map((n) => `${n} ${Math.round(result[n].health_per_s ?? 0)}`).join(', ')} req/s; ` +
+      `dispatch ${['off', 'metrics', 'tracing'].map((n) => `${n} ${Math.round(result[n].dispatch_per_s ?? 0)}`).join(', ')} deliveries/s; ` +
+      `${sink.requests} OTLP exports (${Math.round(sink.bytes / 1024)} KiB)`,
+  );
+  return result;
+}
+
 /** Health of the "hooks" endpoint at READ_CONNECTIONS, then a bare Fastify, the same way. */
 async function measureReads(ctx) {
   const { hooks } = ctx.campaigns;
@@ -1065,6 +1199,7 @@ async function run(state) {
   const tokenLoad = runs('token') ? await measureToken(ctx) : null;
   const scale = runs('scale') ? await measureScale(ctx) : null;
   const scaleOut = runs('scaleout') ? await measureScaleOut(ctx) : null;
+  const observability = runs('observability') ? await measureObservability(ctx) : null;
 
   const apiExit = await stopChild(state.api, 'SIGTERM', 35_000);
   if (apiExit.code !== 0)
@@ -1082,6 +1217,7 @@ async function run(state) {
     tokenLoad,
     scale,
     scaleOut,
+    observability,
     apiExit,
   };
 }
@@ -1262,6 +1398,31 @@ function buildRows(r) {
       unit: 'deliveries/s',
       label: 'one process',
     });
+  }
+
+  if (r.observability) {
+    const o = r.observability;
+    for (const [name, goal] of [
+      ['metrics', 0.9],
+      ['tracing', 0.75],
+    ]) {
+      add(`observability: health, ${name} on (${conns})`, {
+        ours: o[name].health_per_s,
+        ceiling: o.off.health_per_s,
+        unit: 'req/s',
+        label: 'both off',
+        goal: `≥ ${goal}`,
+        met: ratioOf(o[name].health_per_s, o.off.health_per_s) >= goal,
+      });
+      add(`observability: dispatch, ${name} on (${count(SIZES.dispatchLeads)} leads)`, {
+        ours: o[name].dispatch_per_s,
+        ceiling: o.off.dispatch_per_s,
+        unit: 'deliveries/s',
+        label: 'both off',
+        goal: `≥ ${goal}`,
+        met: ratioOf(o[name].dispatch_per_s, o.off.dispatch_per_s) >= goal,
+      });
+    }
   }
   return rows;
 }
