@@ -4,6 +4,7 @@
  * sweeper, unauthenticated requests, campaign look-ups and aborted uploads
  * (docs/reliability.md). The fault-injection suite (test/fault) covers the same ground under
  * load with real outages.
+ */
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
