@@ -3,6 +3,19 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+/**
+ * Files that still run SQL outside a repository, each to move its statements into its
+ * feature's `*.repository.ts` (docs/architecture.md#layering-rules). Nothing may be added here.
+ */
+const KNOWN_SQL_OUTSIDE_REPOSITORIES = [
+  'src/delivery/delivery-retention.ts',
+  'src/delivery/attempt-partitions.ts',
+  'src/leads/lead-imports.ts',
+  'src/leads/spreadsheet/spreadsheet-import.runner.ts',
+  'src/leads/spreadsheet/spreadsheet-imports.service.ts',
+  'src/leads/spreadsheet/spreadsheet-files.ts',
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -49,6 +62,27 @@ export default tseslint.config(
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  // SQL lives in repositories (docs/architecture.md#layering-rules): a query or a QueryRunner anywhere
+  // else in the service is an error. database/ holds the connection and migrations.
+  {
+    files: ['src/**/*.ts'],
+    ignores: [
+      'src/**/*.repository.ts',
+      'src/**/*.spec.ts',
+      'src/database/**',
+      ...KNOWN_SQL_OUTSIDE_REPOSITORIES,
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(query|createQueryRunner)$/]',
+          message:
+            'SQL belongs in the feature’s *.repository.ts (docs/architecture.md#layering-rules): call a repository method.',
+        },
+      ],
+    },
   },
   // web/vite.config.ts runs in Node: its own tsconfig (the app's has no Node types).
   {

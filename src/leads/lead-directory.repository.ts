@@ -98,7 +98,7 @@ function leadRecord<T extends LeadRecord>(row: T): T {
 
 /**
  * Reads leads and their imports for the dashboard (docs/dashboard.md#leads): the search and one
- * lead with its import. Tables `lead` and `lead_import` (LeadsModule's).
+ * lead with its import. Tables `lead` and `lead_import` (LeadImportModule's).
  */
 @Injectable()
 export class LeadDirectoryRepository {

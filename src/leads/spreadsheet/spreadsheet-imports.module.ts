@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
-import { LeadsModule } from '../leads.module';
+import { LeadImportModule } from '../lead-import.module';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { SpreadsheetImportRunner } from './spreadsheet-import.runner';
 import { SpreadsheetImports } from './spreadsheet-imports.service';
@@ -31,7 +31,7 @@ export class SpreadsheetImportsModule {}
  * service (docs/dashboard.md#spreadsheet-imports). In every process that runs the worker.
  */
 @Module({
-  imports: [CampaignsModule, LeadsModule, SpreadsheetFilesModule],
+  imports: [CampaignsModule, LeadImportModule, SpreadsheetFilesModule],
   providers: [SpreadsheetImportRunner],
   exports: [SpreadsheetImportRunner],
 })

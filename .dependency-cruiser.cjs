@@ -1,0 +1,74 @@
+/**
+ * The architecture's import rules (docs/architecture.md#layering-rules), checked in CI by
+ * `npm run lint:architecture`. A rule names what it protects; `comment` says why.
+ * Known violations waiting for their refactor are listed in
+ * .dependency-cruiser-known-violations.json (regenerate it only to remove entries).
+ */
+
+/** Folders every feature may use: they import no feature. */
+const SHARED = '(common|config|database)';
+/**
+ * What a feature offers the others: its Nest modules, the services and publishers they
+ * export, entities (for TypeORM relations), guards, decorators and interceptors (for edges),
+ * and its domain errors. Everything else in a feature folder is internal.
+ */
+const PUBLIC_SURFACE =
+  '[.](module|service|entity|guard|decorator|interceptor|publisher)[.]ts$|-errors[.]ts$';
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'feature-internals',
+      severity: 'error',
+      comment:
+        'A feature uses another only through what its module offers (modules, exported services, entities, guards, errors); its repositories and helpers are its own.',
+      from: { path: '^src/([^/]+)/', pathNot: `^src/(${SHARED.slice(1, -1)}|cli|openapi)/` },
+      to: {
+        path: '^src/([^/]+)/',
+        pathNot: [`^src/$1/`, `^src/${SHARED}/`, PUBLIC_SURFACE],
+      },
+    },
+    {
+      name: 'shared-imports-no-feature',
+      severity: 'error',
+      comment: 'common/, config/ and database/ are below every feature: they never import one.',
+      from: { path: `^src/${SHARED}/` },
+      to: { path: '^src/', pathNot: `^src/${SHARED}/` },
+    },
+    {
+      name: 'domain-without-http',
+      severity: 'error',
+      comment:
+        'Domain files (services, repositories, runners, entities) know nothing of HTTP: no Fastify, passport or HTTP error types; controllers, guards and the dashboard edge translate.',
+      from: {
+        path: '^src/(audit|campaigns|delivery|idempotency|leads|users|webhooks)/',
+        pathNot:
+          '[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|/dto/|[.]spec[.]ts$',
+      },
+      to: {
+        path: [
+          'node_modules/(fastify|@fastify|passport|passport-jwt|@nestjs/passport|@nestjs/platform-fastify)/',
+          '^src/common/(api-error|error-envelope[.]filter)[.]ts$',
+        ],
+      },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make module initialisation order fragile.',
+      from: { path: '^src/' },
+      to: { circular: true, pathNot: '[.]entity[.]ts$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '[.]spec[.]ts$' },
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+    },
+  },
+};

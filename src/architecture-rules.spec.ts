@@ -1,0 +1,124 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+
+/**
+ * The import rules of docs/architecture.md#layering-rules, as `npm run lint:architecture` checks them:
+ * each rule is run on a small tree of files that breaks it (and one that keeps it), so a rule
+ * that silently stopped matching fails here.
+ */
+const ROOT = resolve(__dirname, '..');
+const DEPCRUISE = join(ROOT, 'node_modules/.bin/depcruise');
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+/** Writes `files` (path → source) into a fresh directory and cruises `entry` there. */
+function violationsOf(files: Record<string, string>, entry: string, config: string): Violation[] {
+  const dir = mkdtempSync(join(tmpdir(), 'architecture-rules-'));
+  try {
+    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022', strict: true } }),
+    );
+    for (const [path, source] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), source);
+    }
+    let output: string;
+    try {
+      output = execFileSync(
+        DEPCRUISE,
+        [entry, '--config', join(ROOT, config), '--output-type', 'json'],
+        { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+    } catch (error) {
+      // depcruise exits non-zero when it finds errors; its JSON is on stdout all the same.
+      output = (error as { stdout: string }).stdout;
+    }
+    return (JSON.parse(output) as { summary: { violations: Violation[] } }).summary.violations;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Each violation as `rule: from → to`; a package by its path under node_modules/. */
+const rulesOf = (violations: Violation[]) =>
+  violations
+    .map((v) => `${v.rule.name}: ${v.from} → ${v.to.replace(/^.*node_modules\//, 'node_modules/')}`)
+    .sort();
+
+describe('architecture rules (docs/architecture.md#layering-rules)', () => {
+  it('refuse a feature reaching into another feature’s repository, and let it use the module', () => {
+    const violations = violationsOf(
+      {
+        'src/leads/leads.repository.ts': 'export class LeadsRepository {}\n',
+        'src/leads/lead-import.module.ts': 'export class LeadImportModule {}\n',
+        'src/delivery/wrong.ts':
+          "import { LeadsRepository } from '../leads/leads.repository';\nexport const x = LeadsRepository;\n",
+        'src/delivery/right.ts':
+          "import { LeadImportModule } from '../leads/lead-import.module';\nexport const y = LeadImportModule;\n",
+      },
+      'src',
+      '.dependency-cruiser.cjs',
+    );
+    expect(rulesOf(violations)).toEqual([
+      'feature-internals: src/delivery/wrong.ts → src/leads/leads.repository.ts',
+    ]);
+  });
+
+  it('refuse common/ importing a feature, and a domain file importing Fastify or the HTTP errors', () => {
+    const violations = violationsOf(
+      {
+        'src/leads/lead-import.service.ts': 'export class LeadImportService {}\n',
+        'src/common/api-error.ts': 'export class ApiError {}\n',
+        'src/common/helper.ts':
+          "import { LeadImportService } from '../leads/lead-import.service';\nexport const z = LeadImportService;\n",
+        'src/leads/lead-rules.ts':
+          "import { ApiError } from '../common/api-error';\nimport fastify from 'fastify';\nexport const w = [ApiError, fastify];\n",
+      },
+      'src',
+      '.dependency-cruiser.cjs',
+    );
+    expect(rulesOf(violations)).toEqual([
+      'domain-without-http: src/leads/lead-rules.ts → node_modules/fastify/fastify.js',
+      'domain-without-http: src/leads/lead-rules.ts → src/common/api-error.ts',
+      'shared-imports-no-feature: src/common/helper.ts → src/leads/lead-import.service.ts',
+    ]);
+  });
+
+  it('refuse a worker process that loads authentication code, not one that only names its types', () => {
+    const files = {
+      'src/auth/auth.module.ts': 'export class AuthModule {}\n',
+      'src/auth/auth-principal.ts': 'export interface AuthPrincipal { apiKeyId: number }\n',
+      'src/leads/lead-import.service.ts':
+        "import type { AuthPrincipal } from '../auth/auth-principal';\nexport const f = (p: AuthPrincipal) => p.apiKeyId;\n",
+    };
+    const clean = violationsOf(
+      {
+        ...files,
+        'src/worker.ts': "import { f } from './leads/lead-import.service';\nexport const g = f;\n",
+      },
+      'src/worker.ts',
+      '.dependency-cruiser-runtime.cjs',
+    );
+    expect(clean).toEqual([]);
+    const loaded = violationsOf(
+      {
+        ...files,
+        'src/worker.ts':
+          "import { AuthModule } from './auth/auth.module';\nexport const g = AuthModule;\n",
+      },
+      'src/worker.ts',
+      '.dependency-cruiser-runtime.cjs',
+    );
+    expect(rulesOf(loaded)).toEqual([
+      'worker-without-http: src/worker.ts → src/auth/auth.module.ts',
+    ]);
+  });
+});
