@@ -261,7 +261,12 @@ export function bullConnection(target: RedisTarget): ConnectionOptions {
     return new Cluster(target.nodes, clusterOptions(target, { maxRetriesPerRequest: null }));
   }
   if (target.topology === 'sentinel') {
-    return nodeOptions(target, { maxRetriesPerRequest: null }) as BullRedisOptions;
+    // Ask the sentinels again every half second (at most) rather than BullMQ's default back-off
+    // (up to 20 s): after a failover the new primary is taken up as soon as it is promoted.
+    return nodeOptions(target, {
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(times * 100, 500),
+    }) as BullRedisOptions;
   }
   return { url: target.url, maxRetriesPerRequest: null };
 }
