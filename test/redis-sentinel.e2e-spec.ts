@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { TEST_DATABASE_URL } from './support/env';
 import { eventually } from './support/eventually';
 import { givenCampaign, runCli, ServiceProcess } from './support/processes';
-import { LocalRedisSentinel } from './support/redis-servers';
+import { LocalRedisSentinel, redisCli } from './support/redis-servers';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 
 const LEADS = 4000;
@@ -57,6 +57,15 @@ describe('Redis Sentinel failover', () => {
     });
     processes.push(api);
     const base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
+    // The namespace is claimed on the primary the sentinels name.
+    const claim = await redisCli(
+      '-p',
+      String(set.primary.port),
+      'GET',
+      `${env.QUEUE_PREFIX}:deployment`,
+    );
+    expect(claim.trim()).toMatch(/^[0-9a-f]{32}$/);
+    expect(api.output).not.toContain('Could not claim');
 
     const { accountId, campaignId } = await givenCampaign(db, 'Sentinel');
     const cli = (...args: string[]) => runCli(env, ...args);
