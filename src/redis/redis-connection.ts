@@ -11,8 +11,7 @@ export interface RedisNode {
 }
 
 /**
- * `REDIS_URL` read into what ioredis needs. Holds the password: never log it (the
- * {@link describeRedisTarget} text leaves it out).
+ * `REDIS_URL` read into what ioredis needs. Holds the password: never log it.
  */
 export interface RedisTarget {
   topology: RedisTopology;
@@ -167,19 +166,6 @@ function parseNode(item: string, topology: RedisTopology): RedisNode {
   return { host: match[1] ?? match[2], port };
 }
 
-/** A one-line description of the target without credentials, for logs. */
-export function describeRedisTarget(target: RedisTarget): string {
-  const nodes = target.nodes.map((n) => `${n.host}:${n.port}`).join(',');
-  switch (target.topology) {
-    case 'cluster':
-      return `Redis Cluster (seed nodes ${nodes}${target.tls ? ', TLS' : ''})`;
-    case 'sentinel':
-      return `Redis primary "${target.sentinelName}" via sentinels ${nodes}${target.tls ? ' (TLS)' : ''}`;
-    default:
-      return 'Redis';
-  }
-}
-
 /**
  * The Redis key prefix of BullMQ's queues for a deployment namespace (`QUEUE_PREFIX` or the
  * derived one): `{namespace}`. The braces make it a Redis Cluster hash tag, so every key of a
@@ -226,7 +212,8 @@ function clusterOptions(target: RedisTarget, options: RedisOptions): ClusterOpti
     ...(retryStrategy === undefined ? {} : { clusterRetryStrategy: retryStrategy }),
     ...(enableOfflineQueue === undefined ? {} : { enableOfflineQueue }),
     ...(lazyConnect === undefined ? {} : { lazyConnect }),
-    // The nodes announce the addresses they were started with; TLS needs the name given.
+    // With TLS, connect to the names the nodes announce unresolved, so that each certificate
+    // is checked against the name it was issued for (ioredis's advice for TLS clusters).
     ...(target.tls ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
   };
 }
