@@ -49,7 +49,7 @@ describe('Redis connections (docs/operations.md#redis-cluster-and-sentinel)', ()
     try {
       const c = cluster as Cluster;
       expect(c.options.redisOptions).toMatchObject({ password: 'pw', maxRetriesPerRequest: null });
-      expect(c.startupNodes).toEqual([
+      expect((c as unknown as { startupNodes: unknown }).startupNodes).toEqual([
         { host: 'a', port: 7000 },
         { host: 'b', port: 7001 },
       ]);
