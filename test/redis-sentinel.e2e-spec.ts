@@ -122,7 +122,6 @@ describe('Redis Sentinel failover', () => {
       expect(rows[0]).toEqual({ deliveries: LEADS, succeeded: LEADS, with_success: LEADS });
     }, 30_000);
 
-    if (process.env.SENTINEL_TEST_OUTPUT) process.stderr.write(worker.output);
     // Both processes stop cleanly on SIGTERM (the worker finishes and records its attempts).
     expect(await Promise.all([api.stop(), worker.stop()])).toEqual([0, 0]);
 
