@@ -1519,7 +1519,10 @@ function writeResults(rows, result) {
   return [...files, `latest${suffix}.md`].map((f) => join('bench/results', f));
 }
 
-/** Deletes this run's BullMQ and rate-limit keys (`<QUEUE_PREFIX>:*`) from Redis. */
+/**
+ * Deletes this run's BullMQ keys (`{<QUEUE_PREFIX>}:*`, hash-tagged) and rate-limit keys
+ * (`<QUEUE_PREFIX>:*`) from Redis.
+ */
 async function cleanRedis() {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
     lazyConnect: true,
@@ -1527,19 +1530,15 @@ async function cleanRedis() {
   });
   try {
     await redis.connect();
-    let cursor = '0';
-    let rounds = 0;
-    do {
-      const [nextCursor, keys] = await redis.scan(
-        cursor,
-        'MATCH',
-        `${QUEUE_PREFIX}:*`,
-        'COUNT',
-        1000,
-      );
-      if (keys.length) await redis.del(...keys);
-      cursor = nextCursor;
-    } while (cursor !== '0' && ++rounds < 100_000);
+    for (const pattern of [`${QUEUE_PREFIX}:*`, `{${QUEUE_PREFIX}}:*`]) {
+      let cursor = '0';
+      let rounds = 0;
+      do {
+        const [nextCursor, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        if (keys.length) await redis.del(...keys);
+        cursor = nextCursor;
+      } while (cursor !== '0' && ++rounds < 100_000);
+    }
   } catch (error) {
     note(`could not clean Redis keys ${QUEUE_PREFIX}:*: ${error.message}`);
   } finally {

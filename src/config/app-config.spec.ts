@@ -193,3 +193,101 @@ describe('dashboard settings (docs/dashboard.md#sessions)', () => {
     expect(() => loadConfig({ ...base, DASHBOARD_INSECURE_COOKIES: 'maybe' })).toThrow(ConfigError);
   });
 });
+
+describe('REDIS_URL: one Redis, a Redis Cluster or Sentinel (docs/configuration.md)', () => {
+  const load = (value: string) =>
+    loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, REDIS_URL: value });
+  const errorOf = (value: string): ConfigError => {
+    try {
+      load(value);
+    } catch (error) {
+      return error as ConfigError;
+    }
+    throw new Error(`${value} was accepted`);
+  };
+
+  it('passes redis:// and rediss:// URLs to ioredis as they are', () => {
+    expect(load('redis://:pw@cache.internal:6380/2').redis).toEqual({
+      topology: 'single',
+      url: 'redis://:pw@cache.internal:6380/2',
+      nodes: [],
+      tls: false,
+      db: 0,
+    });
+    expect(load('rediss://cache.internal').redis).toMatchObject({ topology: 'single', tls: true });
+  });
+
+  it('reads a cluster URL: seed nodes, credentials, TLS, default port 6379', () => {
+    expect(load('redis+cluster://app:p%40ss@10.0.0.1:7000,10.0.0.2,[::1]:7002').redis).toEqual({
+      topology: 'cluster',
+      url: 'redis+cluster://app:p%40ss@10.0.0.1:7000,10.0.0.2,[::1]:7002',
+      nodes: [
+        { host: '10.0.0.1', port: 7000 },
+        { host: '10.0.0.2', port: 6379 },
+        { host: '::1', port: 7002 },
+      ],
+      tls: false,
+      username: 'app',
+      password: 'p@ss',
+      db: 0,
+    });
+    expect(load('rediss+cluster://:secret@node-a.internal:6379/').redis).toMatchObject({
+      topology: 'cluster',
+      tls: true,
+      password: 'secret',
+      nodes: [{ host: 'node-a.internal', port: 6379 }],
+    });
+    expect(load('rediss+cluster://:secret@node-a.internal').redis.username).toBeUndefined();
+  });
+
+  it("reads a sentinel URL: sentinels (default port 26379), the primary's name, database, sentinel credentials", () => {
+    expect(
+      load(
+        'rediss+sentinel://:datapw@s1.internal,s2.internal:26380/3?name=mymaster&sentinel_password=sentpw',
+      ).redis,
+    ).toEqual({
+      topology: 'sentinel',
+      url: 'rediss+sentinel://:datapw@s1.internal,s2.internal:26380/3?name=mymaster&sentinel_password=sentpw',
+      nodes: [
+        { host: 's1.internal', port: 26379 },
+        { host: 's2.internal', port: 26380 },
+      ],
+      tls: true,
+      password: 'datapw',
+      sentinelName: 'mymaster',
+      sentinelPassword: 'sentpw',
+      db: 3,
+    });
+  });
+
+  it.each([
+    ['http://cache.internal:6379', 'must start with redis://'],
+    ['redis+raft://a:1', 'must start with redis://'],
+    ['redis://exa mple', 'is not a valid URL'],
+    ['redis+cluster://', 'names no cluster nodes'],
+    ['redis+cluster://a:7000,,b:7001', 'where a cluster node was expected'],
+    ['redis+cluster://a:70000', 'where a cluster node was expected'],
+    ['redis+cluster://a:7000/1', 'a Redis Cluster has only database 0'],
+    ['redis+cluster://a:7000?name=x', 'a cluster URL takes none'],
+    ['redis+sentinel://s1:26379', "needs the primary's name"],
+    ['redis+sentinel://s1:26379/?name=', "needs the primary's name"],
+    ['redis+sentinel://s1:26379/?name=m&db=2', 'expected only name, sentinel_username'],
+    ['redis+sentinel://s1:26379/zero?name=m', 'expected nothing or a database number'],
+  ])('refuses %s in one line naming REDIS_URL: %s', (value, reason) => {
+    const error = errorOf(value);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.variable).toBe('REDIS_URL');
+    expect(error.message).toContain(reason);
+    expect(error.message).not.toContain('\n');
+  });
+
+  it('never repeats the password of a refused URL', () => {
+    for (const value of [
+      'redis+cluster://app:hunter22@a:7000/5',
+      'redis+sentinel://:hunter22@s1:26379',
+      'redis+cluster://app:hunter22@a:notaport',
+    ]) {
+      expect(errorOf(value).message).not.toContain('hunter22');
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
+import { parseRedisUrl, RedisUrlError, type RedisTarget } from '../redis/redis-connection';
 
 /** Deployment mode read from `NODE_ENV`. */
 export type NodeEnv = 'development' | 'production' | 'test';
@@ -18,8 +19,13 @@ export class AppConfig {
   port!: number;
   /** PostgreSQL connection URL (`DATABASE_URL`). */
   databaseUrl!: string;
-  /** Redis connection URL (`REDIS_URL`). */
+  /** Redis connection URL (`REDIS_URL`), as given: it may hold a password, never log it. */
   redisUrl!: string;
+  /**
+   * `REDIS_URL` read: one Redis, a Redis Cluster's seed nodes or Sentinel's sentinels
+   * (docs/operations.md#redis-cluster-and-sentinel). Open clients with `createRedisClient`.
+   */
+  redis!: RedisTarget;
   /** HS256 signing secret for bearer JWTs (`JWT_SECRET`, at least 32 characters). */
   jwtSecret!: string;
   /** Lifetime of an access token in seconds (`TOKEN_TTL_SECONDS`, default 900). */
@@ -287,6 +293,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
 
+  const redisUrl = get('REDIS_URL') ?? 'redis://127.0.0.1:6379';
+  let redis: RedisTarget;
+  try {
+    redis = parseRedisUrl(redisUrl);
+  } catch (error) {
+    if (!(error instanceof RedisUrlError)) throw error;
+    throw new ConfigError('REDIS_URL', error.message);
+  }
+
   const config = new AppConfig();
   Object.assign(config, {
     nodeEnv,
@@ -297,7 +312,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'postgres:',
       'postgresql:',
     ]),
-    redisUrl: url('REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+    redisUrl,
+    redis,
     jwtSecret,
     tokenTtlSeconds: int('TOKEN_TTL_SECONDS', 900, 1, 86_400),
     secretsEncryptionKey,

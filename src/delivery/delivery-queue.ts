@@ -1,4 +1,4 @@
-import type { BackoffStrategy, RedisOptions } from 'bullmq';
+import type { BackoffStrategy } from 'bullmq';
 
 /** The BullMQ queue of delivery attempts. */
 export const DELIVERY_QUEUE = 'webhook-delivery';
@@ -94,8 +94,3 @@ export class DeliveryRetryError extends Error {
 /** Backoff for delivery jobs: the delay the failed attempt asked for (5 s for unexpected errors). */
 export const deliveryBackoff: BackoffStrategy = (_attemptsMade, _type, error) =>
   error instanceof DeliveryRetryError ? error.delayMs : 5_000;
-
-/** BullMQ connection options for `REDIS_URL` (workers need `maxRetriesPerRequest: null`). */
-export function redisOptionsFromUrl(redisUrl: string): RedisOptions {
-  return { url: redisUrl, maxRetriesPerRequest: null };
-}

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import IORedis from 'ioredis';
 import type { DeploymentIdentity } from '../database/deployment-identity';
+import { createRedisClient, type RedisTarget } from '../redis/redis-connection';
 
 /** Thrown at start when another deployment already owns this process's Redis namespace. */
 export class QueueNamespaceConflictError extends Error {
@@ -19,16 +19,17 @@ export class QueueNamespaceConflictError extends Error {
  * so that two deployments forced onto one `QUEUE_PREFIX` cannot take each other's jobs: the
  * second one stops at start (docs/reliability.md "Queue namespaces"). When Redis cannot be
  * reached the claim is skipped with a warning (uploads work without Redis); the worker's
- * per-job check still refuses foreign jobs.
+ * per-job check still refuses foreign jobs. The key keeps the namespace's plain name (no hash
+ * tag): it is a single key, read and written alone.
  *
  * @throws QueueNamespaceConflictError when the namespace belongs to another deployment.
  */
 export async function claimQueueNamespace(
-  redisUrl: string,
+  target: RedisTarget,
   deployment: DeploymentIdentity,
   logger = new Logger('QueueNamespace'),
 ): Promise<void> {
-  const redis = new IORedis(redisUrl, {
+  const redis = createRedisClient(target, {
     lazyConnect: true,
     connectTimeout: 2_000,
     maxRetriesPerRequest: 0,

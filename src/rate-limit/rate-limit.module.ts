@@ -21,7 +21,7 @@ const isTokenExchange = (context: ExecutionContext) =>
       provide: RedisThrottlerStorage,
       inject: [AppConfig, DeploymentIdentity],
       useFactory: (config: AppConfig, deployment: DeploymentIdentity) =>
-        new RedisThrottlerStorage(config.redisUrl, deployment.queuePrefix),
+        new RedisThrottlerStorage(config.redis, deployment.queuePrefix),
     },
   ],
   exports: [RedisThrottlerStorage],

@@ -1,7 +1,8 @@
 import { Logger, OnModuleDestroy } from '@nestjs/common';
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { ThrottlerStorageRecord } from '@nestjs/throttler/dist/throttler-storage-record.interface';
-import IORedis, { type Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
+import { createRedisClient, type RedisTarget } from '../redis/redis-connection';
 import { WindowLeases, type Reservation } from './window-leases';
 
 /**
@@ -20,7 +21,7 @@ if ttl < 0 then
 end
 return { before, granted, ttl }`;
 
-type ReservingRedis = Redis & {
+type ReservingRedis = (Redis | Cluster) & {
   reserveHits(key: string, want: number, limit: number, ttlMs: number): Promise<number[]>;
 };
 
@@ -31,6 +32,9 @@ type ReservingRedis = Redis & {
  * processes together never admit more than the limit in a window. When Redis cannot be
  * reached the request is let through and a warning logged (at most one every 10 s): rate
  * limiting fails open rather than taking the API down with it.
+ *
+ * Each counter is one key (`<namespace>:rate:<throttler>:<tracker>`) and the script touches
+ * only that key, so on a Redis Cluster the counters spread over the slots (no hash tag needed).
  */
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
@@ -39,10 +43,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleDestroy 
   private lastWarningAt = 0;
 
   constructor(
-    redisUrl: string,
+    target: RedisTarget,
     private readonly keyPrefix: string,
   ) {
-    this.redis = new IORedis(redisUrl, {
+    this.redis = createRedisClient(target, {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       lazyConnect: false,

@@ -224,9 +224,9 @@ export class Scenario {
       );
       const patterns =
         dep.queuePrefix !== null
-          ? [`${dep.queuePrefix}:*`]
+          ? [`${dep.queuePrefix}:*`, `{${dep.queuePrefix}}:*`] // counters and claim; the queue's hash-tagged keys
           : dep.redisDb !== 0
-            ? ['campaign-api*'] // the default namespace(s), only ever in a database reserved for this scenario
+            ? ['campaign-api*', '{campaign-api*'] // the default namespace(s), only ever in a database reserved for this scenario
             : [];
       for (const pattern of patterns) {
         await deleteRedisKeys(dep.redisDb, pattern).catch((e: Error) =>
