@@ -248,12 +248,18 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
     );
 
     await receiver.waitFor(3);
-    await otlp.waitFor(
-      (spans) =>
-        spans.filter((s) => s.name === 'webhook attempt').length >= 3 &&
-        spans.some((s) => s.attributes['url.path'] === '/api/v1/webhooks'),
-    );
-    const spans = otlp.spans;
+    // Every attempt, and every span up to the upload's (a job's span ends after its attempts).
+    const reachesUpload = (spans: ExportedSpan[], span: ExportedSpan) =>
+      ancestry(spans, span).includes('POST /api/v1/leads/upload');
+    await otlp.waitFor((spans) => {
+      const attempts = spans.filter((s) => s.name === 'webhook attempt');
+      return (
+        attempts.length >= 3 &&
+        attempts.every((a) => reachesUpload(spans, a)) &&
+        spans.some((s) => s.attributes['url.path'] === '/api/v1/webhooks')
+      );
+    });
+    const spans = [...otlp.spans];
 
     // The upload's HTTP server span, and its trace.
     const http = spans.find(
@@ -264,6 +270,10 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       attributes: { 'http.route': '/api/v1/leads/upload', 'http.response.status_code': 202 },
     });
     expect(http.parentSpanId).toBeUndefined();
+    // Traces start only at requests, CLI commands and BullMQ jobs: no stray Redis or SQL roots
+    // (the worker's polling, the sweeper's queries).
+    const roots = spans.filter((s) => !s.parentSpanId);
+    expect(roots.filter((s) => s.kind !== SPAN_KIND_SERVER && s.scope !== 'bullmq')).toEqual([]);
     const upload = subtree(spans, http);
     const uploadIds = new Set(upload.map((s) => s.spanId));
 

@@ -15,7 +15,7 @@ import {
   type SpanOptions,
   type Tracer,
 } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { suppressTracing, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { BullMQOtel, BullMQOTelSpan } from 'bullmq-otel';
 import type {
   AttemptSpanResult,
@@ -34,10 +34,22 @@ const w3c = new W3CTraceContextPropagator();
 const PRODUCER = 3;
 const CONSUMER = 4;
 
+/** A BullMQ span not recorded, whose work (its Redis commands) is not traced either. */
+class UntracedBullMqSpan extends BullMQOTelSpan {
+  constructor() {
+    super(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+  }
+
+  override setSpanOnContext(ctx: Context): Context {
+    return suppressTracing(ctx);
+  }
+}
+
 /**
  * BullMQ's OpenTelemetry telemetry (`bullmq-otel`), except that the spans BullMQ starts on
  * its own with no trace around them (a worker waiting for a job, the stalled-job check every
- * few seconds, closing) are not recorded: only adding jobs and processing them make traces.
+ * few seconds, closing) are not recorded, nor the Redis commands under them: only adding jobs
+ * and processing them make traces.
  */
 export function quietBullMqTelemetry(): BullMQOtel {
   const telemetry = new BullMQOtel({ tracerName: 'bullmq' });
@@ -46,7 +58,7 @@ export function quietBullMqTelemetry(): BullMQOtel {
   tracer.startSpan = (name: string, options?: SpanOptions, parent?: Context) => {
     const kind = options?.kind as number | undefined;
     if (!trace.getSpan(parent ?? context.active()) && kind !== PRODUCER && kind !== CONSUMER) {
-      return new BullMQOTelSpan(trace.wrapSpanContext(INVALID_SPAN_CONTEXT));
+      return new UntracedBullMqSpan();
     }
     return startSpan(name, options, parent);
   };
