@@ -7,7 +7,9 @@ import { Client } from 'pg';
 import request from 'supertest';
 import { TEST_DATABASE_URL } from './support/env';
 import { givenCampaign, runCli, ServiceProcess } from './support/processes';
+import { startTestApp, uploadBody } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { tracingOn } from '../src/tracing/trace-hooks';
 
 /** One span as an OTLP/HTTP JSON export carries it, with its attributes flattened. */
 interface ExportedSpan {
@@ -423,4 +425,31 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       'webhook.outcome': 'succeeded',
     });
   }, 30_000);
+});
+
+describe('Tracing off (no OTEL_* variable)', () => {
+  it('stores no trace context with the events and delivers them as before', async () => {
+    const t = await startTestApp();
+    const receiver = await new WebhookReceiver().start();
+    try {
+      expect(tracingOn()).toBe(false);
+      const me = await t.given.caller();
+      await t.given.endpoint(me.campaignId, receiver.url, ['lead.created']);
+      await t
+        .http()
+        .post('/api/v1/leads/upload')
+        .set('Authorization', `Bearer ${me.token}`)
+        .send(uploadBody(me.campaignId, [{ phone: '+14155552673' }]))
+        .expect(202);
+      await receiver.waitFor(1);
+      const rows = await t.db.query(
+        'SELECT trace_context FROM webhook_event WHERE campaign_id = $1',
+        [me.campaignId],
+      );
+      expect(rows).toEqual([{ trace_context: null }]);
+    } finally {
+      await receiver.stop();
+      await t.close();
+    }
+  });
 });

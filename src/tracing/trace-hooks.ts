@@ -97,11 +97,20 @@ export function tracedQueueOptions(): Record<string, unknown> {
   return hooks ? hooks.queueOptions() : {};
 }
 
+/** How long a shutdown waits for the last spans to be exported, in ms. */
+export const TRACES_FLUSH_LIMIT_MS = 3_000;
+
 /**
- * Exports the spans still buffered and stops tracing (shutdown); resolves at once when off.
- * Never rejects: a collector that cannot be reached costs the spans, never the shutdown or
- * the CLI command's result.
+ * Exports the spans still buffered and stops tracing (shutdown); resolves at once when off,
+ * and after `limitMs` at most. Never rejects: a collector that cannot be reached costs the
+ * spans, never the shutdown or the CLI command's result.
  */
-export async function shutdownTracing(): Promise<void> {
-  await hooks?.shutdown().catch(() => undefined);
+export async function shutdownTracing(limitMs = TRACES_FLUSH_LIMIT_MS): Promise<void> {
+  if (!hooks) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    hooks.shutdown().catch(() => undefined),
+    new Promise((resolve) => (timer = setTimeout(resolve, limitMs))),
+  ]);
+  clearTimeout(timer);
 }
