@@ -6,8 +6,8 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
  * (docs/operations.md#traces). Nullable without a default: adding it rewrites nothing, and it
  * stays null while tracing is off.
  */
-export class EventTraceContext1795947000000 implements MigrationInterface {
-  name = 'EventTraceContext1795947000000';
+export class EventTraceContext1795948000000 implements MigrationInterface {
+  name = 'EventTraceContext1795948000000';
 
   public async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`ALTER TABLE "webhook_event" ADD "trace_context" jsonb`);
