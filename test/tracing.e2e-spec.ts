@@ -114,7 +114,7 @@ class OtlpReceiver {
   }
 
   /** Resolves once `predicate` holds for the spans received so far; rejects after `timeoutMs`. */
-  async waitFor(predicate: (spans: ExportedSpan[]) => boolean, timeoutMs = 20_000): Promise<void> {
+  async waitFor(predicate: (spans: ExportedSpan[]) => boolean, timeoutMs = 40_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!predicate(this.spans)) {
       if (Date.now() > deadline) {
@@ -207,8 +207,8 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
     api = new ServiceProcess('main.js', { ...env, PORT: '0', HOST: '127.0.0.1' });
-    base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
-  });
+    base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 60_000))[1];
+  }, 90_000);
 
   afterAll(async () => {
     await api?.stop();
@@ -249,7 +249,7 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       `/api/v1/webhooks?token=${encodeURIComponent(token)}&email=${encodeURIComponent(lead.email)}`,
     );
 
-    await receiver.waitFor(3);
+    await receiver.waitFor(3, 40_000);
     // Every attempt, and every span up to the upload's (a job's span ends after its attempts).
     const reachesUpload = (spans: ExportedSpan[], span: ExportedSpan) =>
       ancestry(spans, span).includes('POST /api/v1/leads/upload');
@@ -375,7 +375,7 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
     ]) {
       expect(exported).not.toContain(secret);
     }
-  }, 60_000);
+  }, 120_000);
 
   it('links the attempts of an event a CLI command recorded to that command', async () => {
     const { campaignId } = await givenCampaign(db, 'Tracing CLI');
@@ -401,7 +401,7 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       '--data',
       '{"call_id": 7}',
     );
-    await receiver.waitFor(before + 1);
+    await receiver.waitFor(before + 1, 40_000);
     const { rows } = await db.query(
       `SELECT e.id, e.trace_context FROM webhook_event e WHERE e.campaign_id = $1`,
       [campaignId],
@@ -424,7 +424,7 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       'http.response.status_code': 204,
       'webhook.outcome': 'succeeded',
     });
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('Tracing off (no OTEL_* variable)', () => {
