@@ -206,7 +206,13 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       OTEL_SERVICE_NAME: 'campaign-api-tracing-test',
       OTEL_BSP_SCHEDULE_DELAY: '100',
     };
-    api = new ServiceProcess('main.js', { ...env, PORT: '0', HOST: '127.0.0.1' });
+    // `info`: the shutdown's steps are logged.
+    api = new ServiceProcess('main.js', {
+      ...env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+    });
     base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/, 60_000))[1];
   }, 90_000);
 
@@ -425,6 +431,15 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
       'webhook.outcome': 'succeeded',
     });
   }, 90_000);
+
+  it('sends its last spans as the graceful shutdown’s last step and exits 0', async () => {
+    await request(base).get('/api/v1/before-shutdown').expect(404);
+    expect(await api.stop()).toBe(0);
+    expect(api.output).toMatch(/traces: done after \d+ ms/);
+    expect(otlp.spans.some((s) => s.attributes['url.path'] === '/api/v1/before-shutdown')).toBe(
+      true,
+    );
+  }, 60_000);
 });
 
 describe('Tracing off (no OTEL_* variable)', () => {
