@@ -8,5 +8,8 @@ import * as nodeModule from 'node:module';
 // Node ≥ 22.1; a no-op where it is missing.
 (nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
-// Loaded after the cache is on (a static import would be hoisted above it).
-void import('./cli/run-cli').then(({ runCli, fail }) => runCli().catch(fail));
+// Loaded after the cache is on (a static import would be hoisted above it); tracing, when asked
+// for, starts before the modules it instruments load (docs/operations.md#traces).
+void import('./tracing')
+  .then(() => import('./cli/run-cli'))
+  .then(({ runCli, fail }) => runCli().catch(fail));

@@ -1,3 +1,5 @@
+// First: starts tracing, when asked for, before the modules it instruments load (docs/operations.md#traces).
+import './tracing';
 import 'reflect-metadata';
 import { config as loadDotenv } from 'dotenv';
 import { loadConfig, ConfigError } from './config/app-config';

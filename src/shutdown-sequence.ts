@@ -5,6 +5,7 @@ import type { ShutdownStep } from './common/graceful-shutdown';
 import { DeliveryDispatcher } from './delivery/delivery-dispatcher';
 import { DeliveryProcessor } from './delivery/delivery.processor';
 import { DeliverySweeper } from './delivery/delivery-sweeper';
+import { shutdownTracing, tracingOn } from './tracing/trace-hooks';
 
 /**
  * The ordered shutdown of an API or worker process (docs/reliability.md "Shutdown"):
@@ -13,6 +14,7 @@ import { DeliverySweeper } from './delivery/delivery-sweeper';
  * 2. delivery worker: stop sweeping and taking jobs, finish the attempts under way and record
  *    them (≤ `WEBHOOK_TIMEOUT_MS` plus the write);
  * 3. queue: wait for the enqueues of deliveries committed by step 1's requests;
+ * 4. traces (when tracing is on): export the spans still buffered (≤ 3 s, docs/operations.md#traces);
  * then `app.close()` closes the queue, the webhook HTTP client, Redis and the pools.
  */
 /** @param worker whether the process runs the delivery worker (`RUN_WORKER`, or `worker.ts`). */
@@ -37,5 +39,6 @@ export function shutdownSequence(
   }
   const dispatcher = app.get(DeliveryDispatcher, { strict: false });
   steps.push({ name: 'queued deliveries', run: () => dispatcher.drain() });
+  if (tracingOn()) steps.push({ name: 'traces', run: () => shutdownTracing() });
   return steps;
 }

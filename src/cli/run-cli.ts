@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import type { CliGroup } from './cli-group';
 import { cliErrorLine, StderrLogger } from './cli-io';
+import { inRootSpan, shutdownTracing } from '../tracing/trace-hooks';
 
 /**
  * The command groups, each loaded only when named on the command line: `account create` never
@@ -62,13 +63,30 @@ export async function runCli(): Promise<void> {
   const queue = groups.some((group) => group.needsQueue)
     ? [(await import('../delivery/queue-root.module')).QueueRootModule]
     : [];
-  await CommandFactory.run(CliModule.forRoot(config, groups, queue), {
-    logger: new StderrLogger(),
-    cliName: 'campaign-api',
-    version: packageVersion(),
-    errorHandler: (error: Error & { exitCode?: number }) => process.exit(error.exitCode ?? 1),
-    serviceErrorHandler: (error: Error) => fail(error),
-  });
+  // With tracing on, the command is one trace (docs/operations.md#traces), exported before exit.
+  await inRootSpan(commandSpanName(known ? first : undefined), () =>
+    CommandFactory.run(CliModule.forRoot(config, groups, queue), {
+      logger: new StderrLogger(),
+      cliName: 'campaign-api',
+      version: packageVersion(),
+      errorHandler: (error: Error & { exitCode?: number }) => process.exit(error.exitCode ?? 1),
+      serviceErrorHandler: (error: Error) => fail(error),
+    }),
+  );
+  await shutdownTracing();
+}
+
+/**
+ * The name of a CLI command's span: `cli <group> <command>` (`cli event emit`), from the
+ * command line's first two words when they are a known group and a plain command name, never
+ * an argument's value.
+ */
+export function commandSpanName(group: string | undefined): string {
+  if (group === undefined) return 'cli';
+  const command = process.argv[3];
+  return command !== undefined && /^[a-z][a-z-]{0,39}$/.test(command)
+    ? `cli ${group} ${command}`
+    : `cli ${group}`;
 }
 
 /** Prints {@link cliErrorLine} for `error` on stderr and exits 1. */

@@ -4,6 +4,7 @@ import { AttemptLog, type BegunAttempt } from './attempt-log';
 import type { AttemptStart } from './delivery.repository';
 import { GONE } from './retry-schedule';
 import { loggedHeaders, WebhookSender, type SendResult } from './webhook-sender';
+import { traceAttempt, type TraceCarrier } from '../tracing/trace-hooks';
 
 /**
  * Makes one attempt: signs it, records it with its request (signatures truncated), then sends
@@ -27,16 +28,28 @@ export class AttemptRunner {
    * @param body the exact JSON text to send. Stored on the attempt only when it has no delivery
    *   (pings, test events): a delivery's body is its event's, stored once.
    * @param closeOrphans see {@link AttemptLog.begin}.
+   * @param cause the trace context the delivery's event was recorded in: with tracing on, the
+   *   attempt runs in a span linked to it (docs/operations.md#traces).
    * @returns the attempt's id, how many abandoned attempts were closed first, and the result;
    *   null, nothing sent, for a `scheduled` start that another job began first
    *   ({@link AttemptLog.begin}). After a 410 the endpoint is already disabled
    *   ({@link DeliveryTargets.disableGone}).
    */
-  async run(
+  run(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
     target: { url: string; secrets: string[] },
     body: string,
     closeOrphans = false,
+    cause: TraceCarrier | null = null,
+  ): Promise<(BegunAttempt & { result: SendResult }) | null> {
+    return traceAttempt(start, cause, () => this.attempt(start, target, body, closeOrphans));
+  }
+
+  private async attempt(
+    start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
+    target: { url: string; secrets: string[] },
+    body: string,
+    closeOrphans: boolean,
   ): Promise<(BegunAttempt & { result: SendResult }) | null> {
     const attemptedAt = new Date();
     const signed = this.sender.sign(

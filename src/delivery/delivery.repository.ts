@@ -6,6 +6,7 @@ import type { DeliveryStatus } from './webhook-delivery.entity';
 import type { SendResult } from './webhook-sender';
 import type { QueuedDelivery } from './delivery-queue';
 import type { LedgerDay } from './delivery-ledger';
+import type { TraceCarrier } from '../tracing/trace-hooks';
 
 /** An event row about to be recorded. */
 export interface NewEvent {
@@ -39,6 +40,8 @@ export interface DeliveryWork {
   waitMs: number;
   /** When its event was recorded. */
   eventCreatedAt: Date;
+  /** The trace context its event was recorded in (docs/operations.md#traces), or null. */
+  traceContext: TraceCarrier | null;
 }
 
 /** A pending delivery found overdue by the sweeper. */
@@ -250,6 +253,8 @@ export class DeliveryRepository {
    * one INSERT for the events and one for all the deliveries. A pair with `skipped` is written
    * with status `skipped` and no `next_attempt_at` (never queued, never swept); the others are
    * pending and due now (docs/webhooks.md#events).
+   * @param traceContext the trace context the events are recorded in, stored with each
+   *   (docs/operations.md#traces); null when tracing is off.
    * @returns the pending deliveries, to queue after the commit.
    */
   async insertEvents(
@@ -257,11 +262,12 @@ export class DeliveryRepository {
     campaignId: number,
     events: NewEvent[],
     pairs: DeliveryPair[],
+    traceContext: TraceCarrier | null = null,
   ): Promise<QueuedDelivery[]> {
     if (events.length === 0) return [];
     await manager.query(
-      `INSERT INTO webhook_event (id, campaign_id, type, body, lead_id, created_at)
-       SELECT e.id, $1, e.type, e.body, e.lead_id, e.created_at
+      `INSERT INTO webhook_event (id, campaign_id, type, body, lead_id, created_at, trace_context)
+       SELECT e.id, $1, e.type, e.body, e.lead_id, e.created_at, $7::jsonb
          FROM unnest($2::uuid[], $3::text[], $4::text[], $5::bigint[], $6::timestamptz[])
               AS e(id, type, body, lead_id, created_at)`,
       [
@@ -271,6 +277,7 @@ export class DeliveryRepository {
         events.map((e) => e.body),
         events.map((e) => e.leadId),
         events.map((e) => e.createdAt),
+        traceContext === null ? null : JSON.stringify(traceContext),
       ],
     );
     const rows: Array<{ id: string; endpoint_id: number; status: DeliveryStatus }> =
@@ -316,9 +323,10 @@ export class DeliveryRepository {
       body: string;
       wait_ms: number;
       event_created_at: Date;
+      trace_context: TraceCarrier | null;
     }> = await this.dataSource.query(
       `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body,
-              e.created_at AS event_created_at,
+              e.created_at AS event_created_at, e.trace_context,
               GREATEST(0, ceil(extract(epoch FROM d.next_attempt_at - now()) * 1000))::int AS wait_ms
          FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
         WHERE d.id = ANY($1::bigint[])`,
@@ -337,6 +345,7 @@ export class DeliveryRepository {
           body: row.body,
           waitMs: row.wait_ms ?? 0,
           eventCreatedAt: row.event_created_at,
+          traceContext: row.trace_context,
         },
       ]),
     );

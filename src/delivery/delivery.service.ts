@@ -97,7 +97,13 @@ export class DeliveryService {
       eventType: work.eventType,
     };
     // Not a scheduled start (no attempt number): it is always begun, never null.
-    const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, work.body))!;
+    const { id, deliveryCreatedAt, result } = (await this.runner.run(
+      start,
+      target,
+      work.body,
+      false,
+      work.traceContext,
+    ))!;
     const record = this.finished(
       await this.attempts.finish({
         ...start,

@@ -6,6 +6,7 @@ import { AppConfig } from '../config/app-config';
 import { DeploymentIdentity } from '../database/deployment-identity';
 import { bullConnection, queueKeyPrefix } from '../redis/redis-connection';
 import { claimQueueNamespace } from './queue-namespace';
+import { tracedQueueOptions } from '../tracing/trace-hooks';
 
 /**
  * BullMQ's connection to `REDIS_URL`: options for one Redis or Sentinel (BullMQ opens and
@@ -37,7 +38,8 @@ class QueueConnectionModule {}
  * The BullMQ connection, registered once at the root of each process (API, worker, CLI):
  * `REDIS_URL` (one Redis, Cluster or Sentinel), keys under the deployment's namespace as a
  * hash tag (`{<namespace>}:…`, so that a queue's keys share one cluster slot), the namespace
- * claimed at start so that no other deployment can share it.
+ * claimed at start so that no other deployment can share it. With tracing on, BullMQ's own
+ * telemetry traces adding and processing jobs (docs/operations.md#traces).
  */
 export const QueueRootModule = BullModule.forRootAsync({
   imports: [QueueConnectionModule],
@@ -51,6 +53,7 @@ export const QueueRootModule = BullModule.forRootAsync({
     return {
       connection: connection.options(),
       prefix: queueKeyPrefix(deployment.queuePrefix),
+      ...tracedQueueOptions(),
     };
   },
 });

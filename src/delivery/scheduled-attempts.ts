@@ -9,6 +9,7 @@ import { DeliveryRepository, type DeliveryWork } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';
 import { GONE, nextStep } from './retry-schedule';
+import { bindTraceContext } from '../tracing/trace-hooks';
 
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
@@ -239,12 +240,15 @@ export class ScheduledAttempts {
       eventType: work.eventType,
       scheduled: { attemptCount: work.attemptCount },
     };
-    const begun = await this.slots(async () => {
-      if (ofBatch && this.stopping) return 'left' as const;
-      // The target may have been read before another attempt found the endpoint gone.
-      if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
-      return await this.runner.run(start, target, work.body, resumed);
-    });
+    // Bound to this job's trace context: a slot may start it from another job's.
+    const begun = await this.slots(
+      bindTraceContext(async () => {
+        if (ofBatch && this.stopping) return 'left' as const;
+        // The target may have been read before another attempt found the endpoint gone.
+        if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
+        return await this.runner.run(start, target, work.body, resumed, work.traceContext);
+      }),
+    );
     if (begun === 'left' || begun === 'dropped') return { kind: begun };
     // Another job of the delivery attempted it since it was read, or is attempting it now.
     if (!begun) return { kind: 'taken' };

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
 import { bigintToNumber } from '../database/transformers';
+import type { TraceCarrier } from '../tracing/trace-hooks';
 
 /**
  * The transactional outbox: one recorded event (docs/webhooks.md). `id` is the `webhook-id` of
@@ -41,4 +42,12 @@ export class WebhookEvent {
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /**
+   * The W3C trace context (`{"traceparent", "tracestate"?}`) of the span that recorded the
+   * event (an upload's request, a dashboard action, a CLI command), so that every attempt of
+   * its deliveries is linked to it (docs/operations.md#traces); null when tracing is off.
+   */
+  @Column({ name: 'trace_context', type: 'jsonb', nullable: true })
+  traceContext!: TraceCarrier | null;
 }

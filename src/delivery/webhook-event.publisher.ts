@@ -7,6 +7,7 @@ import { DeliveryTargets, type Subscriber } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryRepository, type DeliveryPair, type NewEvent } from './delivery.repository';
 import type { QueuedDelivery } from './delivery-queue';
+import { captureTraceContext } from '../tracing/trace-hooks';
 
 /** An event to record: its type and its `data` object. */
 export interface EventInput {
@@ -72,7 +73,8 @@ export class WebhookEventPublisher {
    * subscribes to becomes one event and one delivery per subscribed endpoint (pending, or
    * `skipped` for a disabled endpoint), all in one INSERT per table; the other inputs write
    * nothing. Body of each event: `{"type", "timestamp" (ISO), "data"}`, stored as the exact
-   * bytes to send.
+   * bytes to send. With tracing on, each event also keeps the caller's trace context, to which
+   * every attempt of its deliveries is linked (docs/operations.md#traces).
    */
   async record(
     manager: EntityManager,
@@ -112,7 +114,13 @@ export class WebhookEventPublisher {
       });
       for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
     }
-    const deliveries = await this.repository.insertEvents(manager, campaignId, events, pairs);
+    const deliveries = await this.repository.insertEvents(
+      manager,
+      campaignId,
+      events,
+      pairs,
+      captureTraceContext(),
+    );
     return { events: summary, deliveries };
   }
 

@@ -24,6 +24,7 @@ import { RollupChartLine1795936000000 } from './1795936000000-RollupChartLine';
 import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-SpreadsheetSuggestedMapping';
 import { RecoveryOfRetryingDeliveries1795946100000 } from './1795946100000-RecoveryOfRetryingDeliveries';
 import { AttemptResponseHeaders1795947000000 } from './1795947000000-AttemptResponseHeaders';
+import { EventTraceContext1795948000000 } from './1795948000000-EventTraceContext';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -55,4 +56,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   AuditLogFilters1795945000000,
   RecoveryOfRetryingDeliveries1795946100000,
   AttemptResponseHeaders1795947000000,
+  EventTraceContext1795948000000,
 ];
