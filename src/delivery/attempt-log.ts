@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { MicroBatcher } from '../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../common/database-errors';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
@@ -59,6 +60,7 @@ export class AttemptLog {
     private readonly endpoints: DeliveryTargets,
     private readonly rollups: DeliveryRollupRepository,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /**
@@ -131,7 +133,9 @@ export class AttemptLog {
   }
 
   private async finishBatch(batch: FinishedAttempt[]): Promise<Array<AttemptRecord | null>> {
+    const rolled: RolledAttempt[] = [];
     const finished = await this.dataSource.transaction(async (manager) => {
+      rolled.length = 0;
       const rows = await this.repository.finishAttempts(manager, batch);
       const recorded = batch.filter((a) => rows.has(a.id));
       await this.endpoints.countAttempts(
@@ -149,7 +153,7 @@ export class AttemptLog {
           recorded.map((a): RolledAttempt => {
             const attemptedAt = rows.get(a.id)!.attempted_at;
             const firstSuccess = a.result.success && a.eventCreatedAt;
-            return {
+            const entry: RolledAttempt = {
               endpointId: a.endpointId,
               attemptedAt,
               durationMs: a.result.durationMs,
@@ -163,11 +167,15 @@ export class AttemptLog {
                   )
                 : null,
             };
+            rolled.push(entry);
+            return entry;
           }),
         ),
       );
       return rows;
     });
+    // Once committed, so that each attempt counts once (docs/operations.md#metrics).
+    this.metrics?.recordAttempts(rolled);
     for (const a of batch) {
       if (!finished.has(a.id)) {
         this.logger.warn(
@@ -204,6 +212,7 @@ export class AttemptLog {
         ),
       );
       this.logger.warn(`Closed ${closed.length} attempt(s) left unfinished by a stopped process`);
+      this.metrics?.recordAbandonedAttempts(closed.length);
     }
     return closed;
   }
