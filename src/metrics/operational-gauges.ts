@@ -19,7 +19,8 @@ export const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
  * The state look-up of each scrape (cached {@link STATE_CACHE_MS}). Every part reads an index,
  * never a whole large table: the pending deliveries through the partial index
  * `idx_webhook_delivery_pending` (`status = 'pending'`, ordered by `next_attempt_at`: the
- * oldest due one is its first entry), the running imports and recoveries through
+ * oldest due one is its first entry, read alone; the counts read the index's entries, so they
+ * cost in proportion to the backlog, not to the table), the running imports and recoveries through
  * `idx_spreadsheet_import_running` and `uq_delivery_recovery_running`. The endpoints' table
  * has a row per endpoint (small) and is counted as is.
  */
@@ -27,8 +28,9 @@ export const STATE_QUERY = `
   SELECT (SELECT count(*) FROM webhook_delivery WHERE status = 'pending')::bigint AS pending,
          (SELECT count(*) FROM webhook_delivery
            WHERE status = 'pending' AND next_attempt_at <= now())::bigint AS due,
-         (SELECT EXTRACT(EPOCH FROM now() - min(next_attempt_at)) FROM webhook_delivery
-           WHERE status = 'pending' AND next_attempt_at <= now())::float8 AS oldest_due_age_seconds,
+         (SELECT EXTRACT(EPOCH FROM now() - next_attempt_at) FROM webhook_delivery
+           WHERE status = 'pending' AND next_attempt_at <= now()
+           ORDER BY next_attempt_at LIMIT 1)::float8 AS oldest_due_age_seconds,
          (SELECT count(*) FROM webhook_endpoint WHERE failing_since IS NOT NULL)::int AS failing,
          (SELECT count(*) FROM webhook_endpoint WHERE NOT is_enabled)::int AS disabled,
          (SELECT count(*) FROM spreadsheet_import WHERE status = 'running')::int AS imports_running,
