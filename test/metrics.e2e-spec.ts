@@ -6,6 +6,7 @@ import { eventually } from './support/eventually';
 import { parseExposition, valueOf, type Sample } from './support/prometheus-text';
 import { STATE_QUERY, PARTITIONS_QUERY } from '../src/metrics/operational-gauges';
 import { MetricsServer } from '../src/metrics/metrics-server';
+import { AttemptLog } from '../src/delivery/attempt-log';
 
 /** A TCP port nothing listens on right now. */
 async function freePort(): Promise<number> {
@@ -227,6 +228,26 @@ describe('Prometheus metrics on METRICS_PORT (docs/operations.md#metrics)', () =
     expect((await get(metricsPort, '/')).status).toBe(404);
     expect((await get(metricsPort, '/api/v1/auth/api-key/token')).status).toBe(404);
     expect(t.app.get(MetricsServer).address()?.port).toBe(metricsPort);
+  });
+
+  it('counts an attempt closed as of unknown outcome once, as outcome other', async () => {
+    const me = await t.given.caller();
+    const { id: endpointId } = await t.given.endpoint(me.campaignId, receiver.url, [
+      'lead.created',
+    ]);
+    const other = async () =>
+      parseExposition((await get(metricsPort, '/metrics')).body).find(
+        (s) => s.name === 'campaign_api_delivery_attempts_total' && s.labels.outcome === 'other',
+      )?.value ?? 0;
+    const before = await other();
+    await t.db.query(
+      `INSERT INTO webhook_delivery_attempt (endpoint_id, message_id, attempted_at, duration_ms, success)
+       VALUES ($1, 'ping_abandoned', now() - interval '10 minutes', 0, false)`,
+      [endpointId],
+    );
+    expect(await t.app.get(AttemptLog).closeAbandoned()).toBe(1);
+    expect(await t.app.get(AttemptLog).closeAbandoned()).toBe(0);
+    expect((await other()) - before).toBe(1);
   });
 
   it('reads the outbox and the running jobs through indexes, never by scanning their tables', async () => {

@@ -97,6 +97,7 @@ export class AttemptLog {
     const closed = await this.dataSource.transaction((manager) =>
       this.closeUnfinished(manager, null, olderThanMs),
     );
+    this.metrics?.recordAbandonedAttempts(closed.length);
     return closed.length;
   }
 
@@ -110,9 +111,11 @@ export class AttemptLog {
       const ids = await this.repository.beginAttempts(this.dataSource.manager, starts);
       return ids.map((key) => (key === null ? null : { ...key, closedBefore: 0 }));
     }
-    return this.dataSource.transaction(async (manager) => {
+    let abandoned = 0;
+    const begun = await this.dataSource.transaction(async (manager) => {
       // The job's lock is ours: no live scheduled attempt of these deliveries is left.
       const closed = await this.closeUnfinished(manager, orphanScope, 0);
+      abandoned = closed.length;
       const closedBefore = batch.map((b) =>
         b.closeOrphans ? closed.filter((c) => c.deliveryId === b.start.deliveryId).length : 0,
       );
@@ -130,6 +133,9 @@ export class AttemptLog {
       );
       return ids.map((key, i) => (key === null ? null : { ...key, closedBefore: closedBefore[i] }));
     });
+    // Once committed (docs/operations.md#metrics).
+    this.metrics?.recordAbandonedAttempts(abandoned);
+    return begun;
   }
 
   private async finishBatch(batch: FinishedAttempt[]): Promise<Array<AttemptRecord | null>> {
@@ -212,7 +218,6 @@ export class AttemptLog {
         ),
       );
       this.logger.warn(`Closed ${closed.length} attempt(s) left unfinished by a stopped process`);
-      this.metrics?.recordAbandonedAttempts(closed.length);
     }
     return closed;
   }
