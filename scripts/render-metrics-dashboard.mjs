@@ -188,7 +188,7 @@ async function main() {
       ).access_token;
     let bearer = await token();
 
-    const rounds = [];
+    const snapshots = [];
     const startedAt = Date.now();
     const scrape = async () => {
       const targets = [];
@@ -199,7 +199,7 @@ async function main() {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         targets.push({ instance, samples: parseExposition(text) });
       }
-      rounds.push({ t: (Date.now() - startedAt) / 1000, targets });
+      snapshots.push({ t: (Date.now() - startedAt) / 1000, targets });
     };
     const scraper = setInterval(() => void scrape().catch(() => {}), SCRAPE_EVERY_MS);
     await scrape();
@@ -245,18 +245,18 @@ async function main() {
             unit: panel.fieldConfig?.defaults?.unit ?? 'short',
             stack: panel.fieldConfig?.defaults?.custom?.stacking?.mode === 'normal',
             series: panel.targets.flatMap((t) =>
-              querySeries(t.expr, t.legendFormat, rounds, RANGE_SECONDS),
+              querySeries(t.expr, t.legendFormat, snapshots, RANGE_SECONDS),
             ),
           },
     );
     const view = {
       title: dashboard.title,
-      subtitle: `${rounds.length} scrapes of the API and a worker over ${seconds} s of a real run; rates over ${RANGE_SECONDS} s`,
+      subtitle: `${snapshots.length} scrapes of the API and a worker over ${seconds} s of a real run; rates over ${RANGE_SECONDS} s`,
       panels,
     };
     await screenshot(view, resolve(root, values.out));
     process.stdout.write(
-      `${values.out}: ${panels.filter((p) => p.type === 'panel').length} panels, ${rounds.length} scrapes\n`,
+      `${values.out}: ${panels.filter((p) => p.type === 'panel').length} panels, ${snapshots.length} scrapes\n`,
     );
   } finally {
     for (const child of children) child.kill('SIGTERM');

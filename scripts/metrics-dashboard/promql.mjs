@@ -146,17 +146,17 @@ function matches(sample, { name, matchers }) {
 }
 
 /**
- * Evaluates a parsed expression at scrape round `at` of `rounds` (each round: `{t, targets:
+ * Evaluates a parsed expression at snapshot `at` of `snapshots` (each: `{t, targets:
  * [{instance, samples}]}`, t in seconds), with ranges of `rangeSeconds`.
  * @returns an instant vector: Map of label key → `{labels, value}`.
  */
-function evaluate(node, rounds, at, rangeSeconds) {
+function evaluate(node, snapshots, at, rangeSeconds) {
   switch (node.kind) {
     case 'number':
       return new Map([['{}', { labels: {}, value: node.value, scalar: true }]]);
     case 'selector': {
       const out = new Map();
-      for (const target of rounds[at].targets) {
+      for (const target of snapshots[at].targets) {
         for (const s of target.samples.filter((s) => matches(s, node))) {
           const labels = { ...s.labels, instance: target.instance };
           out.set(keyOf(labels), { labels, value: s.value });
@@ -165,12 +165,12 @@ function evaluate(node, rounds, at, rangeSeconds) {
       return out;
     }
     case 'rate': {
-      const now = evaluate(node.selector, rounds, at, rangeSeconds);
+      const now = evaluate(node.selector, snapshots, at, rangeSeconds);
       let from = at;
-      while (from > 0 && rounds[at].t - rounds[from - 1].t <= rangeSeconds) from -= 1;
+      while (from > 0 && snapshots[at].t - snapshots[from - 1].t <= rangeSeconds) from -= 1;
       if (from === at) return new Map();
-      const before = evaluate(node.selector, rounds, from, rangeSeconds);
-      const seconds = rounds[at].t - rounds[from].t;
+      const before = evaluate(node.selector, snapshots, from, rangeSeconds);
+      const seconds = snapshots[at].t - snapshots[from].t;
       const out = new Map();
       for (const [key, { labels, value }] of now) {
         const old = before.get(key)?.value ?? 0;
@@ -180,7 +180,7 @@ function evaluate(node, rounds, at, rangeSeconds) {
     }
     case 'aggregate': {
       const groups = new Map();
-      for (const { labels, value } of evaluate(node.inner, rounds, at, rangeSeconds).values()) {
+      for (const { labels, value } of evaluate(node.inner, snapshots, at, rangeSeconds).values()) {
         const kept = Object.fromEntries(
           node.by.filter((l) => l in labels).map((l) => [l, labels[l]]),
         );
@@ -201,7 +201,7 @@ function evaluate(node, rounds, at, rangeSeconds) {
     }
     case 'quantile': {
       const series = new Map();
-      for (const { labels, value } of evaluate(node.inner, rounds, at, rangeSeconds).values()) {
+      for (const { labels, value } of evaluate(node.inner, snapshots, at, rangeSeconds).values()) {
         const { le, ...rest } = labels;
         const key = keyOf(rest);
         const s = series.get(key) ?? { labels: rest, buckets: [] };
@@ -216,8 +216,8 @@ function evaluate(node, rounds, at, rangeSeconds) {
       return out;
     }
     case 'divide': {
-      const left = evaluate(node.left, rounds, at, rangeSeconds);
-      const right = evaluate(node.right, rounds, at, rangeSeconds);
+      const left = evaluate(node.left, snapshots, at, rangeSeconds);
+      const right = evaluate(node.right, snapshots, at, rangeSeconds);
       const out = new Map();
       for (const [key, { labels, value }] of left) {
         const divisor = right.get(key) ?? [...right.values()].find((r) => r.scalar);
@@ -250,20 +250,20 @@ function bucketQuantile(q, buckets) {
 }
 
 /**
- * The series of one dashboard query over all rounds.
+ * The series of one dashboard query over all snapshots.
  * @returns `[{legend, points: [[t, value]]}]`, `legendFormat`'s `{{label}}` filled in.
  */
-export function querySeries(expr, legendFormat, rounds, rangeSeconds) {
+export function querySeries(expr, legendFormat, snapshots, rangeSeconds) {
   const tree = parse(expr);
   const series = new Map();
-  rounds.forEach((round, at) => {
-    for (const [key, { labels, value }] of evaluate(tree, rounds, at, rangeSeconds)) {
+  snapshots.forEach((snapshot, at) => {
+    for (const [key, { labels, value }] of evaluate(tree, snapshots, at, rangeSeconds)) {
       const legend = (legendFormat || expr).replace(
         /\{\{\s*(\w+)\s*\}\}/g,
         (_, l) => labels[l] ?? '',
       );
       const s = series.get(key) ?? { legend, points: [] };
-      s.points.push([round.t, value]);
+      s.points.push([snapshot.t, value]);
       series.set(key, s);
     }
   });
