@@ -26,6 +26,8 @@ import {
 import { installDashboardRouteCheck } from './dashboard-api/dashboard-routes';
 import { DASHBOARD_API_PREFIX } from './dashboard-api/dashboard-access';
 import { installDashboardWeb } from './dashboard-web/serve-dashboard';
+import { installHttpMetrics } from './metrics/http-metrics';
+import { Metrics } from './metrics/metrics';
 
 /** Prefix of every API route (docs/api.md#conventions). */
 export const GLOBAL_PREFIX = 'api/v1';
@@ -147,6 +149,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     app.get(BearerAuthenticator),
     app.get(RedisFailedAuthenticationLimiter),
   );
+  // Request durations by route template (docs/operations.md#metrics).
+  installHttpMetrics(adapter.getInstance(), app.get(Metrics));
   applyGlobalPrefix(app);
   if (config.corsOrigins.length > 0) {
     // Never for the dashboard API: it allows no cross-origin request

@@ -16,6 +16,7 @@ import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { DashboardAuthModule } from './dashboard-api/dashboard-auth.module';
 import { DashboardResourcesModule } from './dashboard-api/dashboard-resources.module';
@@ -51,6 +52,7 @@ export class AppModule {
         RateLimitModule,
         DashboardAuthModule,
         DashboardResourcesModule,
+        MetricsModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

@@ -7,10 +7,11 @@ import { QueueRootModule } from './delivery/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/delivery.module';
 import { loggerParams } from './common/logging';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 /**
  * A worker-only process (`npm run start:worker`): the delivery worker and sweeper, and the
- * spreadsheet import runner; no HTTP.
+ * spreadsheet import runner, and the metrics server when `METRICS_PORT` is set; no public HTTP.
  */
 @Module({})
 export class WorkerModule {
@@ -24,6 +25,7 @@ export class WorkerModule {
         QueueRootModule,
         DeliveryWorkerModule,
         SpreadsheetImportWorkerModule,
+        MetricsModule,
       ],
     };
   }

@@ -18,6 +18,8 @@ describe('loadConfig (docs/configuration.md)', () => {
       ],
       webhookAllowPrivateUrls: false,
       runWorker: true,
+      metricsPort: null,
+      metricsHost: '0.0.0.0',
       logLevel: 'info',
       rateLimitTokenPerMin: 20,
       rateLimitApiPerMin: 1200,
@@ -48,6 +50,11 @@ describe('loadConfig (docs/configuration.md)', () => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
     [{ HOST: 'example.com' }, 'HOST'],
+    [{ METRICS_PORT: '0' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: 'nine' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '3000' }, 'METRICS_PORT'],
+    [{ PORT: '8080', METRICS_PORT: '8080' }, 'METRICS_PORT'],
+    [{ METRICS_PORT: '9464', METRICS_HOST: 'metrics.internal' }, 'METRICS_HOST'],
   ])('rejects %j with one line naming %s', (env, variable) => {
     let thrown: unknown;
     try {
@@ -59,6 +66,15 @@ describe('loadConfig (docs/configuration.md)', () => {
     expect((thrown as ConfigError).variable).toBe(variable);
     expect((thrown as ConfigError).message).toContain(variable);
     expect((thrown as ConfigError).message).not.toContain('\n');
+  });
+});
+
+describe('METRICS_PORT (docs/operations.md#metrics)', () => {
+  it('serves metrics on its own port and interface when set', () => {
+    const config = loadConfig({ METRICS_PORT: '9464', HOST: '127.0.0.1' });
+    expect(config.metricsPort).toBe(9464);
+    expect(config.metricsHost).toBe('127.0.0.1');
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '::1' }).metricsHost).toBe('::1');
   });
 });
 

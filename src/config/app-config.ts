@@ -17,6 +17,13 @@ export class AppConfig {
   host!: string;
   /** TCP port (`PORT`, default 3000). */
   port!: number;
+  /**
+   * TCP port of the Prometheus metrics server (`METRICS_PORT`); null (unset, the default)
+   * serves no metrics. Never the public `PORT` (docs/operations.md#metrics).
+   */
+  metricsPort!: number | null;
+  /** Interface the metrics server binds to (`METRICS_HOST`, default `HOST`). */
+  metricsHost!: string;
   /** PostgreSQL connection URL (`DATABASE_URL`). */
   databaseUrl!: string;
   /** Redis connection URL (`REDIS_URL`), as given: it may hold a password, never log it. */
@@ -259,6 +266,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     throw new ConfigError('HOST', `must be an IP address or localhost, got "${host}"`);
   }
 
+  const port = int('PORT', 3000, 0, 65535);
+  const metricsPort = get('METRICS_PORT') === undefined ? null : int('METRICS_PORT', 0, 1, 65535);
+  if (metricsPort !== null && metricsPort === port) {
+    throw new ConfigError(
+      'METRICS_PORT',
+      `must differ from PORT (${port}): metrics are never served on the public port`,
+    );
+  }
+  const metricsHost = get('METRICS_HOST') ?? host;
+  if (metricsHost !== 'localhost' && isIP(metricsHost) === 0) {
+    throw new ConfigError(
+      'METRICS_HOST',
+      `must be an IP address or localhost, got "${metricsHost}"`,
+    );
+  }
+
   const logLevel = get('LOG_LEVEL') ?? 'info';
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -306,7 +329,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   Object.assign(config, {
     nodeEnv,
     host,
-    port: int('PORT', 3000, 0, 65535),
+    port,
+    metricsPort,
+    metricsHost,
     httpReusePort: bool('HTTP_REUSE_PORT', false),
     databaseUrl: url('DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/campaign_api', [
       'postgres:',

@@ -1,7 +1,8 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
+import { Metrics } from '../metrics/metrics';
 import { MicroBatcher } from '../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../common/database-errors';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
@@ -59,6 +60,7 @@ export class AttemptLog {
     private readonly endpoints: DeliveryTargets,
     private readonly rollups: DeliveryRollupRepository,
     private readonly config: AppConfig,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /**
@@ -95,6 +97,7 @@ export class AttemptLog {
     const closed = await this.dataSource.transaction((manager) =>
       this.closeUnfinished(manager, null, olderThanMs),
     );
+    this.metrics?.recordAbandonedAttempts(closed.length);
     return closed.length;
   }
 
@@ -108,9 +111,11 @@ export class AttemptLog {
       const ids = await this.repository.beginAttempts(this.dataSource.manager, starts);
       return ids.map((key) => (key === null ? null : { ...key, closedBefore: 0 }));
     }
-    return this.dataSource.transaction(async (manager) => {
+    let abandoned = 0;
+    const begun = await this.dataSource.transaction(async (manager) => {
       // The job's lock is ours: no live scheduled attempt of these deliveries is left.
       const closed = await this.closeUnfinished(manager, orphanScope, 0);
+      abandoned = closed.length;
       const closedBefore = batch.map((b) =>
         b.closeOrphans ? closed.filter((c) => c.deliveryId === b.start.deliveryId).length : 0,
       );
@@ -128,10 +133,15 @@ export class AttemptLog {
       );
       return ids.map((key, i) => (key === null ? null : { ...key, closedBefore: closedBefore[i] }));
     });
+    // Once committed (docs/operations.md#metrics).
+    this.metrics?.recordAbandonedAttempts(abandoned);
+    return begun;
   }
 
   private async finishBatch(batch: FinishedAttempt[]): Promise<Array<AttemptRecord | null>> {
+    const rolled: RolledAttempt[] = [];
     const finished = await this.dataSource.transaction(async (manager) => {
+      rolled.length = 0;
       const rows = await this.repository.finishAttempts(manager, batch);
       const recorded = batch.filter((a) => rows.has(a.id));
       await this.endpoints.countAttempts(
@@ -149,7 +159,7 @@ export class AttemptLog {
           recorded.map((a): RolledAttempt => {
             const attemptedAt = rows.get(a.id)!.attempted_at;
             const firstSuccess = a.result.success && a.eventCreatedAt;
-            return {
+            const entry: RolledAttempt = {
               endpointId: a.endpointId,
               attemptedAt,
               durationMs: a.result.durationMs,
@@ -163,11 +173,15 @@ export class AttemptLog {
                   )
                 : null,
             };
+            rolled.push(entry);
+            return entry;
           }),
         ),
       );
       return rows;
     });
+    // Once committed, so that each attempt counts once (docs/operations.md#metrics).
+    this.metrics?.recordAttempts(rolled);
     for (const a of batch) {
       if (!finished.has(a.id)) {
         this.logger.warn(

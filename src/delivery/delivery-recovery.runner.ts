@@ -1,7 +1,14 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
+import { Metrics } from '../metrics/metrics';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import type { QueuedDelivery } from './delivery-queue';
 import { DeliveryRecoveryRepository, type MovedDelivery } from './delivery-recovery.repository';
@@ -51,6 +58,7 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
     private readonly repository: DeliveryRecoveryRepository,
     private readonly targets: DeliveryTargets,
     private readonly dispatcher: DeliveryDispatcher,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /** Starts polling (a no-op while it polls already). */
@@ -86,6 +94,7 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
         const batch = await this.nextBatch();
         if (batch === null) break;
         moved += batch.length;
+        this.metrics?.recordRecoveredDeliveries(batch.length);
         if (batch.length > 0) await this.queue(batch);
       }
     } catch (error) {

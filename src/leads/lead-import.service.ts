@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import type { AuthPrincipal } from '../auth/auth-principal';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import { WebhookEventPublisher, type RecordedEvents } from '../delivery/webhook-event.publisher';
 import { IdempotencyService } from '../idempotency/idempotency.service';
+import { Metrics, type LeadSource } from '../metrics/metrics';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
 import {
@@ -71,6 +72,7 @@ export class LeadImportService {
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
     private readonly screener: LeadScreener,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /**
@@ -187,6 +189,8 @@ export class LeadImportService {
     );
     // After the commit; never awaited by the caller's response and never throws.
     void this.events.dispatch(recorded);
+    const source: LeadSource = plan.rowNumbers ? 'spreadsheet' : 'api';
+    this.metrics?.recordLeads(source, response);
     return response;
   }
 

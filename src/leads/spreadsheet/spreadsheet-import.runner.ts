@@ -1,9 +1,16 @@
-import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import {
+  Injectable,
+  Logger,
+  OnApplicationBootstrap,
+  OnModuleDestroy,
+  Optional,
+} from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
+import { Metrics } from '../../metrics/metrics';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
@@ -74,6 +81,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     private readonly campaigns: CampaignsService,
     private readonly reader: SpreadsheetFileReader,
     private readonly tempFiles: SpreadsheetTempFiles,
+    @Optional() private readonly metrics?: Metrics,
   ) {}
 
   /** Starts polling. */
@@ -257,6 +265,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
         },
         advance,
       );
+      this.metrics?.recordSpreadsheetRows(leads.length);
     } catch (error) {
       const code = (error as { driverError?: { constraint?: string } }).driverError?.constraint;
       if (code === 'uq_lead_import_spreadsheet_chunk') throw new LeaseLost();
