@@ -22,7 +22,10 @@ const WORKER_WITHOUT_HTTP = {
     ],
     // Entities (and the vocabulary they use) of those modules, for TypeORM relations: data,
     // not HTTP code.
+    // `@fastify/otel`: the tracing SDK, loaded only when tracing is on, registers Fastify's
+    // instrumentation in every process; it patches Fastify only where Fastify is loaded.
     pathNot: [
+      'node_modules/@fastify/otel/',
       '^src/auth/api-key[.]entity[.]ts$',
       '^src/users/(dashboard-user[.]entity|dashboard-roles)[.]ts$',
     ],

@@ -5,15 +5,18 @@
  * .dependency-cruiser-known-violations.json (regenerate it only to remove entries).
  */
 
-/** Folders every feature may use: they import no feature. */
-const SHARED = '(common|config|database)';
+/**
+ * Folders every feature may use: they import no feature. `redis` builds every Redis
+ * connection; `tracing` holds the hooks that are no-ops while tracing is off.
+ */
+const SHARED = '(common|config|database|redis|tracing)';
 /**
  * What a feature offers the others: its Nest modules, the services and publishers they
- * export, entities (for TypeORM relations), guards, decorators and interceptors (for edges),
- * and its domain errors. Everything else in a feature folder is internal.
+ * export, its queues' definitions, entities (for TypeORM relations), guards, decorators and
+ * interceptors (for edges), and its domain errors. Everything else in a feature folder is internal.
  */
 const PUBLIC_SURFACE =
-  '[.](module|service|entity|guard|decorator|interceptor|publisher)[.]ts$|-errors[.]ts$';
+  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue)[.]ts$|-errors[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

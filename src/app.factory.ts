@@ -27,7 +27,7 @@ import { installDashboardRouteCheck } from './dashboard-api/dashboard-routes';
 import { DASHBOARD_API_PREFIX } from './dashboard-api/dashboard-access';
 import { installDashboardWeb } from './dashboard-web/serve-dashboard';
 import { installHttpMetrics } from './metrics/http-metrics';
-import { Metrics } from './metrics/metrics';
+import { Metrics } from './metrics/metrics.service';
 
 /** Prefix of every API route (docs/api.md#conventions). */
 export const GLOBAL_PREFIX = 'api/v1';

@@ -1,6 +1,6 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery-queue';
+import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery.queue';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';

@@ -4,7 +4,7 @@ import { startTestApp, type TestApp, type Caller, uploadBody } from './support/t
 import { WebhookReceiver } from './support/webhook-receiver';
 import { eventually } from './support/eventually';
 import { parseExposition, valueOf, type Sample } from './support/prometheus-text';
-import { STATE_QUERY, PARTITIONS_QUERY } from '../src/metrics/operational-gauges';
+import { STATE_QUERY, PARTITIONS_QUERY } from '../src/metrics/operational-state.repository';
 import { MetricsServer } from '../src/metrics/metrics-server';
 import { AttemptLog } from '../src/delivery/attempt-log';
 

@@ -17,7 +17,7 @@ import { CampaignsRepository } from '../src/campaigns/campaigns.repository';
 import { buildDataSourceOptions } from '../src/database/database-options';
 import { readDeploymentIdentity } from '../src/database/deployment-identity';
 import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
-import { DELIVERY_QUEUE } from '../src/delivery/delivery-queue';
+import { DELIVERY_QUEUE } from '../src/delivery/delivery.queue';
 import { UNKNOWN_OUTCOME } from '../src/delivery/delivery.repository';
 import { TEST_DATABASE_URL } from './support/env';
 import { freshDatabase, givenCampaign, runCli, ServiceProcess } from './support/processes';

@@ -7,7 +7,7 @@ import type { Queue } from 'bullmq';
 import { DeliveryDispatcher } from '../src/delivery/delivery-dispatcher';
 import { DeliveryProcessor } from '../src/delivery/delivery.processor';
 import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
-import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery-queue';
+import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery.queue';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
 

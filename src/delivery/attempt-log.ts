@@ -2,7 +2,7 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../metrics/metrics.service';
 import { MicroBatcher } from '../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../common/database-errors';
 import { DeliveryTargets } from '../webhooks/delivery-targets';

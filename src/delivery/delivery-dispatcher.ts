@@ -13,7 +13,7 @@ import {
   type DeliveryBatchJobData,
   type DeliveryJobData,
   type QueuedDelivery,
-} from './delivery-queue';
+} from './delivery.queue';
 
 const BULK_CHUNK = 1000;
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueuedDelivery } from './delivery-queue';
+import type { QueuedDelivery } from './delivery.queue';
 import type { RecoveryScope, RecoveryStatus } from './delivery-recovery.entity';
 
 /**

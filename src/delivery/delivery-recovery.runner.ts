@@ -8,9 +8,9 @@ import {
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
-import { Metrics } from '../metrics/metrics';
+import { Metrics } from '../metrics/metrics.service';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import type { QueuedDelivery } from './delivery-queue';
+import type { QueuedDelivery } from './delivery.queue';
 import { DeliveryRecoveryRepository, type MovedDelivery } from './delivery-recovery.repository';
 
 /** Deliveries a recovery moves back to `pending` per batch (one transaction). */

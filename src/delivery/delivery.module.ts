@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DeliveryAttemptsModule } from './delivery-attempts.module';
-import { DELIVERY_QUEUE } from './delivery-queue';
+import { DELIVERY_QUEUE } from './delivery.queue';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { WebhookEventPublisher } from './webhook-event.publisher';
 import { DeliveryProcessor } from './delivery.processor';

@@ -9,7 +9,7 @@ import {
   deliveryBackoff,
   type DeliveryBatchJobData,
   type DeliveryJobData,
-} from './delivery-queue';
+} from './delivery.queue';
 import {
   NotDueError,
   ScheduledAttempts,

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { DeliveryStatus } from './webhook-delivery.entity';
 import type { SendResult } from './webhook-sender';
-import type { QueuedDelivery } from './delivery-queue';
+import type { QueuedDelivery } from './delivery.queue';
 import type { LedgerDay } from './delivery-ledger';
 import type { TraceCarrier } from '../tracing/trace-hooks';
 

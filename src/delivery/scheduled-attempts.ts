@@ -4,7 +4,7 @@ import pLimit from 'p-limit';
 import { AppConfig } from '../config/app-config';
 import { DeliveryTargets, type DeliveryTarget } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
-import { DeliveryRetryError } from './delivery-queue';
+import { DeliveryRetryError } from './delivery.queue';
 import { DeliveryRepository, type DeliveryWork } from './delivery.repository';
 import { AttemptLog } from './attempt-log';
 import { AttemptRunner } from './attempt-runner';

@@ -6,7 +6,7 @@ import type { EventType } from '../webhooks/event-types';
 import { DeliveryTargets, type Subscriber } from '../webhooks/delivery-targets';
 import { DeliveryDispatcher } from './delivery-dispatcher';
 import { DeliveryRepository, type DeliveryPair, type NewEvent } from './delivery.repository';
-import type { QueuedDelivery } from './delivery-queue';
+import type { QueuedDelivery } from './delivery.queue';
 import { captureTraceContext } from '../tracing/trace-hooks';
 
 /** An event to record: its type and its `data` object. */

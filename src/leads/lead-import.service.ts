@@ -5,7 +5,7 @@ import type { AuthPrincipal } from '../auth/auth-principal';
 import type { CampaignScope } from '../campaigns/campaigns.service';
 import { WebhookEventPublisher, type RecordedEvents } from '../delivery/webhook-event.publisher';
 import { IdempotencyService } from '../idempotency/idempotency.service';
-import { Metrics, type LeadSource } from '../metrics/metrics';
+import { Metrics, type LeadSource } from '../metrics/metrics.service';
 import type { LeadUploadRequest } from './dto/lead-upload-request.dto';
 import type { LeadUploadResponse } from './dto/lead-upload-response.dto';
 import {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from './metrics';
+import type { Metrics } from './metrics.service';
 
 /** The `route` label of a request no route served (a 404 of an unknown URL). */
 export const UNMATCHED_ROUTE = 'unmatched';

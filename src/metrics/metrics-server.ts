@@ -7,7 +7,7 @@ import {
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AppConfig } from '../config/app-config';
-import { Metrics } from './metrics';
+import { Metrics } from './metrics.service';
 
 /** The one path the metrics server answers. */
 export const METRICS_PATH = '/metrics';

@@ -1,7 +1,8 @@
 import { Global, Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { Metrics } from './metrics';
+import { Metrics } from './metrics.service';
 import { MetricsServer } from './metrics-server';
+import { OperationalStateRepository } from './operational-state.repository';
 import { OperationalGauges } from './operational-gauges';
 
 /**
@@ -13,7 +14,7 @@ import { OperationalGauges } from './operational-gauges';
 @Global()
 @Module({
   imports: [DeliveryModule],
-  providers: [Metrics, OperationalGauges, MetricsServer],
+  providers: [Metrics, OperationalGauges, OperationalStateRepository, MetricsServer],
   exports: [Metrics],
 })
 export class MetricsModule {}

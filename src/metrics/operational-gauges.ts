@@ -1,12 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bullmq';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { Queue } from 'bullmq';
 import type { Pool } from 'pg';
-import { DataSource } from 'typeorm';
-import { DELIVERY_QUEUE } from '../delivery/delivery-queue';
+import { DELIVERY_QUEUE } from '../delivery/delivery.queue';
 import { cachedLookup } from './cached-lookup';
-import { Metrics } from './metrics';
+import { OperationalStateRepository, type StateRow } from './operational-state.repository';
+import { Metrics } from './metrics.service';
 
 /** How long one look-up of the outbox, the endpoints and the jobs serves scrapes, in ms. */
 export const STATE_CACHE_MS = 5_000;
@@ -14,44 +13,6 @@ export const STATE_CACHE_MS = 5_000;
 export const PARTITIONS_CACHE_MS = 60_000;
 /** The BullMQ job states exported by `campaign_api_queue_jobs`. */
 export const QUEUE_STATES = ['waiting', 'delayed', 'active', 'failed'] as const;
-
-/**
- * The state look-up of each scrape (cached {@link STATE_CACHE_MS}). Every part reads an index,
- * never a whole large table: the pending deliveries through the partial index
- * `idx_webhook_delivery_pending` (`status = 'pending'`, ordered by `next_attempt_at`: the
- * oldest due one is its first entry, read alone; the counts read the index's entries, so they
- * cost in proportion to the backlog, not to the table), the running imports and recoveries through
- * `idx_spreadsheet_import_running` and `uq_delivery_recovery_running`. The endpoints' table
- * has a row per endpoint (small) and is counted as is.
- */
-export const STATE_QUERY = `
-  SELECT (SELECT count(*) FROM webhook_delivery WHERE status = 'pending')::bigint AS pending,
-         (SELECT count(*) FROM webhook_delivery
-           WHERE status = 'pending' AND next_attempt_at <= now())::bigint AS due,
-         (SELECT EXTRACT(EPOCH FROM now() - next_attempt_at) FROM webhook_delivery
-           WHERE status = 'pending' AND next_attempt_at <= now()
-           ORDER BY next_attempt_at LIMIT 1)::float8 AS oldest_due_age_seconds,
-         (SELECT count(*) FROM webhook_endpoint WHERE failing_since IS NOT NULL)::int AS failing,
-         (SELECT count(*) FROM webhook_endpoint WHERE NOT is_enabled)::int AS disabled,
-         (SELECT count(*) FROM spreadsheet_import WHERE status = 'running')::int AS imports_running,
-         (SELECT count(*) FROM delivery_recovery WHERE status = 'running')::int AS recoveries_running`;
-
-/** The partitions of the attempts' table and their size on disk, indexes and TOAST included. */
-export const PARTITIONS_QUERY = `
-  SELECT count(*)::int AS partitions,
-         COALESCE(sum(pg_total_relation_size(i.inhrelid)), 0)::float8 AS bytes
-    FROM pg_inherits i
-   WHERE i.inhparent = 'webhook_delivery_attempt'::regclass`;
-
-interface StateRow {
-  pending: string;
-  due: string;
-  oldest_due_age_seconds: number | null;
-  failing: number;
-  disabled: number;
-  imports_running: number;
-  recoveries_running: number;
-}
 
 /**
  * The gauges read at scrape time (docs/operations.md#metrics): the outbox backlog, the
@@ -68,22 +29,17 @@ interface StateRow {
 @Injectable()
 export class OperationalGauges {
   private readonly logger = new Logger(OperationalGauges.name);
-  private readonly state = cachedLookup(STATE_CACHE_MS, async () => {
-    const [row]: StateRow[] = await this.dataSource.query(STATE_QUERY);
-    return row;
-  });
-  private readonly partitions = cachedLookup(PARTITIONS_CACHE_MS, async () => {
-    const [row]: Array<{ partitions: number; bytes: number }> =
-      await this.dataSource.query(PARTITIONS_QUERY);
-    return row;
-  });
+  private readonly state = cachedLookup(STATE_CACHE_MS, () => this.repository.readState());
+  private readonly partitions = cachedLookup(PARTITIONS_CACHE_MS, () =>
+    this.repository.readPartitions(),
+  );
   private readonly jobCounts = cachedLookup(STATE_CACHE_MS, () =>
     this.queue.getJobCounts(...QUEUE_STATES),
   );
 
   constructor(
     metrics: Metrics,
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: OperationalStateRepository,
     @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
   ) {
     const fromState = (read: (row: StateRow) => number | null) =>
@@ -176,7 +132,7 @@ export class OperationalGauges {
         }
       },
     );
-    const pool = () => (this.dataSource.driver as unknown as { master?: Pool }).master;
+    const pool = () => this.repository.pool();
     metrics.gauge(
       'db_pool_connections',
       "Connections of this process's PostgreSQL pool, by state (idle, in_use).",

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
-import { Metrics } from '../../metrics/metrics';
+import { Metrics } from '../../metrics/metrics.service';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';

@@ -4,7 +4,7 @@ import {
   deliveryBatchJobId,
   deliveryBackoff,
   DeliveryRetryError,
-} from './delivery-queue';
+} from './delivery.queue';
 
 describe('batchByEndpoint', () => {
   it('groups deliveries per endpoint, in the order given, at most DELIVERY_BATCH_SIZE a job', () => {

@@ -1,4 +1,4 @@
-import { attemptOutcomeClass, Metrics, statusClass } from './metrics';
+import { attemptOutcomeClass, Metrics, statusClass } from './metrics.service';
 
 describe('Metrics (docs/operations.md#metrics)', () => {
   it.each([
