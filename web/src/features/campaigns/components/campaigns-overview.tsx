@@ -3,8 +3,8 @@ import { IconSpeakerphone } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
-import { useCampaigns } from '../api/queries';
-import type { Campaign } from '../api/types';
+import { useCampaigns } from '../../../api/campaigns';
+import type { Campaign } from '../../../api/types';
 
 /** Each campaign, its region and its number of webhook endpoints (three columns fit a phone). */
 const COLUMNS: Array<DataColumn<Campaign>> = [

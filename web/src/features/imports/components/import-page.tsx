@@ -16,7 +16,7 @@ import { IconCircleCheck, IconDownload } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { Figure } from '../../../components/ui/figure';
-import { useCampaigns } from '../../campaigns/api/queries';
+import { useCampaigns } from '../../../api/campaigns';
 import { LoadMore } from '../../../components/ui/load-more';
 import {
   PageError,

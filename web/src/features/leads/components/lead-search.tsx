@@ -6,8 +6,8 @@ import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { LoadMore } from '../../../components/ui/load-more';
 import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
-import { useLeadSearch, type LeadSearchInput } from '../api/lead-queries';
-import type { LeadSearchField, LeadSearchPage, LeadSummary } from '../api/types';
+import { useLeadSearch, type LeadSearchInput } from '../api/queries';
+import type { LeadSearchField, LeadSearchPage, LeadSummary } from '../../../api/types';
 
 const FIELDS: Array<{ value: LeadSearchField; label: string }> = [
   { value: '', label: 'Guess from the text' },

@@ -16,11 +16,13 @@ import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-s
 import { LoadMore } from '../../../components/ui/load-more';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
-import { useDeliveryLog, useEventTypes } from '../api/queries';
-import type { Attempt } from '../api/types';
+import { useEventTypes } from '../../../api/campaigns';
+import { useDeliveryLog } from '../api/queries';
+import type { Attempt } from '../../../api/types';
 import { hasFilters, NO_FILTERS, rangeProblem, type LogFilters } from '../lib/log-filters';
-import { formatDuration } from '../lib/format';
-import { AttemptDrawer, OutcomeBadge } from './attempt-detail';
+import { formatDuration } from '../../../lib/format';
+import { OutcomeBadge } from '../../../components/outcome-badge';
+import { AttemptDrawer } from './attempt-detail';
 
 function Filters({
   filters,
