@@ -6,7 +6,7 @@ import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
 import { OutcomeBadge } from '../../../components/outcome-badge';
 import { useAttempt, useRedeliver } from '../api/queries';
-import type { Attempt, AttemptDetail } from '../../../api/types';
+import type { AttemptDetail } from '../../../api/types';
 import { formatDuration } from '../../../lib/format';
 
 /** The request's headers as `[name, value]` pairs in the order sent, whatever shape they came in. */
