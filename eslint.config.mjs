@@ -19,7 +19,7 @@ const webBoundaries = [];
 for (let depth = 0; depth <= DEEPEST; depth += 1) {
   const below = '*/'.repeat(depth);
   // From web/src/features/<name>/<below>: depth + 1 climbs reach features/, depth + 2 reach src/.
-  for (const name of readdirSync(`${WEB_SRC}/features`)) {
+  for (const name of readdirSync(`${import.meta.dirname}/${WEB_SRC}/features`)) {
     webBoundaries.push({
       files: [`${WEB_SRC}/features/${name}/${below}*.{ts,tsx}`],
       rules: {

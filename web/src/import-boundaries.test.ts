@@ -1,4 +1,3 @@
-// @vitest-environment node
 import { ESLint } from 'eslint';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -8,7 +7,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * code is linted as if it were the file at `filePath` (an existing file, so that the typed rules
  * find it in web/tsconfig.json).
  */
-const REPO_ROOT = decodeURIComponent(new URL('../../', import.meta.url).pathname);
+// Not `new URL('../..', import.meta.url)`: Vite rewrites that pattern as an asset's URL.
+const REPO_ROOT = decodeURIComponent(import.meta.url.replace(/^file:\/\//, '')).replace(
+  /web\/src\/[^/]+$/,
+  '',
+);
 
 /** A file in the imports feature, one in the shared lib/ and one in the shared components/. */
 const IN_FEATURE = 'web/src/features/imports/components/import-history.tsx';
@@ -29,7 +32,7 @@ async function boundaryErrors(code: string, filePath: string): Promise<string[]>
 
 describe('the dashboard import boundaries in eslint.config.mjs', { timeout: 180_000 }, () => {
   beforeAll(() => {
-    eslint = new ESLint({ cwd: REPO_ROOT });
+    eslint = new ESLint({ cwd: REPO_ROOT, overrideConfigFile: `${REPO_ROOT}eslint.config.mjs` });
   });
 
   it('fails a feature importing another feature, by a sibling path or through features/', async () => {
