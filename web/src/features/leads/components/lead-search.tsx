@@ -68,6 +68,7 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
   const [submitted, setSubmitted] = useState<LeadSearchInput | null>(null);
   const search = useLeadSearch(campaignId, submitted);
   const pages = search.data?.pages ?? [];
+  const first = pages.at(0);
   const leads = pages.flatMap((page) => page.items);
 
   const onSubmit = (event: FormEvent) => {
@@ -114,17 +115,22 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
           loading="Searching…"
           errorTitle="The search could not be run"
           retry={false}
-          empty={{
-            title: 'No lead matches',
-            description: `No lead of this campaign has ${matched(pages[0])}.`,
-            icon: <IconUserSearch size={28} aria-hidden />,
-          }}
+          // Shown once the first page is in (`first` is there): the empty state, or the count.
+          empty={
+            first && {
+              title: 'No lead matches',
+              description: `No lead of this campaign has ${matched(first)}.`,
+              icon: <IconUserSearch size={28} aria-hidden />,
+            }
+          }
           caption={
-            <Text size="sm" c="dimmed" aria-live="polite">
-              {leads.length}
-              {search.hasNextPage ? '+' : ''} {leads.length === 1 ? 'lead' : 'leads'} with{' '}
-              {matched(pages[0])}
-            </Text>
+            first && (
+              <Text size="sm" c="dimmed" aria-live="polite">
+                {leads.length}
+                {search.hasNextPage ? '+' : ''} {leads.length === 1 ? 'lead' : 'leads'} with{' '}
+                {matched(first)}
+              </Text>
+            )
           }
           columns={LEAD_COLUMNS}
           rows={leads}
