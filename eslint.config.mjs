@@ -2,6 +2,69 @@
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { readdirSync } from 'node:fs';
+
+/**
+ * The dashboard app's import boundaries (docs/architecture.md#dashboard-app-web), after
+ * bulletproof-react: a feature (web/src/features/<name>/) never imports another feature nor the
+ * app (web/src/app/, which composes features into routes), and the shared code (components/,
+ * hooks/, lib/) never imports a feature nor the app. ESLint's own `no-restricted-imports` only
+ * sees the import as written, so each rule is for files at one depth, where a relative import
+ * that climbs N folders lands in a known place. Imports in web/src are all relative.
+ */
+const WEB_SRC = 'web/src';
+const DEEPEST = 6;
+const up = (levels) => `(\\./)?(\\.\\./){${levels}}`;
+const webBoundaries = [];
+for (let depth = 0; depth <= DEEPEST; depth += 1) {
+  const below = '*/'.repeat(depth);
+  // From web/src/features/<name>/<below>: depth + 1 climbs reach features/, depth + 2 reach src/.
+  for (const name of readdirSync(`${import.meta.dirname}/${WEB_SRC}/features`)) {
+    webBoundaries.push({
+      files: [`${WEB_SRC}/features/${name}/${below}*.{ts,tsx}`],
+      rules: {
+        'no-restricted-imports': [
+          'error',
+          {
+            patterns: [
+              {
+                regex: `^${up(depth + 1)}(?!${name}(/|$))[^./]`,
+                message: `A feature never imports another feature (features/${name} here): move what both need to components/, hooks/, lib/ or api/, or compose the two in app/.`,
+              },
+              {
+                regex: `^${up(depth + 2)}features/(?!${name}(/|$))`,
+                message: `A feature never imports another feature (features/${name} here): move what both need to components/, hooks/, lib/ or api/, or compose the two in app/.`,
+              },
+              {
+                regex: `^${up(depth + 2)}app(/|$)`,
+                message:
+                  'A feature never imports the app: app/ composes features, not the other way round.',
+              },
+            ],
+          },
+        ],
+      },
+    });
+  }
+  // From web/src/<shared>/<below>: depth + 1 climbs reach src/.
+  webBoundaries.push({
+    files: ['components', 'hooks', 'lib'].map((dir) => `${WEB_SRC}/${dir}/${below}*.{ts,tsx}`),
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^${up(depth + 1)}(features|app)(/|$)`,
+              message:
+                'Shared code (components/, hooks/, lib/) never imports a feature or the app.',
+            },
+          ],
+        },
+      ],
+    },
+  });
+}
 
 /**
  * Files that still run SQL outside a repository, each to move its statements into its
@@ -100,5 +163,6 @@ export default tseslint.config(
     files: ['web/src/**/*.{ts,tsx}'],
     ...reactHooks.configs.flat.recommended,
   },
+  ...webBoundaries,
   prettier,
 );

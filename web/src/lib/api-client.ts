@@ -83,3 +83,11 @@ export function createDashboardApi(
 
 /** The app's client. */
 export const api: DashboardApi = createDashboardApi();
+
+/**
+ * The body of a successful call: `call` is one of {@link api}'s calls, which resolves with
+ * `{data}` only on success (any other answer rejects with an {@link ApiError}).
+ */
+export async function body<T>(call: Promise<{ data?: T }>): Promise<T> {
+  return (await call).data as T;
+}

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { PageError, PageLoader, type NotFoundText } from '../../components/ui/page-states';
-import { useCampaigns } from '../../features/campaigns/api/queries';
-import type { Campaign } from '../../features/campaigns/api/types';
+import { useCampaigns } from '../../api/campaigns';
+import type { Campaign } from '../../api/types';
 import { NotFoundRoute } from './not-found';
 
 /** What the not-found page says for a campaign id the account does not have. */

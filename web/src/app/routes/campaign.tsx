@@ -1,7 +1,7 @@
 import { Stack } from '@mantine/core';
 import { useDocumentTitle } from '@mantine/hooks';
 import { CampaignPage } from '../../features/campaigns/components/campaign-page';
-import { LeadSearch } from '../../features/campaigns/components/lead-search';
+import { LeadSearch } from '../../features/leads/components/lead-search';
 import { ImportHistory } from '../../features/imports/components/import-history';
 import { SpreadsheetImportList } from '../../features/imports/components/spreadsheet-import-list';
 import { pageTitle } from '../page-title';

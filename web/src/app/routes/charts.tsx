@@ -2,7 +2,7 @@ import { useDocumentTitle } from '@mantine/hooks';
 import {
   CampaignChartsPage,
   EndpointChartsPage,
-} from '../../features/campaigns/components/charts-page';
+} from '../../features/deliveries/components/charts-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
 import { CAMPAIGN_NOT_FOUND, CampaignGate } from './campaign-gate';

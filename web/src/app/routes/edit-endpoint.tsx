@@ -1,5 +1,5 @@
 import { useDocumentTitle } from '@mantine/hooks';
-import { EditEndpointPage } from '../../features/campaigns/components/edit-endpoint-page';
+import { EditEndpointPage } from '../../features/endpoints/components/edit-endpoint-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
 import { NotFoundRoute } from './not-found';

@@ -1,5 +1,5 @@
 import { useDocumentTitle } from '@mantine/hooks';
-import { LeadPage } from '../../features/campaigns/components/lead-page';
+import { LeadPage } from '../../features/leads/components/lead-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
 import { NotFoundRoute } from './not-found';

@@ -1,5 +1,5 @@
 import { useDocumentTitle } from '@mantine/hooks';
-import { NewEndpointPage } from '../../features/campaigns/components/new-endpoint-page';
+import { NewEndpointPage } from '../../features/endpoints/components/new-endpoint-page';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
 import { CAMPAIGN_NOT_FOUND, CampaignGate } from './campaign-gate';

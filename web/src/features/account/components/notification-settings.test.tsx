@@ -1,10 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { json } from '../../../testing/fake-api';
 import { fakeDashboard } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 import { notificationKeys } from '../api/queries';
 
 const PATH = '/settings/notifications';
@@ -34,7 +33,7 @@ const urlField = () => screen.findByRole('textbox', { name: 'Notification URL' }
 describe('the notifications page', () => {
   it('says no URL is set, from the navigation, under its own title', async () => {
     fakeSetting(null);
-    renderRoutes(routes, '/api-keys');
+    renderApp('/api-keys');
     const user = userEvent.setup();
     await user.click(await screen.findByRole('link', { name: 'Notifications' }));
     expect(await screen.findByRole('heading', { name: 'Notifications', level: 1 })).toBeVisible();
@@ -56,7 +55,7 @@ describe('the notifications page', () => {
 
   it('sets a URL and shows its signing secret once, never caching it', async () => {
     const { requests } = fakeSetting(null);
-    const { queryClient } = renderRoutes(routes, PATH);
+    const { queryClient } = renderApp(PATH);
     const user = userEvent.setup();
     await user.type(await urlField(), `  ${OPS} `);
     await user.click(screen.getByRole('button', { name: 'Save URL' }));
@@ -90,7 +89,7 @@ describe('the notifications page', () => {
         message: 'url must use http or https, got "ftp"',
       }),
     );
-    renderRoutes(routes, PATH);
+    renderApp(PATH);
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Save URL' }));
     expect(await urlField()).toHaveAccessibleDescription(/Enter a URL/);
@@ -110,7 +109,7 @@ describe('the notifications page', () => {
       null,
       json(503, { error: 'service_unavailable', message: 'Database unavailable; retry shortly' }),
     );
-    renderRoutes(routes, PATH);
+    renderApp(PATH);
     const user = userEvent.setup();
     await user.type(await urlField(), OPS);
     await user.click(screen.getByRole('button', { name: 'Save URL' }));
@@ -121,7 +120,7 @@ describe('the notifications page', () => {
 
   it('removes the URL after a confirmation', async () => {
     const { requests } = fakeSetting(OPS);
-    renderRoutes(routes, PATH);
+    renderApp(PATH);
     const user = userEvent.setup();
     expect(await screen.findByTestId('notification-url')).toHaveTextContent(OPS);
     await user.click(screen.getByRole('button', { name: 'Remove URL' }));
@@ -138,7 +137,7 @@ describe('the notifications page', () => {
 
   it('shows a viewer the URL with nothing to change it', async () => {
     fakeDashboard({ 'GET /account/notifications': { url: OPS } }, 'viewer');
-    renderRoutes(routes, PATH);
+    renderApp(PATH);
     expect(await screen.findByTestId('notification-url')).toHaveTextContent(OPS);
     expect(screen.getByText('Only an admin of your account can change it.')).toBeInTheDocument();
     expect(screen.queryByRole('textbox', { name: 'Notification URL' })).toBeNull();

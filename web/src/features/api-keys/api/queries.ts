@@ -1,17 +1,12 @@
 import type { components } from '../../../api/schema';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../../../lib/api-client';
+import { api, body } from '../../../lib/api-client';
 
 /** An API key as listed: never the key itself. */
 export type ApiKey = components['schemas']['DashboardApiKey'];
 /** `POST /api-keys`: the new key, shown once. */
 export type CreatedApiKey = components['schemas']['CreatedApiKey'];
 export type ApiKeyInput = components['schemas']['CreateApiKeyRequest'];
-
-/** The body of a successful call (the client throws an ApiError for any other answer). */
-async function body<T>(call: Promise<{ data?: T }>): Promise<T> {
-  return (await call).data as T;
-}
 
 export const apiKeyKeys = {
   all: ['api-keys'] as const,

@@ -1,9 +1,8 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { fakeDashboard } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 import { toApiKeyInput } from './api-keys-overview';
 
 const KEY = {
@@ -30,7 +29,7 @@ describe('toApiKeyInput', () => {
 describe('the API keys page', () => {
   it('lists the keys; a viewer gets neither create nor revoke', async () => {
     fakeDashboard({ 'GET /api-keys': [KEY], 'GET /campaigns': CAMPAIGNS }, 'viewer');
-    renderRoutes(routes, '/api-keys');
+    renderApp('/api-keys');
     const row = (await screen.findByText('crm-sync')).closest('tr')!;
     expect(row).toHaveTextContent('capi_abc1234');
     expect(row).toHaveTextContent('All campaigns');
@@ -46,7 +45,7 @@ describe('the API keys page', () => {
       'POST /api-keys': { ...KEY, id: 5, name: 'new', api_key: 'capi_secret_key_value' },
       'POST /api-keys/4/revoke': { id: 4, revoked_at: '2026-11-23T10:00:00Z' },
     });
-    renderRoutes(routes, '/api-keys');
+    renderApp('/api-keys');
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'New API key' }));
     await user.type(screen.getByLabelText('Name'), 'new');

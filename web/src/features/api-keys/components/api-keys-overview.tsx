@@ -2,11 +2,12 @@ import { Badge, Button, Card, Checkbox, Group, Stack, Text, TextInput, Title } f
 import { IconKey, IconPlus } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { ErrorText } from '../../../components/ui/error-text';
-import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { PageHeader } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { PagedTable } from '../../../components/ui/paged-table';
 import { useCanChange } from '../../../lib/roles';
 import {
   useApiKeys,
@@ -205,27 +206,22 @@ export function ApiKeysOverview() {
       />
       <Stack gap="lg">
         {canChange && creating && <CreateKey onClose={() => setCreating(false)} />}
-        {keys.isPending ? (
-          <PageLoader label="Loading the API keys…" />
-        ) : keys.isError ? (
-          <PageError error={keys.error} onRetry={() => void keys.refetch()} />
-        ) : keys.data.length === 0 ? (
-          <EmptyPanel
-            title="No API keys yet"
-            description="Create one for each integration that uploads leads."
-            icon={<IconKey size={28} aria-hidden />}
-          />
-        ) : (
-          <DataTable
-            columns={keyColumns(names, canChange)}
-            rows={keys.data}
-            rowKey={(key) => key.id}
-            label="API keys"
-            minWidth={760}
-            testId="api-keys"
-            rowTestId="api-key-row"
-          />
-        )}
+        <PagedTable
+          query={keys}
+          loading="Loading the API keys…"
+          empty={{
+            title: 'No API keys yet',
+            description: 'Create one for each integration that uploads leads.',
+            icon: <IconKey size={28} aria-hidden />,
+          }}
+          columns={keyColumns(names, canChange)}
+          rows={keys.data ?? []}
+          rowKey={(key) => key.id}
+          label="API keys"
+          minWidth={760}
+          testId="api-keys"
+          rowTestId="api-key-row"
+        />
       </Stack>
     </>
   );

@@ -1,11 +1,11 @@
 import { Badge, Button, Code, Group, NativeSelect, Stack, Text, TextInput } from '@mantine/core';
 import { IconClipboardList, IconFilter } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { LoadMore } from '../../../components/ui/load-more';
-import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
+import { type DataColumn } from '../../../components/ui/data-table';
+import { PageHeader } from '../../../components/ui/page-states';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { PagedTable } from '../../../components/ui/paged-table';
 import {
   NO_AUDIT_FILTERS,
   useAuditLog,
@@ -212,32 +212,24 @@ export function AuditLogOverview() {
       />
       <Stack gap="md">
         <Filters applied={filters} onApply={setFilters} />
-        {log.isPending ? (
-          <PageLoader label="Loading the audit log…" />
-        ) : log.isError ? (
-          <PageError error={log.error} onRetry={() => void log.refetch()} />
-        ) : entries.length === 0 ? (
-          <EmptyPanel
-            title={filtered ? 'No entry matches these filters' : 'Nothing recorded yet'}
-            description={
-              filtered
-                ? 'Change or clear the filters to see more.'
-                : 'Sign-ins and changes appear here as they happen.'
-            }
-            icon={<IconClipboardList size={28} aria-hidden />}
-          />
-        ) : (
-          <DataTable
-            columns={COLUMNS}
-            rows={entries}
-            rowKey={(entry) => entry.id}
-            label="Audit log"
-            minWidth={860}
-            testId="audit-log"
-            rowTestId="audit-row"
-          />
-        )}
-        <LoadMore pages={log} />
+        <PagedTable
+          query={log}
+          loading="Loading the audit log…"
+          empty={{
+            title: filtered ? 'No entry matches these filters' : 'Nothing recorded yet',
+            description: filtered
+              ? 'Change or clear the filters to see more.'
+              : 'Sign-ins and changes appear here as they happen.',
+            icon: <IconClipboardList size={28} aria-hidden />,
+          }}
+          columns={COLUMNS}
+          rows={entries}
+          rowKey={(entry) => entry.id}
+          label="Audit log"
+          minWidth={860}
+          testId="audit-log"
+          rowTestId="audit-row"
+        />
       </Stack>
     </>
   );

@@ -4,8 +4,8 @@ import { Link } from 'react-router';
 import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaignEndpoints } from '../api/queries';
-import type { Campaign } from '../api/types';
-import { EndpointStateBadges, HealthFigures } from './health';
+import type { Campaign } from '../../../api/types';
+import { EndpointStateBadges, HealthFigures } from '../../../components/endpoint-health';
 
 /**
  * One campaign of the account (the route shows the not-found page for any other): its webhook

@@ -1,10 +1,11 @@
 import { Anchor, Badge } from '@mantine/core';
 import { IconSpeakerphone } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { EmptyPanel, PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
-import { useCampaigns } from '../api/queries';
-import type { Campaign } from '../api/types';
+import { type DataColumn } from '../../../components/ui/data-table';
+import { PageHeader } from '../../../components/ui/page-states';
+import { PagedTable } from '../../../components/ui/paged-table';
+import { useCampaigns } from '../../../api/campaigns';
+import type { Campaign } from '../../../api/types';
 
 /** Each campaign, its region and its number of webhook endpoints (three columns fit a phone). */
 const COLUMNS: Array<DataColumn<Campaign>> = [
@@ -47,25 +48,21 @@ export function CampaignsOverview() {
         title="Campaigns"
         description="Your account's campaigns and, for each, its webhook endpoints with their delivery health."
       />
-      {campaigns.isPending ? (
-        <PageLoader label="Loading your campaigns…" />
-      ) : campaigns.isError ? (
-        <PageError error={campaigns.error} onRetry={() => void campaigns.refetch()} />
-      ) : campaigns.data.length === 0 ? (
-        <EmptyPanel
-          title="No campaigns yet"
-          description="Your operator creates campaigns. Once there is one, its webhook endpoints are managed here."
-          icon={<IconSpeakerphone size={28} aria-hidden />}
-        />
-      ) : (
-        <DataTable
-          columns={COLUMNS}
-          rows={campaigns.data}
-          rowKey={(campaign) => campaign.id}
-          label="Campaigns"
-          minWidth={300}
-        />
-      )}
+      <PagedTable
+        query={campaigns}
+        loading="Loading your campaigns…"
+        empty={{
+          title: 'No campaigns yet',
+          description:
+            'Your operator creates campaigns. Once there is one, its webhook endpoints are managed here.',
+          icon: <IconSpeakerphone size={28} aria-hidden />,
+        }}
+        columns={COLUMNS}
+        rows={campaigns.data ?? []}
+        rowKey={(campaign) => campaign.id}
+        label="Campaigns"
+        minWidth={300}
+      />
     </>
   );
 }

@@ -1,10 +1,9 @@
 import { Anchor, Badge, Group, Stack, Title } from '@mantine/core';
 import { IconFileImport } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { LoadMore } from '../../../components/ui/load-more';
-import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { PagedTable } from '../../../components/ui/paged-table';
 import { useCampaignImports, type LeadImport } from '../api/queries';
 
 /**
@@ -98,26 +97,21 @@ export function ImportHistory({ campaignId }: { campaignId: number }) {
       <Title order={2} size="h3" id="imports-title">
         Imports
       </Title>
-      {imports.isPending ? (
-        <PageLoader label="Loading the imports…" />
-      ) : imports.isError ? (
-        <PageError error={imports.error} onRetry={() => void imports.refetch()} />
-      ) : items.length === 0 ? (
-        <EmptyPanel
-          title="No imports yet"
-          description="Each upload of leads to this campaign, through the API, is listed here with its compliance record."
-          icon={<IconFileImport size={28} aria-hidden />}
-        />
-      ) : (
-        <DataTable
-          columns={COLUMNS}
-          rows={items}
-          rowKey={(item) => item.id}
-          label="Imports"
-          minWidth={720}
-        />
-      )}
-      <LoadMore pages={imports} />
+      <PagedTable
+        query={imports}
+        loading="Loading the imports…"
+        empty={{
+          title: 'No imports yet',
+          description:
+            'Each upload of leads to this campaign, through the API, is listed here with its compliance record.',
+          icon: <IconFileImport size={28} aria-hidden />,
+        }}
+        columns={COLUMNS}
+        rows={items}
+        rowKey={(item) => item.id}
+        label="Imports"
+        minWidth={720}
+      />
     </Stack>
   );
 }

@@ -14,18 +14,16 @@ import {
 } from '@mantine/core';
 import { IconCircleCheck, IconDownload } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { Figure } from '../../../components/ui/figure';
-import { useCampaigns } from '../../campaigns/api/queries';
-import { LoadMore } from '../../../components/ui/load-more';
+import { useCampaigns } from '../../../api/campaigns';
 import {
-  PageError,
   PageHeader,
-  PageLoader,
   PageReadFallback,
   type NotFoundText,
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { PagedTable } from '../../../components/ui/paged-table';
 import {
   rejectionsCsvUrl,
   useImport,
@@ -126,19 +124,6 @@ const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
   })),
 ];
 
-function RejectionsTable({ rows }: { rows: ImportRejection[] }) {
-  return (
-    <DataTable
-      columns={REJECTION_COLUMNS}
-      rows={rows}
-      rowKey={(row) => row.row}
-      label="Rejected rows"
-      minWidth={760}
-      striped
-    />
-  );
-}
-
 /** What the not-found page says for an import id the account does not have. */
 const IMPORT_NOT_FOUND: NotFoundText = {
   title: 'Import not found',
@@ -214,18 +199,22 @@ export function ImportPage({ importId }: { importId: string }) {
               The rejected rows are no longer kept: they are removed after the retention period,
               like delivery attempts. The counts above stay.
             </Alert>
-          ) : rejections.isPending ? (
-            <PageLoader label="Loading the rejected rows…" />
-          ) : rejections.isError ? (
-            <PageError error={rejections.error} onRetry={() => void rejections.refetch()} />
           ) : (
-            <>
-              <Text size="sm" c="dimmed" data-testid="row-numbering">
-                {rowNumbering(item.data)} The field that failed is in bold.
-              </Text>
-              <RejectionsTable rows={rows} />
-              <LoadMore pages={rejections} />
-            </>
+            <PagedTable
+              query={rejections}
+              loading="Loading the rejected rows…"
+              caption={
+                <Text size="sm" c="dimmed" data-testid="row-numbering">
+                  {rowNumbering(item.data)} The field that failed is in bold.
+                </Text>
+              }
+              columns={REJECTION_COLUMNS}
+              rows={rows}
+              rowKey={(row) => row.row}
+              label="Rejected rows"
+              minWidth={760}
+              striped
+            />
           )}
         </Stack>
       </Stack>

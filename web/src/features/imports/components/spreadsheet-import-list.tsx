@@ -1,9 +1,9 @@
 import { Anchor, Button, Group, Progress, Stack, Text, Title } from '@mantine/core';
 import { IconFileSpreadsheet } from '@tabler/icons-react';
 import { Link } from 'react-router';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { PageError, PageLoader } from '../../../components/ui/page-states';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { PagedTable } from '../../../components/ui/paged-table';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaignSpreadsheetImports, type SpreadsheetImport } from '../api/spreadsheet-queries';
 import { SpreadsheetStatus } from './spreadsheet-import-page';
@@ -86,24 +86,21 @@ export function SpreadsheetImportList({ campaignId }: { campaignId: number }) {
           </Button>
         )}
       </Group>
-      {jobs.isPending ? (
-        <PageLoader label="Loading the spreadsheet imports…" />
-      ) : jobs.isError ? (
-        <PageError error={jobs.error} onRetry={() => void jobs.refetch()} />
-      ) : jobs.data.length === 0 ? (
-        <Text size="sm" c="dimmed">
-          No spreadsheet imported yet.
-          {canChange && ' Import a CSV or Excel file of leads with the button above.'}
-        </Text>
-      ) : (
-        <DataTable
-          columns={COLUMNS}
-          rows={jobs.data}
-          rowKey={(job) => job.id}
-          label="Spreadsheet imports"
-          minWidth={640}
-        />
-      )}
+      <PagedTable
+        query={jobs}
+        loading="Loading the spreadsheet imports…"
+        empty={
+          <Text size="sm" c="dimmed">
+            No spreadsheet imported yet.
+            {canChange && ' Import a CSV or Excel file of leads with the button above.'}
+          </Text>
+        }
+        columns={COLUMNS}
+        rows={jobs.data ?? []}
+        rowKey={(job) => job.id}
+        label="Spreadsheet imports"
+        minWidth={640}
+      />
     </Stack>
   );
 }

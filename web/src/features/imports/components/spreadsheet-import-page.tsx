@@ -32,7 +32,7 @@ import {
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
-import { useCampaigns } from '../../campaigns/api/queries';
+import { useCampaigns } from '../../../api/campaigns';
 import {
   spreadsheetRejectionsCsvUrl,
   useCancelSpreadsheetImport,

@@ -18,7 +18,7 @@ import { Link, useNavigate } from 'react-router';
 import { ErrorText } from '../../../components/ui/error-text';
 import { EmptyPanel, PageHeader } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
-import type { Campaign } from '../../campaigns/api/types';
+import type { Campaign } from '../../../api/types';
 import { useUploadSpreadsheet } from '../api/spreadsheet-queries';
 
 /** The largest file the service takes, in MiB (docs/dashboard.md#spreadsheet-imports). */

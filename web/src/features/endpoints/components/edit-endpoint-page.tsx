@@ -2,10 +2,11 @@ import { Anchor, Breadcrumbs, Text } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
 import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
-import { useEndpoint, useUpdateEndpoint } from '../api/queries';
-import { endpointName } from '../lib/format';
+import { useEndpoint } from '../../../api/campaigns';
+import { useUpdateEndpoint } from '../api/queries';
+import { endpointName } from '../../../lib/format';
 import { EndpointForm } from './endpoint-form';
-import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
+import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
 
 /** Changes an endpoint's URL, description, events and whether it is enabled. */
 export function EditEndpointPage({ endpointId }: { endpointId: number }) {

@@ -1,7 +1,7 @@
 import { Alert, Badge, SimpleGrid } from '@mantine/core';
 import { IconAlertTriangle } from '@tabler/icons-react';
-import { Figure } from '../../../components/ui/figure';
-import { Timestamp } from '../../../components/ui/timestamp';
+import { Figure } from './ui/figure';
+import { Timestamp } from './ui/timestamp';
 import type { Endpoint, EndpointHealth } from '../api/types';
 import { formatDuration, formatRate } from '../lib/format';
 

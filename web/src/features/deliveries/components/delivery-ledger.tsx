@@ -4,7 +4,7 @@ import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { useDeliveryLedger } from '../api/queries';
-import type { LedgerDay } from '../api/types';
+import type { LedgerDay } from '../../../api/types';
 
 /** The windows offered, in days (the API takes 1 to 90). */
 export const LEDGER_WINDOWS = [7, 30, 90] as const;

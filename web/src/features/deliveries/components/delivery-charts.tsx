@@ -4,7 +4,7 @@ import { Card, Group, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@
 import { useId, useState, type ReactNode } from 'react';
 import { Figure } from '../../../components/ui/figure';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
-import { formatDuration, formatRate } from '../lib/format';
+import { formatDuration, formatRate } from '../../../lib/format';
 import {
   useDeliveryStats,
   type DeliveryFigures,

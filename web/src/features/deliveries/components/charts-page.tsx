@@ -1,12 +1,12 @@
 import { Anchor, Breadcrumbs, Stack, Text } from '@mantine/core';
 import { Link } from 'react-router';
 import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
-import { useCampaigns, useEndpoint } from '../api/queries';
+import { useCampaigns, useEndpoint } from '../../../api/campaigns';
 import type { StatsSubject } from '../api/stats-queries';
-import type { Campaign, Endpoint } from '../api/types';
-import { endpointName } from '../lib/format';
+import type { Campaign, Endpoint } from '../../../api/types';
+import { endpointName } from '../../../lib/format';
 import { DeliveryCharts } from './delivery-charts';
-import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
+import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
 
 /** The breadcrumb trail of a charts page: Campaigns › campaign (› endpoint) › Charts. */
 function Trail({ campaign, endpoint }: { campaign: Campaign | undefined; endpoint?: Endpoint }) {

@@ -4,9 +4,10 @@ import { ErrorText } from '../../../components/ui/error-text';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
+import { OutcomeBadge } from '../../../components/outcome-badge';
 import { useAttempt, useRedeliver } from '../api/queries';
-import type { Attempt, AttemptDetail } from '../api/types';
-import { formatDuration } from '../lib/format';
+import type { AttemptDetail } from '../../../api/types';
+import { formatDuration } from '../../../lib/format';
 
 /** The request's headers as `[name, value]` pairs in the order sent, whatever shape they came in. */
 export function headerPairs(headers: unknown): Array<[string, string]> {
@@ -55,15 +56,6 @@ export function prettyBody(body: string | null): string {
   } catch {
     return body;
   }
-}
-
-/** The outcome of an attempt as a badge. */
-export function OutcomeBadge({ attempt }: { attempt: Pick<Attempt, 'success'> }) {
-  return (
-    <Badge variant="light" color={attempt.success ? 'teal' : 'red'}>
-      {attempt.success ? 'Succeeded' : 'Failed'}
-    </Badge>
-  );
 }
 
 const DELIVERY_STATUS: Record<

@@ -11,16 +11,17 @@ import {
 } from '@mantine/core';
 import { IconListSearch } from '@tabler/icons-react';
 import { useState } from 'react';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
-import { LoadMore } from '../../../components/ui/load-more';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { Timestamp } from '../../../components/ui/timestamp';
-import { useDeliveryLog, useEventTypes } from '../api/queries';
-import type { Attempt } from '../api/types';
+import { PagedTable } from '../../../components/ui/paged-table';
+import { useEventTypes } from '../../../api/campaigns';
+import { useDeliveryLog } from '../api/queries';
+import type { Attempt } from '../../../api/types';
 import { hasFilters, NO_FILTERS, rangeProblem, type LogFilters } from '../lib/log-filters';
-import { formatDuration } from '../lib/format';
-import { AttemptDrawer, OutcomeBadge } from './attempt-detail';
+import { formatDuration } from '../../../lib/format';
+import { OutcomeBadge } from '../../../components/outcome-badge';
+import { AttemptDrawer } from './attempt-detail';
 
 function Filters({
   filters,
@@ -162,40 +163,27 @@ export function DeliveryLog({ endpointId }: { endpointId: number }) {
         events.
       </Text>
       <Filters filters={filters} onChange={setFilters} />
-      {log.isPending ? (
-        <PageLoader label="Loading the delivery log…" />
-      ) : log.isError ? (
-        <PageError
-          title="The delivery log could not be loaded"
-          error={log.error}
-          onRetry={() => void log.refetch()}
-        />
-      ) : attempts.length === 0 ? (
-        <EmptyPanel
-          title={
-            !hasFilters(filters)
-              ? 'No delivery attempts yet'
-              : 'No delivery attempt matches these filters'
-          }
-          description={
-            !hasFilters(filters)
-              ? 'Deliveries, redeliveries and test events appear here once they have a result.'
-              : 'Change or clear the filters to see more.'
-          }
-          icon={<IconListSearch size={28} aria-hidden />}
-        />
-      ) : (
-        <DataTable
-          columns={attemptColumns(setOpenAttempt)}
-          rows={attempts}
-          rowKey={(attempt) => attempt.id}
-          label="Delivery attempts"
-          minWidth={900}
-          testId="delivery-log"
-          rowTestId="attempt-row"
-        />
-      )}
-      <LoadMore pages={log} />
+      <PagedTable
+        query={log}
+        loading="Loading the delivery log…"
+        errorTitle="The delivery log could not be loaded"
+        empty={{
+          title: !hasFilters(filters)
+            ? 'No delivery attempts yet'
+            : 'No delivery attempt matches these filters',
+          description: !hasFilters(filters)
+            ? 'Deliveries, redeliveries and test events appear here once they have a result.'
+            : 'Change or clear the filters to see more.',
+          icon: <IconListSearch size={28} aria-hidden />,
+        }}
+        columns={attemptColumns(setOpenAttempt)}
+        rows={attempts}
+        rowKey={(attempt) => attempt.id}
+        label="Delivery attempts"
+        minWidth={900}
+        testId="delivery-log"
+        rowTestId="attempt-row"
+      />
       <AttemptDrawer
         attemptId={openAttempt}
         endpointId={endpointId}

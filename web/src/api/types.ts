@@ -1,4 +1,4 @@
-import type { components, paths } from '../../../api/schema';
+import type { components, paths } from './schema';
 
 /** Shapes of the dashboard API's campaign, endpoint and delivery-log routes, from its OpenAPI document. */
 type Schemas = components['schemas'];

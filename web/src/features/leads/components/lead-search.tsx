@@ -2,12 +2,11 @@ import { Anchor, Button, Group, NativeSelect, Stack, Text, TextInput, Title } fr
 import { IconSearch, IconUserSearch } from '@tabler/icons-react';
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
-import { DataTable, type DataColumn } from '../../../components/ui/data-table';
-import { LoadMore } from '../../../components/ui/load-more';
-import { EmptyPanel, PageError, PageLoader } from '../../../components/ui/page-states';
+import { type DataColumn } from '../../../components/ui/data-table';
 import { Timestamp } from '../../../components/ui/timestamp';
-import { useLeadSearch, type LeadSearchInput } from '../api/lead-queries';
-import type { LeadSearchField, LeadSearchPage, LeadSummary } from '../api/types';
+import { PagedTable } from '../../../components/ui/paged-table';
+import { useLeadSearch, type LeadSearchInput } from '../api/queries';
+import type { LeadSearchField, LeadSearchPage, LeadSummary } from '../../../api/types';
 
 const FIELDS: Array<{ value: LeadSearchField; label: string }> = [
   { value: '', label: 'Guess from the text' },
@@ -69,6 +68,7 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
   const [submitted, setSubmitted] = useState<LeadSearchInput | null>(null);
   const search = useLeadSearch(campaignId, submitted);
   const pages = search.data?.pages ?? [];
+  const first = pages.at(0);
   const leads = pages.flatMap((page) => page.items);
 
   const onSubmit = (event: FormEvent) => {
@@ -109,35 +109,38 @@ export function LeadSearch({ campaignId }: { campaignId: number }) {
         <Text size="sm" c="dimmed">
           Type a phone, an email or a name and press Search.
         </Text>
-      ) : search.isPending ? (
-        <PageLoader label="Searching…" />
-      ) : search.isError ? (
-        <PageError title="The search could not be run" error={search.error} />
-      ) : leads.length === 0 ? (
-        <EmptyPanel
-          title="No lead matches"
-          description={`No lead of this campaign has ${matched(pages[0])}.`}
-          icon={<IconUserSearch size={28} aria-hidden />}
-        />
       ) : (
-        <>
-          <Text size="sm" c="dimmed" aria-live="polite">
-            {leads.length}
-            {search.hasNextPage ? '+' : ''} {leads.length === 1 ? 'lead' : 'leads'} with{' '}
-            {matched(pages[0])}
-          </Text>
-          <DataTable
-            columns={LEAD_COLUMNS}
-            rows={leads}
-            rowKey={(lead) => lead.id}
-            label="Leads found"
-            minWidth={720}
-            testId="lead-results"
-            rowTestId="lead-row"
-          />
-        </>
+        <PagedTable
+          query={search}
+          loading="Searching…"
+          errorTitle="The search could not be run"
+          retry={false}
+          // Shown once the first page is in (`first` is there): the empty state, or the count.
+          empty={
+            first && {
+              title: 'No lead matches',
+              description: `No lead of this campaign has ${matched(first)}.`,
+              icon: <IconUserSearch size={28} aria-hidden />,
+            }
+          }
+          caption={
+            first && (
+              <Text size="sm" c="dimmed" aria-live="polite">
+                {leads.length}
+                {search.hasNextPage ? '+' : ''} {leads.length === 1 ? 'lead' : 'leads'} with{' '}
+                {matched(first)}
+              </Text>
+            )
+          }
+          columns={LEAD_COLUMNS}
+          rows={leads}
+          rowKey={(lead) => lead.id}
+          label="Leads found"
+          minWidth={720}
+          testId="lead-results"
+          rowTestId="lead-row"
+        />
       )}
-      <LoadMore pages={search} />
     </Stack>
   );
 }

@@ -1,6 +1,11 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { LeadDeliveryPage, LeadDetail, LeadSearchField, LeadSearchPage } from './types';
+import type {
+  LeadDeliveryPage,
+  LeadDetail,
+  LeadSearchField,
+  LeadSearchPage,
+} from '../../../api/types';
 
 /** A submitted lead search: the text and, when chosen, what it is. */
 export interface LeadSearchInput {

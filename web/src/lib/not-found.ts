@@ -1,4 +1,4 @@
-import type { NotFoundText } from '../../../components/ui/page-states';
+import type { NotFoundText } from '../components/ui/page-states';
 
 /** What the not-found page says for an endpoint id the account does not have. */
 export const ENDPOINT_NOT_FOUND: NotFoundText = {

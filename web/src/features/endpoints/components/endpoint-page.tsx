@@ -21,7 +21,7 @@ import {
   IconTrash,
 } from '@tabler/icons-react';
 import { useQueryClient } from '@tanstack/react-query';
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
@@ -29,26 +29,23 @@ import { PageHeader, PageReadFallback } from '../../../components/ui/page-states
 import { SecretValue } from '../../../components/ui/secret-value';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
+import { campaignKeys, useCampaigns, useEndpoint, useEventTypes } from '../../../api/campaigns';
 import {
-  campaignKeys,
-  useCampaigns,
   useDeleteEndpoint,
-  useEndpoint,
-  useEventTypes,
   useRevealSecret,
   useRotateSecret,
   useSendTest,
   useUpdateEndpoint,
 } from '../api/queries';
-import type { Endpoint } from '../api/types';
-import { endpointName, formatDuration } from '../lib/format';
-import { ENDPOINT_NOT_FOUND } from '../lib/not-found';
-import { OutcomeBadge } from './attempt-detail';
-import { BulkRecovery } from './bulk-recovery';
-import { DeliveryLedger } from './delivery-ledger';
-import { DeliveryLog } from './delivery-log';
-import { EndpointStateBadges, FailingBanner, HealthFigures } from './health';
-import { ReplayOffer } from './replay-offer';
+import type { Endpoint } from '../../../api/types';
+import { endpointName, formatDuration } from '../../../lib/format';
+import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
+import { OutcomeBadge } from '../../../components/outcome-badge';
+import {
+  EndpointStateBadges,
+  FailingBanner,
+  HealthFigures,
+} from '../../../components/endpoint-health';
 
 function SendTest({ endpointId }: { endpointId: number }) {
   const eventTypes = useEventTypes();
@@ -214,7 +211,7 @@ export function DisabledNotice({ endpoint }: { endpoint: Endpoint }) {
 
 /**
  * **Enable endpoint** for an admin, on a disabled endpoint's page: deliveries resume, and the
- * page then offers to replay what it missed ({@link ReplayOffer}).
+ * page then offers to replay what it missed (the deliveries feature's `ReplayOffer`).
  */
 function EnableButton({ endpointId }: { endpointId: number }) {
   const update = useUpdateEndpoint(endpointId);
@@ -234,8 +231,21 @@ function EnableButton({ endpointId }: { endpointId: number }) {
   );
 }
 
-/** One endpoint: details, health, test events, secret, deletion, its delivery ledger and log. */
-export function EndpointPage({ endpointId }: { endpointId: number }) {
+/**
+ * One endpoint: details, health, test events, secret and deletion. What the page shows of the
+ * endpoint's deliveries comes from the route (app/routes/endpoint.tsx), which composes features:
+ * `notice` under the endpoint's card (the offer to replay what it missed while disabled), and
+ * `deliveries` at the end of the page (its delivery ledger, bulk recovery and delivery log).
+ */
+export function EndpointPage({
+  endpointId,
+  notice,
+  deliveries,
+}: {
+  endpointId: number;
+  notice: (endpoint: Endpoint) => ReactNode;
+  deliveries: (endpoint: Endpoint) => ReactNode;
+}) {
   const canChange = useCanChange();
   const endpoint = useEndpoint(endpointId);
   const campaigns = useCampaigns();
@@ -338,16 +348,14 @@ export function EndpointPage({ endpointId }: { endpointId: number }) {
           <HealthFigures health={data.health} />
         </Stack>
       </Card>
-      <ReplayOffer endpoint={data} />
+      {notice(data)}
       {canChange && <SendTest endpointId={data.id} />}
       {canChange ? (
         <SecretSection endpoint={data} />
       ) : (
         <PreviousSecret until={data.previous_secret_expires_at} />
       )}
-      <DeliveryLedger endpointId={data.id} />
-      <BulkRecovery endpointId={data.id} />
-      <DeliveryLog endpointId={data.id} />
+      {deliveries(data)}
     </Stack>
   );
 }

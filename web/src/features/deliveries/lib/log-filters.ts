@@ -1,4 +1,4 @@
-import type { LogQuery } from '../api/types';
+import type { LogQuery } from '../../../api/types';
 
 /** The delivery log's filters as the page holds them. */
 export interface LogFilters {

@@ -1,7 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { setCsrfToken } from '../../../lib/api-client';
 import { fakeSession, json } from '../../../testing/fake-api';
 import {
@@ -11,7 +10,7 @@ import {
   fakeEndpoint,
   fakeLedger,
 } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 
 const CHANGE_BUTTONS = [
   'Send test event',
@@ -48,7 +47,7 @@ describe('the endpoint page', () => {
 
   it('gives an admin every change control, with the health figures', async () => {
     fakeDashboard(endpointApi());
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(await screen.findByRole('heading', { name: 'CRM sync', level: 1 })).toBeVisible();
     for (const name of CHANGE_BUTTONS) {
       expect(screen.getByRole('button', { name })).toBeInTheDocument();
@@ -60,7 +59,7 @@ describe('the endpoint page', () => {
 
   it('shows the delivery ledger, to viewers too', async () => {
     fakeDashboard(endpointApi(), 'viewer');
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const table = await screen.findByRole('table', { name: 'Delivery ledger' });
     const [today] = within(table).getAllByTestId('ledger-row');
     expect([...today.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
@@ -75,7 +74,7 @@ describe('the endpoint page', () => {
 
   it('renders no change control at all for a viewer, not even in an opened attempt', async () => {
     fakeDashboard(endpointApi(), 'viewer');
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     await screen.findByText('evt-1');
     for (const name of [...CHANGE_BUTTONS, 'Redeliver']) {
@@ -96,7 +95,7 @@ describe('the endpoint page', () => {
         },
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     await screen.findByRole('option', { name: 'example of lead.created' });
@@ -117,7 +116,7 @@ describe('the endpoint page', () => {
       endpointApi({ 'GET /endpoints/5': fakeEndpoint({ description: null }) }),
       'viewer',
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(await screen.findByRole('heading', { name: 'crm.example.com', level: 1 })).toBeVisible();
     expect(screen.queryByText(/Endpoint 5/)).toBeNull();
   });
@@ -129,7 +128,7 @@ describe('the endpoint page', () => {
           json(404, { error: 'not_found', message: 'webhook endpoint 5 does not exist' }),
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(
       await screen.findByRole('heading', { name: 'Endpoint not found', level: 1 }),
     ).toBeVisible();
@@ -147,7 +146,7 @@ describe('the endpoint page', () => {
         },
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Rotate secret' }));
     const dialog = await screen.findByRole('dialog');
@@ -173,7 +172,7 @@ describe('the endpoint page', () => {
       }),
       'viewer',
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const notice = await screen.findByTestId('disabled-notice');
     expect(notice).toHaveTextContent(
       /^Disabled automatically on .+: the endpoint answered 410 Gone\. Enable it again to resume deliveries\.$/,
@@ -195,7 +194,7 @@ describe('the endpoint page', () => {
         }),
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(await screen.findByTestId('disabled-notice')).toHaveTextContent(
       /^Disabled by an admin on .+\. Enable it again to resume deliveries\.$/,
     );
@@ -212,7 +211,7 @@ describe('the endpoint page', () => {
       }),
       'viewer',
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const banner = await screen.findByTestId('failing-banner');
     expect(banner).toHaveTextContent('This endpoint is failing');
     expect(banner).toHaveTextContent(/more than half of its attempts in the last hour failed/);
@@ -225,7 +224,7 @@ describe('the endpoint page', () => {
 
   it('shows no disabled notice for an enabled endpoint', async () => {
     fakeDashboard(endpointApi());
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     await screen.findByRole('heading', { name: 'CRM sync', level: 1 });
     expect(screen.queryByTestId('disabled-notice')).toBeNull();
     expect(screen.queryByTestId('failing-banner')).toBeNull();
@@ -238,7 +237,7 @@ describe('the endpoint page', () => {
           json(403, { error: 'forbidden', message: 'Only an admin may reveal a secret' }),
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Reveal secret' }));
     expect(await screen.findByText('Only an admin may reveal a secret')).toBeInTheDocument();
   });

@@ -1,7 +1,6 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { setCsrfToken } from '../../../lib/api-client';
 import { fakeSession } from '../../../testing/fake-api';
 import {
@@ -11,7 +10,7 @@ import {
   fakeRecovery,
   type FakeRoutes,
 } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 import { dismissedKey } from './replay-offer';
 
 const DISABLED_AT = '2026-11-24T09:00:00.000Z';
@@ -77,7 +76,7 @@ describe('the replay offer', () => {
         },
       ),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Enable endpoint' }));
     const patch = requests().find((r) => r.method === 'PATCH')!;
@@ -117,7 +116,7 @@ describe('the replay offer', () => {
 
   it('is dismissed for that disabled period in this browser', async () => {
     fakeDashboard(offerApi(() => reenabled('manual')));
-    const first = renderRoutes(routes, '/endpoints/5');
+    const first = renderApp('/endpoints/5');
     const offer = within(await screen.findByRole('region', { name: 'Replay missed deliveries' }));
     expect(offer.getByText(/disabled by an admin/)).toBeInTheDocument();
     await userEvent.setup().click(offer.getByRole('button', { name: 'Dismiss' }));
@@ -126,7 +125,7 @@ describe('the replay offer', () => {
     first.unmount();
 
     const { requests } = fakeDashboard(offerApi(() => reenabled('manual')));
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(await screen.findByRole('region', { name: 'Bulk recovery' })).toBeInTheDocument();
     expect(screen.queryByRole('region', { name: 'Replay missed deliveries' })).toBeNull();
     expect(requests().some((r) => r.url.includes('/recovery/preview'))).toBe(false);
@@ -147,7 +146,7 @@ describe('the replay offer', () => {
           { 'GET /endpoints/5/recovery/preview': preview },
         ),
       );
-      const view = renderRoutes(routes, '/endpoints/5');
+      const view = renderApp('/endpoints/5');
       await screen.findByRole('region', { name: 'Bulk recovery' });
       await waitFor(() =>
         expect(requests().some((r) => r.url.includes('/recovery/preview'))).toBe(true),
@@ -168,7 +167,7 @@ describe('the replay offer', () => {
         { 'POST /endpoints/5/recoveries': bulk },
       ),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const offer = within(await screen.findByRole('region', { name: 'Replay missed deliveries' }));
     await userEvent
       .setup()
@@ -190,7 +189,7 @@ describe('the replay offer', () => {
       ),
       'viewer',
     );
-    const disabled = renderRoutes(routes, '/endpoints/5');
+    const disabled = renderApp('/endpoints/5');
     expect(await screen.findByTestId('disabled-notice')).toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Enable endpoint' })).toBeNull();
     disabled.unmount();
@@ -199,7 +198,7 @@ describe('the replay offer', () => {
       offerApi(() => reenabled()),
       'viewer',
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     expect(await screen.findByRole('region', { name: 'Bulk recovery' })).toBeInTheDocument();
     expect(screen.queryByRole('region', { name: 'Replay missed deliveries' })).toBeNull();
     expect(requests().some((r) => r.url.includes('/recovery/preview'))).toBe(false);

@@ -17,8 +17,8 @@ import { useId, useState, type FormEvent } from 'react';
 import { ErrorText } from '../../../components/ui/error-text';
 import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
-import { useEventTypes } from '../api/queries';
-import type { EndpointInput, EventType } from '../api/types';
+import { useEventTypes } from '../../../api/campaigns';
+import type { EndpointInput, EventType } from '../../../api/types';
 
 /** The form's values. */
 export interface EndpointFormValues {

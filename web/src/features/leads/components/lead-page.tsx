@@ -24,9 +24,9 @@ import {
   type NotFoundText,
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
-import { useLead, useLeadDeliveries } from '../api/lead-queries';
-import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../api/types';
-import { formatDuration } from '../lib/format';
+import { useLead, useLeadDeliveries } from '../api/queries';
+import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../../../api/types';
+import { formatDuration } from '../../../lib/format';
 import { leadName } from './lead-search';
 
 const OUTCOMES: Record<LeadDeliveryAttempt['outcome'], { label: string; color: string }> = {

@@ -1,10 +1,9 @@
 import { screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { json } from '../../../testing/fake-api';
 import { EVENT_TYPES, fakeDashboard, fakeEndpoint } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 import { toEndpointInput } from './endpoint-form';
 
 const CAMPAIGNS = [
@@ -36,7 +35,7 @@ describe('the endpoint form', () => {
             })
           : { endpoint: fakeEndpoint({ id: 9 }), secret: 'whsec_once' },
     });
-    renderRoutes(routes, '/campaigns/2/endpoints/new');
+    renderApp('/campaigns/2/endpoints/new');
     const user = userEvent.setup();
     const url = await screen.findByLabelText('URL');
     expect(url).toHaveAttribute('type', 'url');
@@ -91,7 +90,7 @@ describe('the endpoint form', () => {
       'GET /campaigns': CAMPAIGNS,
       'GET /event-types': EVENT_TYPES,
     });
-    renderRoutes(routes, '/campaigns/2/endpoints/new');
+    renderApp('/campaigns/2/endpoints/new');
     const user = userEvent.setup();
     await user.type(await screen.findByLabelText('URL'), 'https://x.test/hooks');
     await screen.findByRole('checkbox', { name: 'lead.created' });
@@ -105,7 +104,7 @@ describe('the endpoint form', () => {
       { 'GET /campaigns': CAMPAIGNS, 'GET /campaigns/2/endpoints': [fakeEndpoint()] },
       'viewer',
     );
-    renderRoutes(routes, '/campaigns/2');
+    renderApp('/campaigns/2');
     expect(await screen.findByText('https://crm.example.com/hooks')).toBeInTheDocument();
     expect(screen.getByText('75 %')).toBeInTheDocument();
     expect(screen.queryByRole('link', { name: 'Add endpoint' })).toBeNull();

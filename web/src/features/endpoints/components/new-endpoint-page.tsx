@@ -5,7 +5,7 @@ import { PageHeader } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { useCanChange } from '../../../lib/roles';
 import { useCreateEndpoint } from '../api/queries';
-import type { Campaign, CreatedEndpoint } from '../api/types';
+import type { Campaign, CreatedEndpoint } from '../../../api/types';
 import { EMPTY_ENDPOINT, EndpointForm } from './endpoint-form';
 
 /**

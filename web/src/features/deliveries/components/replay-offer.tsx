@@ -10,7 +10,7 @@ import {
   useStartRecovery,
   type Recovery,
 } from '../api/recovery-queries';
-import type { Endpoint } from '../api/types';
+import type { Endpoint } from '../../../api/types';
 import { RecoveryProgress } from './bulk-recovery';
 
 /** Where a dismissed offer is remembered, in this browser: per endpoint and disabled period. */

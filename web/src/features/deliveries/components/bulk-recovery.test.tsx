@@ -1,11 +1,10 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { afterEach, describe, expect, it } from 'vitest';
-import { routes } from '../../../app/router';
 import { setCsrfToken } from '../../../lib/api-client';
 import { fakeSession } from '../../../testing/fake-api';
 import { fakeDashboard, fakeEndpointPageApi, fakeRecovery } from '../../../testing/fake-dashboard';
-import { renderRoutes } from '../../../testing/render';
+import { renderApp } from '../../../testing/render';
 import { fromLocalInput, toLocalInput } from './bulk-recovery';
 
 const SINCE = '2026-11-24T09:00:00.000Z';
@@ -36,7 +35,7 @@ describe('the bulk recovery card', () => {
         },
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     const card = within(await screen.findByRole('region', { name: 'Bulk recovery' }));
     const input = card.getByLabelText('Failed since');
@@ -82,7 +81,7 @@ describe('the bulk recovery card', () => {
         },
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     const card = within(await screen.findByRole('region', { name: 'Bulk recovery' }));
     await user.click(card.getByRole('button', { name: 'Preview' }));
@@ -112,7 +111,7 @@ describe('the bulk recovery card', () => {
         },
       }),
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const card = within(await screen.findByRole('region', { name: 'Bulk recovery' }));
     expect(await card.findByText('1 of 3')).toBeInTheDocument();
     await userEvent.setup().click(card.getByRole('button', { name: 'Cancel recovery' }));
@@ -130,7 +129,7 @@ describe('the bulk recovery card', () => {
       fakeEndpointPageApi({ recoveries: () => [recovery({ processed: 2 })] }),
       'viewer',
     );
-    renderRoutes(routes, '/endpoints/5');
+    renderApp('/endpoints/5');
     const user = userEvent.setup();
     const card = within(await screen.findByRole('region', { name: 'Bulk recovery' }));
     expect(await card.findByText('2 of 3')).toBeInTheDocument();

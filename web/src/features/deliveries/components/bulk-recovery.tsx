@@ -13,7 +13,7 @@ import {
   useStartRecovery,
   type Recovery,
 } from '../api/recovery-queries';
-import { campaignKeys } from '../api/queries';
+import { campaignKeys } from '../../../api/campaigns';
 
 /** `Date` as a `datetime-local` value in the viewer's time zone (`2026-11-24T09:30`). */
 export function toLocalInput(date: Date): string {

@@ -1,0 +1,97 @@
+import { useMutation, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import type {
+  AttemptResult,
+  CreatedEndpoint,
+  Endpoint,
+  EndpointInput,
+  RotatedSecret,
+  TestEventInput,
+} from '../../../api/types';
+import { body, api } from '../../../lib/api-client';
+
+/** Everything cached about endpoints and their health is refetched after a change. */
+function invalidateEndpoints(queryClient: QueryClient) {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
+    queryClient.invalidateQueries({ queryKey: ['endpoints'] }),
+  ]);
+}
+
+export function useCreateEndpoint(campaignId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: EndpointInput): Promise<CreatedEndpoint> =>
+      body(
+        api.POST('/dashboard/api/campaigns/{campaign_id}/endpoints', {
+          params: { path: { campaign_id: campaignId } },
+          body: input,
+        }),
+      ),
+    onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
+
+export function useUpdateEndpoint(endpointId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: Partial<EndpointInput>): Promise<Endpoint> =>
+      body(
+        api.PATCH('/dashboard/api/endpoints/{endpoint_id}', {
+          params: { path: { endpoint_id: endpointId } },
+          body: input,
+        }),
+      ),
+    onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
+
+export function useDeleteEndpoint(endpointId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () =>
+      body(
+        api.DELETE('/dashboard/api/endpoints/{endpoint_id}', {
+          params: { path: { endpoint_id: endpointId } },
+        }),
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['campaigns'] }),
+  });
+}
+
+export function useRevealSecret(endpointId: number) {
+  return useMutation({
+    mutationFn: () =>
+      body(
+        api.POST('/dashboard/api/endpoints/{endpoint_id}/secret/reveal', {
+          params: { path: { endpoint_id: endpointId } },
+        }),
+      ),
+  });
+}
+
+export function useRotateSecret(endpointId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (): Promise<RotatedSecret> =>
+      body(
+        api.POST('/dashboard/api/endpoints/{endpoint_id}/secret/rotate', {
+          params: { path: { endpoint_id: endpointId } },
+        }),
+      ),
+    onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
+
+export function useSendTest(endpointId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (eventType: string | null): Promise<AttemptResult> =>
+      body(
+        api.POST('/dashboard/api/endpoints/{endpoint_id}/test', {
+          params: { path: { endpoint_id: endpointId } },
+          body: (eventType ? { event_type: eventType } : {}) as TestEventInput,
+        }),
+      ),
+    onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
