@@ -76,7 +76,7 @@ function pathOf(url: string): string {
  * `User-Agent` (outgoing HTTP is not instrumented: webhook URLs may carry a receiver's
  * token); Fastify's request and handler spans, no hook spans, no exception messages;
  * PostgreSQL statements as their parametrized text, never the values, and only inside a
- * trace; Redis commands by name only, never keys or arguments, and only inside a trace.
+ * trace (no span for a pool check-out); Redis commands by name only, never keys or arguments, and only inside a trace.
  */
 function instrumentations() {
   return [
@@ -92,7 +92,13 @@ function instrumentations() {
       ignorePaths: (route) => route.url.startsWith(HEALTH),
       requestHook: (span, request) => span.setAttribute('url.path', pathOf(request.url)),
     }),
-    new PgInstrumentation({ requireParentSpan: true, enhancedDatabaseReporting: false }),
+    // No span per pool check-out (`pg-pool.connect`): a query span says enough, and each span
+    // costs CPU on every request (bench/README.md, observability).
+    new PgInstrumentation({
+      requireParentSpan: true,
+      enhancedDatabaseReporting: false,
+      ignoreConnectSpans: true,
+    }),
     new IORedisInstrumentation({
       requireParentSpan: true,
       dbStatementSerializer: (command) => command,
