@@ -128,10 +128,14 @@ const SCALE_CONNECTIONS = 10;
 const CEILING_CONCURRENCY = 50;
 /**
  * The goals (higher is better for each): ratios of ours to the ceiling measured in the same
- * run, and token exchanges per second. `--guard` (CI) exits 1 when a ratio falls below half of
- * its goal: loose enough for a noisy shared machine, tight enough to catch a 10× regression.
+ * run. `--guard` (CI) exits 1 when a ratio falls below half of its goal: loose enough for a
+ * noisy shared machine, tight enough to catch a 10× regression. Absolute goals (token exchanges
+ * per second, p99 and delivery latency) are reported but not guarded: they measure the machine
+ * as much as the code. The token exchange is guarded as a share of bare Fastify's reads/s
+ * instead, which held at 0.20-0.21 on machines 7× apart (18,619/s beside 87,812 req/s; 2,508/s
+ * beside 12,347 req/s).
  */
-const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3 };
+const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3, token: 0.15 };
 const TOKEN_GOAL_PER_S = 6_000;
 const HEALTH_P99_GOAL_MS = 10;
 const LATENCY_GOALS_MS = { p50: 20, p99: 100 };
@@ -1343,7 +1347,16 @@ function buildRows(r) {
     label: 'the goal, not measured',
     goal: `≥ ${count(TOKEN_GOAL_PER_S)}/s`,
     met: r.tokenLoad.requests_per_s >= TOKEN_GOAL_PER_S,
-    guard: 1,
+  });
+  const tokenRatio = ratioOf(r.tokenLoad.requests_per_s, ceiling.requests_per_s);
+  add(`token exchange vs bare Fastify reads (${conns})`, {
+    ours: r.tokenLoad.requests_per_s,
+    ceiling: ceiling.requests_per_s,
+    unit: 'exchanges/s',
+    label,
+    goal: `≥ ${GOALS.token} of bare Fastify`,
+    met: tokenRatio == null ? null : tokenRatio >= GOALS.token,
+    guard: GOALS.token,
   });
 
   add(`dispatch (${count(SIZES.dispatchLeads)} leads, 202 → last delivery)`, {
