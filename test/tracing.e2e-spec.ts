@@ -383,6 +383,31 @@ describe('Tracing: one trace from upload to delivery attempts', () => {
     }
   }, 120_000);
 
+  it("continues a caller's W3C trace context: the request's server span is a child of the caller's span", async () => {
+    const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const callerSpan = '00f067aa0ba902b7';
+    await request(base)
+      .get('/api/v1/webhooks/1/events?limit=5')
+      .set('traceparent', `00-${callerTrace}-${callerSpan}-01`)
+      .expect(401);
+    await otlp.waitFor((spans) => spans.some((s) => s.traceId === callerTrace));
+    const server = otlp.spans.filter(
+      (s) => s.traceId === callerTrace && s.kind === SPAN_KIND_SERVER,
+    );
+    expect(server).toEqual([
+      expect.objectContaining({
+        name: 'GET /api/v1/webhooks/:campaign_id/events',
+        kind: SPAN_KIND_SERVER,
+        parentSpanId: callerSpan,
+        attributes: expect.objectContaining({
+          'http.route': '/api/v1/webhooks/:campaign_id/events',
+          'url.path': '/api/v1/webhooks/1/events',
+          'http.response.status_code': 401,
+        }),
+      }),
+    ]);
+  });
+
   it('links the attempts of an event a CLI command recorded to that command', async () => {
     const { campaignId } = await givenCampaign(db, 'Tracing CLI');
     cli(

@@ -1,7 +1,6 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- the one exporter chosen is loaded on demand */
 import { diag } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
-import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import {
@@ -72,25 +71,31 @@ function pathOf(url: string): string {
 
 /**
  * The instrumentations (docs/operations.md#spans), each set up to record no secret and no
- * lead's data: incoming HTTP without the query string and without any header but
- * `User-Agent` (outgoing HTTP is not instrumented: webhook URLs may carry a receiver's
- * token); Fastify's request and handler spans, no hook spans, no exception messages;
- * PostgreSQL statements as their parametrized text, never the values, and only inside a
- * trace (no span for a pool check-out); Redis commands by name only, never keys or arguments, and only inside a trace.
+ * lead's data. Incoming requests: one server span each from Fastify's `onRequest` to its
+ * `onSend` (`@fastify/otel`, which also continues a caller's `traceparent`), named
+ * `METHOD route`, with the path but not the query string, the route, the status code and the
+ * `User-Agent` (no other header); no span per hook or handler, no exception messages.
+ * `@opentelemetry/instrumentation-http` is left out: its server span duplicated this one and
+ * cost more than the request it measured (bench/README.md, observability). Outgoing HTTP is not
+ * instrumented: webhook URLs may carry a receiver's token. PostgreSQL statements as their
+ * parametrized text, never the values, and only inside a trace (no span for a pool
+ * check-out); Redis commands by name only, never keys or arguments, and only inside a trace.
  */
 function instrumentations() {
   return [
-    new HttpInstrumentation({
-      disableOutgoingRequestInstrumentation: true,
-      ignoreIncomingRequestHook: (request) => (request.url ?? '').startsWith(HEALTH),
-      startIncomingSpanHook: () => ({ 'url.query': undefined }),
-    }),
     new FastifyOtelInstrumentation({
       registerOnInitialization: true,
       instrumentHooks: false,
+      instrumentHandler: false,
       recordExceptions: false,
       ignorePaths: (route) => route.url.startsWith(HEALTH),
-      requestHook: (span, request) => span.setAttribute('url.path', pathOf(request.url)),
+      requestHook: (span, request) => {
+        const route = request.routeOptions.url;
+        span.updateName(route === undefined ? request.method : `${request.method} ${route}`);
+        span.setAttribute('url.path', pathOf(request.url));
+        const userAgent = request.headers['user-agent'];
+        if (userAgent !== undefined) span.setAttribute('user_agent.original', userAgent);
+      },
     }),
     // No span per pool check-out (`pg-pool.connect`): a query span says enough, and each span
     // costs CPU on every request (bench/README.md, observability).
