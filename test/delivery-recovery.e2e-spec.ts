@@ -362,7 +362,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     }
   });
 
-  it('refuses another account’s endpoint or recovery (404) and a bad since (422), changing nothing', async () => {
+  it('refuses another account’s endpoint or recovery (404), a bad since (422) and a disabled endpoint (409), changing nothing', async () => {
     const s = await setup();
     const other = await setup();
     const { body: theirs } = await post(other, `/endpoints/${other.endpointId}/recoveries`, {
@@ -431,7 +431,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
       });
       expect(res.body.message).toMatch(message);
     }
-    // A disabled endpoint's deliveries would be dropped, not sent: refused.
+    // A disabled endpoint's deliveries would be dropped, not sent: refused as a state conflict.
     await t.db.query(
       `UPDATE webhook_endpoint SET is_enabled = false, disabled_reason = 'manual', disabled_at = now()
         WHERE id = $1`,
@@ -441,8 +441,8 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
       since: '2020-01-01T00:00:00Z',
     });
     expect({ status: disabled.status, error: disabled.body.error }).toEqual({
-      status: 422,
-      error: 'validation_failed',
+      status: 409,
+      error: 'conflict',
     });
     expect({ recoveries: await count(), audits: await audits() }).toEqual(before);
   });
@@ -813,9 +813,9 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
         scope: 'missed',
       });
       expect({ status: disabled.status, body: disabled.body }).toEqual({
-        status: 422,
+        status: 409,
         body: {
-          error: 'validation_failed',
+          error: 'conflict',
           message: `webhook endpoint ${s.endpointId} is disabled: enable it before replaying its missed deliveries`,
         },
       });

@@ -391,10 +391,10 @@ describe('Spreadsheet imports (docs/dashboard.md#spreadsheet-imports)', () => {
     const restart = await post(session, `/spreadsheet-imports/${id}/start`, {
       mapping: MAPPING,
       compliance_acknowledged: true,
-    }).expect(422);
+    }).expect(409);
     expect(restart.body).toEqual({
-      error: 'validation_failed',
-      message: 'status is cancelled: upload the file again',
+      error: 'conflict',
+      message: 'the import is cancelled: upload the file again',
     });
   });
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../../src/campaigns/campaign-errors';
-import { ConflictError } from '../../src/common/domain-error';
+import { AlreadyExistsError } from '../../src/common/domain-error';
 import { CallLog } from './call-log.entity';
 
 /** A `call_log` row about to be inserted. */
@@ -25,7 +25,7 @@ export class CallLogRepository {
   /**
    * Inserts a call in the caller's transaction.
    * @returns the row with its id and `createdAt`.
-   * @throws CampaignNotFoundError when the campaign does not exist; ConflictError when the
+   * @throws CampaignNotFoundError when the campaign does not exist; AlreadyExistsError when the
    *   campaign already has a call with this `callId`. Either way the transaction is aborted.
    */
   async insert(manager: EntityManager, fields: NewCallLog): Promise<CallLog> {
@@ -37,7 +37,7 @@ export class CallLogRepository {
         throw new CampaignNotFoundError(fields.campaignId);
       }
       if (cause?.code === '23505' && cause.constraint === 'uq_call_log_campaign_id_call_id') {
-        throw new ConflictError(
+        throw new AlreadyExistsError(
           `call ${fields.callId} of campaign ${fields.campaignId} is already recorded`,
         );
       }

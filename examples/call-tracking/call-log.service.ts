@@ -49,7 +49,7 @@ export class CallLogService {
    * committed, or neither is and nothing is sent.
    *
    * @throws InvalidInputError naming the field for a bad value (nothing is written);
-   *   CampaignNotFoundError for an unknown campaign; ConflictError when the campaign already
+   *   CampaignNotFoundError for an unknown campaign; AlreadyExistsError when the campaign already
    *   has this call; any other error of the transaction, after its rollback.
    */
   async completeCall(campaignId: number, call: CompletedCall): Promise<CompletedCallRecord> {

@@ -7,6 +7,9 @@ export const ERROR_CODES = [
   'forbidden',
   'not_found',
   'idempotency_conflict',
+  // The dashboard API's and the CLI's state conflicts (an import cancelled, an endpoint
+  // disabled, a user's email taken); the public API never answers it.
+  'conflict',
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',
@@ -14,6 +17,9 @@ export const ERROR_CODES = [
   'internal_error',
   'service_unavailable',
 ] as const;
+
+/** The codes the public API answers (docs/api.md#errors): all but the dashboard's `conflict`. */
+export const PUBLIC_ERROR_CODES = ERROR_CODES.filter((code) => code !== 'conflict');
 
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,4 +1,11 @@
-import { ConflictError, DomainError, InvalidInputError, NotFoundError } from './domain-error';
+import {
+  AlreadyExistsError,
+  ConflictError,
+  DomainError,
+  InvalidInputError,
+  NotFoundError,
+  StateConflictError,
+} from './domain-error';
 import { toErrorResponse } from './error-envelope.filter';
 
 describe('domain errors', () => {
@@ -12,13 +19,22 @@ describe('domain errors', () => {
       name: 'InvalidInputError',
     });
     expect(new NotFoundError('webhook endpoint 7 does not exist').code).toBe('not_found');
-    expect(new ConflictError('busy').code).toBe('conflict');
+  });
+
+  it('give each kind of conflict its own code', () => {
+    const conflicts = [
+      new StateConflictError('the import is cancelled: upload the file again'),
+      new AlreadyExistsError('a dashboard user with email a@example.com exists already'),
+    ];
+    expect(conflicts.every((error) => error instanceof ConflictError)).toBe(true);
+    expect(conflicts.map((error) => error.code)).toEqual(['state_conflict', 'already_exists']);
   });
 
   it.each([
     [new InvalidInputError('name must be 1 to 200 characters', 'name'), 422, 'validation_failed'],
     [new NotFoundError('Campaign 1 has no webhook endpoint 2'), 404, 'not_found'],
-    [new ConflictError('This Idempotency-Key was already used'), 409, 'idempotency_conflict'],
+    [new StateConflictError('webhook endpoint 3 is disabled'), 409, 'conflict'],
+    [new AlreadyExistsError('a dashboard user with email a@example.com exists'), 409, 'conflict'],
   ])('map to the HTTP envelope: %s → %i %s', (error, status, code) => {
     expect(toErrorResponse(error)).toEqual({
       status,

@@ -11,8 +11,12 @@ export type DomainErrorCode =
   | 'invalid_input'
   /** The thing the caller named does not exist (or is not theirs: one answer for both). */
   | 'not_found'
-  /** The request conflicts with the current state (e.g. an idempotency key reused). */
-  | 'conflict';
+  /** An `Idempotency-Key` reused with another body, or while its first request still runs. */
+  | 'idempotency_conflict'
+  /** The resource is not in a state that allows the action (an import cancelled, an endpoint disabled). */
+  | 'state_conflict'
+  /** What the caller would create exists already (a dashboard user's email). */
+  | 'already_exists';
 
 /** Base class of every domain error. */
 export class DomainError extends Error {
@@ -52,9 +56,41 @@ export class NotFoundError extends DomainError {
   }
 }
 
-/** The request conflicts with the current state of the resource. */
-export class ConflictError extends DomainError {
-  constructor(message: string) {
-    super('conflict', message);
+/** The codes of the conflicts: each kind of conflict has its own, so each edge can tell them apart. */
+export type ConflictCode = Extract<
+  DomainErrorCode,
+  'idempotency_conflict' | 'state_conflict' | 'already_exists'
+>;
+
+/**
+ * The request conflicts with the current state: the base of {@link StateConflictError},
+ * {@link AlreadyExistsError} and the idempotency module's `IdempotencyConflictError`. Throw one
+ * of those, never this class itself: the code tells the edges which conflict it is.
+ */
+export abstract class ConflictError extends DomainError {
+  protected constructor(code: ConflictCode, message: string, field?: string) {
+    super(code, message, field);
+  }
+}
+
+/**
+ * The resource is not in a state that allows the action:
+ * `new StateConflictError('spreadsheet import … is cancelled: upload the file again', 'status')`.
+ * HTTP: 409 `conflict`.
+ */
+export class StateConflictError extends ConflictError {
+  constructor(message: string, field?: string) {
+    super('state_conflict', message, field);
+  }
+}
+
+/**
+ * What the caller would create exists already:
+ * `new AlreadyExistsError('a dashboard user with email … exists already', 'email')`.
+ * HTTP: 409 `conflict`.
+ */
+export class AlreadyExistsError extends ConflictError {
+  constructor(message: string, field?: string) {
+    super('already_exists', message, field);
   }
 }

@@ -28,8 +28,9 @@ const FASTIFY_ERROR_MESSAGES: Record<string, string> = {
 const HTTP_FOR_DOMAIN_ERROR: Record<DomainErrorCode, { status: number; code: ErrorCode }> = {
   invalid_input: { status: 422, code: 'validation_failed' },
   not_found: { status: 404, code: 'not_found' },
-  // The only conflict the API has today is an Idempotency-Key reused (docs/api.md#idempotent-retries).
-  conflict: { status: 409, code: 'idempotency_conflict' },
+  idempotency_conflict: { status: 409, code: 'idempotency_conflict' },
+  state_conflict: { status: 409, code: 'conflict' },
+  already_exists: { status: 409, code: 'conflict' },
 };
 
 /**

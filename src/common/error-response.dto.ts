@@ -1,13 +1,13 @@
 import { applyDecorators } from '@nestjs/common';
 import { ApiProperty, ApiResponse, ApiSchema } from '@nestjs/swagger';
-import { ERROR_CODES, type ErrorCode } from './api-error';
+import { ERROR_CODES, PUBLIC_ERROR_CODES, type ErrorCode } from './api-error';
 
-/** Every non-2xx body (docs/api.md#errors): exactly these two fields. */
+/** Every non-2xx body of the public API (docs/api.md#errors): exactly these two fields. */
 @ApiSchema({ name: 'ErrorResponse' })
 export class ErrorResponseDto {
   @ApiProperty({
     description: 'Machine-readable error code',
-    enum: ERROR_CODES,
+    enum: PUBLIC_ERROR_CODES,
     example: 'forbidden',
   })
   error!: ErrorCode;
@@ -16,6 +16,23 @@ export class ErrorResponseDto {
     description: 'Human-readable description',
     example: 'This token may not use that campaign',
   })
+  message!: string;
+}
+
+/**
+ * Every non-2xx body of the dashboard API (docs/dashboard.md): the public codes and `conflict`.
+ * Named `ErrorResponse` too: each of the two OpenAPI documents holds one of the two.
+ */
+@ApiSchema({ name: 'ErrorResponse' })
+export class DashboardErrorResponseDto {
+  @ApiProperty({
+    description: 'Machine-readable error code',
+    enum: ERROR_CODES,
+    example: 'not_found',
+  })
+  error!: ErrorCode;
+
+  @ApiProperty({ description: 'Human-readable description', example: 'Not found' })
   message!: string;
 }
 

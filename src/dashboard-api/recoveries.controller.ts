@@ -94,7 +94,7 @@ export class EndpointRecoveriesController {
     type: RecoveryDto,
     description: 'The endpoint’s recovery already running (none is started)',
   })
-  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 422, 500, 503)
   async start(
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,

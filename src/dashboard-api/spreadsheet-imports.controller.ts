@@ -230,7 +230,7 @@ export class SpreadsheetImportsController {
   @ApiBody({ type: StartSpreadsheetImportRequestDto })
   @ApiAcceptedResponse({ type: SpreadsheetImportDto, description: 'Started' })
   @ApiOkResponse({ type: SpreadsheetImportDto, description: 'Started already (nothing changed)' })
-  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 422, 500, 503)
   async start(
     @CurrentActor() actor: DashboardActor,
     @Param('import_id') id: string,

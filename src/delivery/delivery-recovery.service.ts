@@ -1,6 +1,6 @@
 import { Injectable, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { InvalidInputError, NotFoundError } from '../common/domain-error';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../common/domain-error';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { parseInstant } from './delivery-log';
@@ -61,9 +61,9 @@ export class DeliveryRecoveries {
    * @returns the new recovery (`started` true; already `done` when there was nothing to send),
    *   or the endpoint's running recovery, whatever its scope (`started` false): at most one runs
    *   per endpoint, which the database enforces, so two starts at once give one recovery.
-   * @throws InvalidInputError for a bad `since` or `scope` (naming the field) or a disabled
-   *   endpoint (its deliveries would be dropped, not sent); NotFoundError when the endpoint does
-   *   not exist.
+   * @throws InvalidInputError for a bad `since` or `scope` (naming the field);
+   *   StateConflictError for a disabled endpoint (its deliveries would be dropped, not sent);
+   *   NotFoundError when the endpoint does not exist.
    */
   async start(
     endpointId: number,
@@ -79,7 +79,7 @@ export class DeliveryRecoveries {
       const running = await this.repository.findRunning(endpointId);
       if (running) return { recovery: running, started: false };
       if (!target.isEnabled) {
-        throw new InvalidInputError(
+        throw new StateConflictError(
           `webhook endpoint ${endpointId} is disabled: enable it before ${
             covered === 'missed'
               ? 'replaying its missed deliveries'

@@ -3,9 +3,14 @@ import { ConflictError } from '../common/domain-error';
 /**
  * An `Idempotency-Key` cannot be used for this request (docs/api.md#idempotent-retries): it was
  * used with another body, or the first request with it is still running. A {@link ConflictError}
- * (code `conflict`), which the HTTP API answers with 409 `idempotency_conflict` (docs/api.md#errors).
+ * with the code `idempotency_conflict`, which the HTTP API answers with 409
+ * `idempotency_conflict` (docs/api.md#errors).
  */
 export class IdempotencyConflictError extends ConflictError {
+  private constructor(message: string) {
+    super('idempotency_conflict', message);
+  }
+
   /** The key was first used with a different request body. */
   static differentBody(): IdempotencyConflictError {
     return new IdempotencyConflictError(

@@ -1,4 +1,5 @@
 import { ConflictError, DomainError } from '../common/domain-error';
+import { toErrorResponse } from '../common/error-envelope.filter';
 import { IdempotencyConflictError } from './idempotency-errors';
 import type { IdempotencyRepository, StoredIdempotencyKey } from './idempotency.repository';
 import { IdempotencyService, replayOf } from './idempotency.service';
@@ -35,7 +36,11 @@ describe('IdempotencyConflictError', () => {
     const differentBody = IdempotencyConflictError.differentBody();
     expect(differentBody).toBeInstanceOf(ConflictError);
     expect(differentBody).toBeInstanceOf(DomainError);
-    expect(differentBody.code).toBe('conflict');
+    expect(differentBody.code).toBe('idempotency_conflict');
+    expect(toErrorResponse(differentBody)).toMatchObject({
+      status: 409,
+      body: { error: 'idempotency_conflict' },
+    });
     expect(differentBody.name).toBe('IdempotencyConflictError');
     expect(differentBody.message).toBe(
       'This Idempotency-Key was already used with a different request body',

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Clock } from '../common/clock';
-import { ConflictError, InvalidInputError, NotFoundError } from '../common/domain-error';
+import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { DashboardUser } from './dashboard-user.entity';
@@ -82,7 +82,7 @@ export class UsersService {
    * @param password the password, or undefined to generate one (24 random characters).
    * @returns the user, and the generated password when one was generated (never again available).
    * @throws InvalidInputError (field `email`, `role` or `password`); NotFoundError when the
-   *   account does not exist; ConflictError when a user has that email (whatever its case).
+   *   account does not exist; AlreadyExistsError when a user has that email (whatever its case).
    */
   async create(
     accountId: number,
@@ -112,7 +112,7 @@ export class UsersService {
       const code = (error as { code?: string }).code;
       if (code === '23503') throw new NotFoundError(`account ${accountId} does not exist`);
       if (code === '23505') {
-        throw new ConflictError(`a dashboard user with email ${normalised} exists already`);
+        throw new AlreadyExistsError(`a dashboard user with email ${normalised} exists already`);
       }
       throw error;
     }

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
-import { InvalidInputError, NotFoundError } from '../../common/domain-error';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { rejectionsCsv, type ImportRejection } from '../import-rejections';
 import { newLeads } from '../lead-batch';
 import { validateLead, type LeadField, type NormalizedLead } from '../lead-validator';
@@ -282,8 +282,8 @@ export class SpreadsheetImports {
    * the worker takes it within a second.
    * @returns the import and whether this call started it; an import already started (two
    *   clicks) is returned as it is, `started` false.
-   * @throws NotFoundError; InvalidInputError (field `mapping`) for a bad mapping, or when the
-   *   import was cancelled or failed.
+   * @throws NotFoundError; InvalidInputError (field `mapping`) for a bad mapping;
+   *   StateConflictError when the import was cancelled or failed.
    */
   async start(
     accountId: number,
@@ -294,7 +294,7 @@ export class SpreadsheetImports {
     const mapping = checkMapping(options.mapping, job.headers.length);
     if (job.status !== 'uploaded') {
       if (job.status === 'running' || job.status === 'done') return { job, started: false };
-      throw InvalidInputError.field('status', `is ${job.status}: upload the file again`);
+      throw new StateConflictError(`the import is ${job.status}: upload the file again`);
     }
     const updated: unknown[] = await this.dataSource.query(
       `UPDATE spreadsheet_import

@@ -1147,7 +1147,7 @@ export interface components {
     ErrorResponse: {
       /**
        * @description Machine-readable error code
-       * @example forbidden
+       * @example not_found
        * @enum {string}
        */
       error:
@@ -1158,6 +1158,7 @@ export interface components {
         | 'forbidden'
         | 'not_found'
         | 'idempotency_conflict'
+        | 'conflict'
         | 'payload_too_large'
         | 'unsupported_media_type'
         | 'validation_failed'
@@ -1166,7 +1167,7 @@ export interface components {
         | 'service_unavailable';
       /**
        * @description Human-readable description
-       * @example This token may not use that campaign
+       * @example Not found
        */
       message: string;
     };
@@ -3705,6 +3706,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Content-Type is not application/json */
       415: {
         headers: {
@@ -5292,6 +5302,15 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
