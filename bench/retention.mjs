@@ -81,13 +81,26 @@ const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
 const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
 const old = new Date(today - 40 * DAY_MS);
-const { ensureAttemptPartitions, partitionName } = require(
-  join(root, 'dist/delivery/attempt-partitions.js'),
+const { partitionName } = require(join(root, 'dist/delivery/attempt-partitions.js'));
+const { ensureAttemptPartitions } = require(
+  join(root, 'dist/delivery/attempt-partitions.repository.js'),
 );
 const { DataSource } = require(join(root, 'node_modules/typeorm'));
 const { buildDataSourceOptions } = require(join(root, 'dist/database/database-options.js'));
 const { loadConfig } = require(join(root, 'dist/config/app-config.js'));
 const { DeliveryRetention } = require(join(root, 'dist/delivery/delivery-retention.js'));
+const { DeliveryRetentionRepository } = require(
+  join(root, 'dist/delivery/delivery-retention.repository.js'),
+);
+const { AttemptPartitionsRepository } = require(
+  join(root, 'dist/delivery/attempt-partitions.repository.js'),
+);
+const { ImportRejectionRetention } = require(
+  join(root, 'dist/leads/import-rejection-retention.service.js'),
+);
+const { ImportRejectionsRepository } = require(
+  join(root, 'dist/leads/import-rejections.repository.js'),
+);
 const dataSource = new DataSource(buildDataSourceOptions(DATABASE_URL, 4));
 await dataSource.initialize();
 await ensureAttemptPartitions(dataSource, old, old);
@@ -156,7 +169,9 @@ const baselineFrom = performance.now();
 await new Promise((r) => setTimeout(r, SECONDS * 1000));
 const passFrom = performance.now();
 const retention = new DeliveryRetention(
-  dataSource,
+  new DeliveryRetentionRepository(dataSource),
+  new AttemptPartitionsRepository(dataSource),
+  new ImportRejectionRetention(new ImportRejectionsRepository()),
   { ensureAhead: async () => [] },
   loadConfig({ ...env }),
 );

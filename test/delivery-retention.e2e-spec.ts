@@ -6,7 +6,8 @@
  * today's attempts stay exactly as they were.
  */
 import { randomUUID } from 'node:crypto';
-import { ensureAttemptPartitions, partitionName, utcDay } from '../src/delivery/attempt-partitions';
+import { partitionName, utcDay } from '../src/delivery/attempt-partitions';
+import { ensureAttemptPartitions } from '../src/delivery/attempt-partitions.repository';
 import { DeliveryRetention } from '../src/delivery/delivery-retention';
 import { givenUser, signIn } from './support/dashboard';
 import { eventually } from './support/eventually';

@@ -2,7 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { AttemptLog } from './attempt-log';
-import { AttemptPartitions } from './attempt-partitions';
+import { AttemptPartitionsRepository } from './attempt-partitions.repository';
+import { AttemptPartitions } from './attempt-partitions.service';
 import { AttemptRunner } from './attempt-runner';
 import { DeliveryRepository } from './delivery.repository';
 import { DeliveryRollupRepository } from './delivery-rollup.repository';
@@ -30,6 +31,7 @@ import { WebhookSender } from './webhook-sender';
     WebhookEndpointsModule,
   ],
   providers: [
+    AttemptPartitionsRepository,
     AttemptPartitions,
     DeliveryRepository,
     DeliveryRollupRepository,
@@ -40,6 +42,7 @@ import { WebhookSender } from './webhook-sender';
     WebhookSender,
   ],
   exports: [
+    AttemptPartitionsRepository,
     AttemptPartitions,
     DeliveryRepository,
     DeliveryRollupRepository,

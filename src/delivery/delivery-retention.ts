@@ -1,14 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, type QueryRunner } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { AppConfig } from '../config/app-config';
-import {
-  ATTEMPT_TABLE,
-  AttemptPartitions,
-  DAY_MS,
-  listAttemptPartitions,
-  utcDay,
-} from './attempt-partitions';
+import { ImportRejectionRetention } from '../leads/import-rejection-retention.service';
+import { DAY_MS, utcDay } from './attempt-partitions';
+import { AttemptPartitionsRepository } from './attempt-partitions.repository';
+import { AttemptPartitions } from './attempt-partitions.service';
+import { DeliveryRetentionRepository } from './delivery-retention.repository';
 
 /** Rows one retention statement deletes at most, so no statement holds locks for long. */
 export const RETENTION_BATCH = 1_000;
@@ -16,8 +13,6 @@ export const RETENTION_BATCH = 1_000;
 export const MINUTE_ROLLUP_RETENTION = '7 days';
 /** How long hour and day rollups are kept. */
 export const ROLLUP_RETENTION = '13 months';
-/** Lets one worker at a time apply retention (an arbitrary constant). */
-const RETENTION_LOCK_KEY = 727_401_003;
 
 /** What one retention pass removed and made. */
 export interface RetentionReport {
@@ -45,7 +40,10 @@ export interface RetentionReport {
  *    {@link ROLLUP_RETENTION};
  * 4. makes the attempts' partitions ahead ({@link AttemptPartitions}).
  *
- * The endpoints' health counters are never touched: they stay all-time and exact.
+ * The endpoints' health counters are never touched: they stay all-time and exact. The
+ * statements are {@link DeliveryRetentionRepository}'s and {@link AttemptPartitionsRepository}'s;
+ * the rejected rows, a leads table, go through the leads' {@link ImportRejectionRetention}, on
+ * the pass's session all the same.
  */
 @Injectable()
 export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestroy {
@@ -54,7 +52,9 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
   private running: Promise<RetentionReport | null> | null = null;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: DeliveryRetentionRepository,
+    private readonly partitionsRepository: AttemptPartitionsRepository,
+    private readonly rejections: ImportRejectionRetention,
     private readonly partitions: AttemptPartitions,
     private readonly config: AppConfig,
   ) {}
@@ -83,15 +83,8 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
     const cutoff = new Date(utcDay(now).getTime() - this.config.deliveryRetentionDays * DAY_MS);
     // A session of its own: the advisory lock, and DETACH … CONCURRENTLY, need one connection
     // outside any transaction.
-    const runner = this.dataSource.createQueryRunner();
     try {
-      await runner.connect();
-      const [{ locked }]: Array<{ locked: boolean }> = await runner.query(
-        'SELECT pg_try_advisory_lock($1) AS locked',
-        [RETENTION_LOCK_KEY],
-      );
-      if (!locked) return null;
-      try {
+      return await this.repository.whileLocked(async (session) => {
         const stepsMs = { partitions: 0, events: 0, rejections: 0, rollups: 0 };
         const timed = async <T>(step: keyof typeof stepsMs, work: () => Promise<T>) => {
           const started = performance.now();
@@ -103,17 +96,12 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
         };
         const report: RetentionReport = {
           cutoff,
-          droppedPartitions: await timed('partitions', () => this.dropPartitions(runner, cutoff)),
-          deletedEvents: await timed('events', () => this.deleteEvents(runner, cutoff)),
+          droppedPartitions: await timed('partitions', () => this.dropPartitions(session, cutoff)),
+          deletedEvents: await timed('events', () => this.deleteEvents(session, cutoff)),
           deletedRejections: await timed('rejections', () =>
-            this.deleteInBatches(
-              runner,
-              `DELETE FROM lead_import_rejection WHERE ctid = ANY(ARRAY(
-                 SELECT ctid FROM lead_import_rejection WHERE created_at < $1 LIMIT $2))`,
-              [cutoff],
-            ),
+            this.deleteInBatches((limit) => this.rejections.deleteBatch(session, cutoff, limit)),
           ),
-          deletedRollups: await timed('rollups', () => this.pruneRollups(runner, now)),
+          deletedRollups: await timed('rollups', () => this.pruneRollups(session, now)),
           madePartitions: await this.partitions.ensureAhead(now),
           stepsMs,
         };
@@ -125,14 +113,10 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
           );
         }
         return report;
-      } finally {
-        await runner.query('SELECT pg_advisory_unlock($1)', [RETENTION_LOCK_KEY]);
-      }
+      });
     } catch (error) {
       this.logger.error(`Retention pass failed: ${(error as Error).message}`);
       return null;
-    } finally {
-      await runner.release();
     }
   }
 
@@ -141,16 +125,11 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
    * process that stopped is finished first; `CONCURRENTLY` waits for queries already using
    * the partition instead of blocking new ones.
    */
-  private async dropPartitions(runner: QueryRunner, cutoff: Date): Promise<string[]> {
+  private async dropPartitions(session: EntityManager, cutoff: Date): Promise<string[]> {
     const dropped: string[] = [];
-    for (const partition of await listAttemptPartitions(runner)) {
+    for (const partition of await this.partitionsRepository.list(session)) {
       if (partition.to.getTime() > cutoff.getTime()) continue;
-      await runner.query(
-        `ALTER TABLE "${ATTEMPT_TABLE}" DETACH PARTITION "${partition.name}" ${
-          partition.detaching ? 'FINALIZE' : 'CONCURRENTLY'
-        }`,
-      );
-      await runner.query(`DROP TABLE "${partition.name}"`);
+      await this.partitionsRepository.detachAndDrop(session, partition);
       dropped.push(partition.name);
     }
     return dropped;
@@ -161,54 +140,41 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
    * statement; each takes its deliveries along. Their attempts were in the partitions just
    * dropped (attempts have no foreign key to deliveries, docs/decisions.md#retention).
    */
-  private deleteEvents(runner: QueryRunner, cutoff: Date): Promise<number> {
-    return this.deleteInBatches(
-      runner,
-      `DELETE FROM webhook_event WHERE id IN (
-         SELECT id FROM webhook_event WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
-      [cutoff],
+  private deleteEvents(session: EntityManager, cutoff: Date): Promise<number> {
+    return this.deleteInBatches((limit) =>
+      this.repository.deleteEventsBefore(session, cutoff, limit),
     );
   }
 
-  /** Deletes expired rollup rows, {@link RETENTION_BATCH} per statement. */
-  private async pruneRollups(runner: QueryRunner, now: number): Promise<number> {
+  /**
+   * Deletes expired rollup rows, {@link RETENTION_BATCH} per statement: minute rows after
+   * {@link MINUTE_ROLLUP_RETENTION}, hour and day rows after {@link ROLLUP_RETENTION}.
+   */
+  private async pruneRollups(session: EntityManager, now: number): Promise<number> {
     let deleted = 0;
     for (const [periods, keep] of [
       [['minute'], MINUTE_ROLLUP_RETENTION],
       [['hour', 'day'], ROLLUP_RETENTION],
     ] as const) {
-      deleted += await this.deleteInBatches(
-        runner,
-        `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
-           SELECT ctid FROM endpoint_delivery_rollup
-            WHERE period = ANY($3::text[]) AND bucket_start < $1::timestamptz - $4::interval
-            LIMIT $2))`,
-        [new Date(now), periods, keep],
+      deleted += await this.deleteInBatches((limit) =>
+        this.repository.deleteRollupsOlderThan(session, new Date(now), periods, keep, limit),
       );
     }
     return deleted;
   }
 
   /**
-   * Runs `sql` (a DELETE of at most `$2` rows; `$1` and the rest are `params`) until it
-   * deletes fewer than {@link RETENTION_BATCH} rows. After each full batch it pauses as long
+   * Runs `deleteBatch` (a DELETE of at most `limit` rows, returning how many it deleted) until
+   * it deletes fewer than {@link RETENTION_BATCH} rows. After each full batch it pauses as long
    * as the batch took, so that retention takes at most half of a core from the traffic beside
    * it (docs/operations.md#retention).
    * @returns how many rows it deleted in all.
    */
-  private async deleteInBatches(
-    runner: QueryRunner,
-    sql: string,
-    [first, ...rest]: unknown[],
-  ): Promise<number> {
+  private async deleteInBatches(deleteBatch: (limit: number) => Promise<number>): Promise<number> {
     let deleted = 0;
     for (;;) {
       const started = performance.now();
-      const [, count]: [unknown, number] = await runner.query(sql, [
-        first,
-        RETENTION_BATCH,
-        ...rest,
-      ]);
+      const count = await deleteBatch(RETENTION_BATCH);
       deleted += count;
       if (count < RETENTION_BATCH) return deleted;
       await new Promise((resolve) => setTimeout(resolve, performance.now() - started));

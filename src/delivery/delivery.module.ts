@@ -1,5 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
+import { ImportRejectionRetentionModule } from '../leads/import-rejection-retention.service';
 import { DeliveryAttemptsModule } from './delivery-attempts.module';
 import { DELIVERY_QUEUE } from './delivery.queue';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -8,6 +9,7 @@ import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery-sweeper';
 import { FailingEndpointMonitor } from './failing-endpoints';
 import { DeliveryRetention } from './delivery-retention';
+import { DeliveryRetentionRepository } from './delivery-retention.repository';
 import { ScheduledAttempts } from './scheduled-attempts';
 import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
 import { DeliveryRecoveryRunner } from './delivery-recovery.runner';
@@ -31,7 +33,7 @@ export class DeliveryModule {}
  * in the API process when `RUN_WORKER`, and in `worker.ts`.
  */
 @Module({
-  imports: [DeliveryModule],
+  imports: [DeliveryModule, ImportRejectionRetentionModule],
   providers: [
     ScheduledAttempts,
     DeliveryProcessor,
@@ -39,6 +41,7 @@ export class DeliveryModule {}
     FailingEndpointMonitor,
     DeliveryRecoveryRepository,
     DeliveryRecoveryRunner,
+    DeliveryRetentionRepository,
     DeliveryRetention,
   ],
 })
