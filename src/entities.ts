@@ -9,7 +9,7 @@ import {
 } from './leads/spreadsheet/spreadsheet-import.entity';
 import { LeadImportRejection } from './leads/lead-import-rejection.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
-import { AccountNotification } from './webhooks/account-notifications';
+import { AccountNotification } from './webhooks/account-notification.entity';
 import { WebhookEvent } from './delivery/webhook-event.entity';
 import { WebhookDelivery } from './delivery/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './delivery/webhook-delivery-attempt.entity';

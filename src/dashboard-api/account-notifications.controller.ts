@@ -1,7 +1,10 @@
 import { Body, Get, HttpCode, Put } from '@nestjs/common';
 import { InvalidInputError } from '../common/domain-error';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountNotifications, type NotificationSetting } from '../webhooks/account-notifications';
+import {
+  AccountNotifications,
+  type NotificationSetting,
+} from '../webhooks/account-notifications.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader } from './dashboard-docs';

@@ -1,7 +1,7 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { randomUUID } from 'node:crypto';
-import { AccountNotifications } from '../webhooks/account-notifications';
+import { AccountNotifications } from '../webhooks/account-notifications.service';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import type { FailingReason } from '../webhooks/webhook-endpoint.entity';
 import { DeliveryRollupRepository, type FailureSignals } from './delivery-rollup.repository';

@@ -2,7 +2,9 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
-import { AccountNotification, AccountNotifications } from './account-notifications';
+import { AccountNotification } from './account-notification.entity';
+import { AccountNotificationsRepository } from './account-notifications.repository';
+import { AccountNotifications } from './account-notifications.service';
 import { DeliveryTargets } from './delivery-targets';
 import { SigningSecretBox } from './signing-secrets';
 import { WebhookEndpoint } from './webhook-endpoint.entity';
@@ -29,6 +31,7 @@ import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
     WebhookEndpointReads,
     WebhookEndpointAdmin,
     DeliveryTargets,
+    AccountNotificationsRepository,
     AccountNotifications,
   ],
   exports: [WebhookEndpointReads, WebhookEndpointAdmin, DeliveryTargets, AccountNotifications],
