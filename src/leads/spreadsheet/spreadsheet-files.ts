@@ -1,34 +1,30 @@
 import { Readable } from 'node:stream';
-import type { EntityManager } from 'typeorm';
 import { FileTooLargeError } from './spreadsheet-temp-files';
 
 /** The size of a stored part of an uploaded file, in bytes (the last part may be shorter). */
 export const FILE_PART_BYTES = 1024 * 1024;
 
 /**
- * Stores a received upload (a local file's stream) in `spreadsheet_import_file_part`, in parts
- * of {@link FILE_PART_BYTES} (docs/dashboard.md#spreadsheet-imports): at most one part is held
- * in memory, whatever the file's size.
- * @param manager the upload's transaction (the import's row is inserted first).
+ * Stores a received upload (a local file's stream) in parts of {@link FILE_PART_BYTES}
+ * (docs/dashboard.md#spreadsheet-imports), one `writePart` each, in order: at most one part is
+ * held in memory, whatever the file's size.
  * @param maxBytes the largest file taken.
+ * @param writePart stores part number `part` (from 0) of the file: in the upload, a row of
+ *   `spreadsheet_import_file_part` inserted in the upload's transaction.
  * @returns the file's size and its number of parts.
  * @throws FileTooLargeError as soon as more than `maxBytes` arrived (the caller rolls back).
  */
 export async function storeFileParts(
-  manager: EntityManager,
-  importId: string,
   source: AsyncIterable<Buffer>,
   maxBytes: number,
+  writePart: (part: number, data: Buffer) => Promise<void>,
 ): Promise<{ sizeBytes: number; partCount: number }> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let sizeBytes = 0;
   let partCount = 0;
   const flush = async (data: Buffer) => {
-    await manager.query(
-      'INSERT INTO spreadsheet_import_file_part (import_id, part, data) VALUES ($1, $2, $3)',
-      [importId, partCount, data],
-    );
+    await writePart(partCount, data);
     partCount += 1;
   };
   for await (const chunk of source) {
@@ -56,29 +52,30 @@ export async function storeFileParts(
  * old generation only frees at its next full collection; 48 KiB slices (96 KiB of hex) stay
  * young and die young.
  */
-const READ_SLICE_BYTES = 48 * 1024;
+export const READ_SLICE_BYTES = 48 * 1024;
 
 /**
- * A stored file as a stream, read a slice of a part at a time (one query each) as the consumer
- * asks: at most a slice or two in memory.
- * @param query runs one SQL statement (a transaction's manager, or the data source).
+ * A stored file as a stream, read a slice of a part at a time (one `readSlice` each) as the
+ * consumer asks: at most a slice or two in memory.
+ * @param readSlice reads at most {@link READ_SLICE_BYTES} of part `part` from byte `offset`
+ *   (1-based, as SQL's `substring`): empty past the part's end, null when the part is missing.
+ * @param importId the import whose file it is, for the error message.
+ * @param partCount the file's number of parts.
+ * @returns a byte stream (not object mode) that errors when a part is missing.
  */
 export function readFileParts(
-  query: Pick<EntityManager, 'query'>,
+  readSlice: (part: number, offset: number) => Promise<Buffer | null>,
   importId: string,
   partCount: number,
 ): Readable {
   async function* parts(): AsyncGenerator<Buffer> {
     for (let part = 0; part < partCount; part++) {
       for (let offset = 1; ; offset += READ_SLICE_BYTES) {
-        const [row]: Array<{ data: Buffer }> = await query.query(
-          `SELECT substring(data FROM $3 FOR ${READ_SLICE_BYTES}) AS data
-             FROM spreadsheet_import_file_part WHERE import_id = $1 AND part = $2`,
-          [importId, part, offset],
-        );
-        if (!row) throw new Error(`part ${part} of spreadsheet import ${importId} is missing`);
-        if (row.data.length > 0) yield row.data;
-        if (row.data.length < READ_SLICE_BYTES) break;
+        const data = await readSlice(part, offset);
+        if (data === null)
+          throw new Error(`part ${part} of spreadsheet import ${importId} is missing`);
+        if (data.length > 0) yield data;
+        if (data.length < READ_SLICE_BYTES) break;
       }
     }
   }

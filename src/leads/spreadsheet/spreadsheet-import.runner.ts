@@ -5,17 +5,16 @@ import {
   OnModuleDestroy,
   Optional,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
-import { DataSource, type EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
 import { Metrics } from '../../metrics/metrics.service';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
-import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { readFileParts } from './spreadsheet-files';
+import { SpreadsheetImportsRepository, type ClaimedImport } from './spreadsheet-imports.repository';
 import { IMPORT_PARSE_BUDGET } from './spreadsheet-limits';
 import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
 
@@ -30,24 +29,6 @@ export const SPREADSHEET_POLL_MS = 1_000;
 export const SPREADSHEET_LEASE_MS = 60_000;
 /** How long an upload that was never started is kept, in ms. */
 export const UNSTARTED_UPLOAD_TTL_MS = 24 * 3600_000;
-
-/** The running import a worker took, as it needs it. */
-interface ClaimedImport {
-  id: string;
-  campaign_id: number;
-  user_id: number;
-  format: SpreadsheetFormat;
-  part_count: number;
-  mapping: ColumnMapping;
-  source: string;
-  tags: string[];
-  skip_duplicates: boolean;
-  disclaimer_version: string;
-  compliance_acknowledged_at: Date;
-  client_ip: string | null;
-  rows_read: number;
-  next_chunk: number;
-}
 
 /** The import is no longer this worker's: cancelled, finished, or taken by another worker. */
 class LeaseLost extends Error {}
@@ -76,7 +57,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
   private lastCleanup = 0;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: SpreadsheetImportsRepository,
     private readonly imports: LeadImportService,
     private readonly campaigns: CampaignsService,
     private readonly reader: SpreadsheetFileReader,
@@ -127,27 +108,12 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
   private async cleanUp(): Promise<void> {
     if (Date.now() - this.lastCleanup < 60_000) return;
     this.lastCleanup = Date.now();
-    await this.dataSource.query(
-      `DELETE FROM spreadsheet_import
-        WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'`,
-      [UNSTARTED_UPLOAD_TTL_MS],
-    );
+    await this.repository.deleteUnstartedOlderThan(UNSTARTED_UPLOAD_TTL_MS);
   }
 
   /** Takes the oldest running import whose lease is free or ran out, leasing it to this worker. */
-  private async claim(): Promise<ClaimedImport | null> {
-    const [rows]: [ClaimedImport[]] = await this.dataSource.query(
-      `UPDATE spreadsheet_import
-          SET lease_owner = $1, lease_expires_at = now() + $2 * interval '1 millisecond'
-        WHERE id = (SELECT id FROM spreadsheet_import
-                     WHERE status = 'running' AND (lease_expires_at IS NULL OR lease_expires_at < now())
-                     ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, campaign_id, user_id, format, part_count, mapping, source, tags,
-                  skip_duplicates, disclaimer_version, compliance_acknowledged_at, client_ip,
-                  rows_read, next_chunk`,
-      [this.owner, SPREADSHEET_LEASE_MS],
-    );
-    return rows[0] ?? null;
+  private claim(): Promise<ClaimedImport | null> {
+    return this.repository.claim(this.owner, SPREADSHEET_LEASE_MS);
   }
 
   private async run(job: ClaimedImport): Promise<void> {
@@ -171,7 +137,11 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
       // The stored file is copied to a local file, read by a parse thread within the reading
       // bounds; the rows committed before are skipped there.
       const copy = await this.tempFiles.receive(
-        readFileParts(this.dataSource, job.id, job.part_count),
+        readFileParts(
+          (part, offset) => this.repository.filePartSlice(job.id, part, offset),
+          job.id,
+          job.part_count,
+        ),
         Number.POSITIVE_INFINITY,
         'import',
       );
@@ -226,26 +196,20 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     rowNumbers: number[],
   ): Promise<void> {
     const advance = async (manager: EntityManager, response: LeadUploadResponse) => {
-      const [rows]: [unknown[]] = await manager.query(
-        `UPDATE spreadsheet_import
-            SET rows_read = rows_read + $4, next_chunk = next_chunk + 1,
-                valid_count = valid_count + $5, invalid_count = invalid_count + $6,
-                duplicate_count = duplicate_count + $7,
-                lease_expires_at = now() + $8 * interval '1 millisecond'
-          WHERE id = $1 AND status = 'running' AND lease_owner = $2 AND next_chunk = $3
-          RETURNING id`,
-        [
-          job.id,
-          this.owner,
+      const advanced = await this.repository.advance(
+        manager,
+        job.id,
+        this.owner,
+        {
           chunkIndex,
-          leads.length,
-          response.valid_count,
-          response.invalid_count,
-          response.duplicate_count,
-          SPREADSHEET_LEASE_MS,
-        ],
+          rows: leads.length,
+          valid: response.valid_count,
+          invalid: response.invalid_count,
+          duplicates: response.duplicate_count,
+        },
+        SPREADSHEET_LEASE_MS,
       );
-      if (rows.length === 0) throw new LeaseLost();
+      if (!advanced) throw new LeaseLost();
     };
     try {
       await this.imports.importSpreadsheetChunk(
@@ -275,26 +239,11 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
 
   /** Lets another worker take the import now (this one stops). */
   private async release(id: string): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE spreadsheet_import SET lease_owner = NULL, lease_expires_at = NULL
-        WHERE id = $1 AND lease_owner = $2`,
-      [id, this.owner],
-    );
+    await this.repository.releaseLease(id, this.owner);
   }
 
   /** Ends the import (if still this worker's and running) and deletes its stored file. */
   private async finish(id: string, status: 'done' | 'failed', error: string | null): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const [rows]: [unknown[]] = await manager.query(
-        `UPDATE spreadsheet_import
-            SET status = $3, error = $4, finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $1 AND lease_owner = $2 AND status = 'running'
-          RETURNING id`,
-        [id, this.owner, status, error],
-      );
-      if (rows.length > 0) {
-        await manager.query('DELETE FROM spreadsheet_import_file_part WHERE import_id = $1', [id]);
-      }
-    });
+    await this.repository.finish(id, this.owner, status, error);
   }
 }

@@ -3,6 +3,7 @@ import { CampaignsModule } from '../../campaigns/campaigns.module';
 import { LeadImportModule } from '../lead-import.module';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { SpreadsheetImportRunner } from './spreadsheet-import.runner';
+import { SpreadsheetImportsRepository } from './spreadsheet-imports.repository';
 import { SpreadsheetImports } from './spreadsheet-imports.service';
 import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
 import { UploadCapacity } from './upload-capacity';
@@ -21,7 +22,7 @@ export class SpreadsheetFilesModule {}
 /** Spreadsheet imports' side of the dashboard: upload, preview, start, cancel, reads. */
 @Module({
   imports: [CampaignsModule, SpreadsheetFilesModule],
-  providers: [SpreadsheetImports, UploadCapacity],
+  providers: [SpreadsheetImportsRepository, SpreadsheetImports, UploadCapacity],
   exports: [SpreadsheetImports],
 })
 export class SpreadsheetImportsModule {}
@@ -32,7 +33,7 @@ export class SpreadsheetImportsModule {}
  */
 @Module({
   imports: [CampaignsModule, LeadImportModule, SpreadsheetFilesModule],
-  providers: [SpreadsheetImportRunner],
+  providers: [SpreadsheetImportsRepository, SpreadsheetImportRunner],
   exports: [SpreadsheetImportRunner],
 })
 export class SpreadsheetImportWorkerModule {}

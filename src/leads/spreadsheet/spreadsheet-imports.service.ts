@@ -5,7 +5,7 @@ import { createReadStream } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
-import { rejectionsCsv, type ImportRejection } from '../import-rejections';
+import { rejectionsCsv } from '../import-rejections';
 import { newLeads } from '../lead-batch';
 import { validateLead, type LeadField, type NormalizedLead } from '../lead-validator';
 import { checkMapping, leadOfRow } from './column-mapping';
@@ -15,6 +15,10 @@ import type {
   SpreadsheetImportStatus,
 } from './spreadsheet-import.entity';
 import { FILE_PART_BYTES, storeFileParts } from './spreadsheet-files';
+import {
+  SpreadsheetImportsRepository,
+  type SpreadsheetImportRow,
+} from './spreadsheet-imports.repository';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader';
 import { SPREADSHEET_MAX_BYTES, UPLOAD_PARSE_BUDGET } from './spreadsheet-limits';
 import { detectFormat, readFileHead } from './spreadsheet-reader';
@@ -79,13 +83,10 @@ export interface StartOptions {
   clientIp: string | null;
 }
 
-const COLUMNS = `s.id, s.campaign_id, s.user_id, u.email AS user_email, s.file_name, s.format,
-  s.size_bytes, s.total_rows, s.headers, s.sample_rows, s.suggested_mapping, s.status, s.mapping, s.source, s.tags,
-  s.skip_duplicates, s.disclaimer_version, s.compliance_acknowledged_at, s.rows_read, s.next_chunk,
-  s.valid_count, s.invalid_count, s.duplicate_count, s.error, s.created_at, s.started_at,
-  s.finished_at`;
+/** The rejected rows read per query by {@link SpreadsheetImports.rejectionsCsv}. */
+const REJECTIONS_PAGE = 1000;
 
-function view(row: Record<string, unknown>): SpreadsheetImportView {
+function view(row: SpreadsheetImportRow): SpreadsheetImportView {
   const headers = row.headers as string[];
   return {
     id: row.id as string,
@@ -140,6 +141,7 @@ function cleanFileName(name: unknown): string {
 export class SpreadsheetImports {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly repository: SpreadsheetImportsRepository,
     private readonly campaigns: CampaignsService,
     private readonly capacity: UploadCapacity,
     private readonly tempFiles: SpreadsheetTempFiles,
@@ -196,33 +198,24 @@ export class SpreadsheetImports {
       const id = randomUUID();
       const file = path;
       await this.dataSource.transaction(async (manager) => {
-        await manager.query(
-          `INSERT INTO spreadsheet_import (id, campaign_id, user_id, file_name, format, size_bytes,
-             part_count, headers, sample_rows, suggested_mapping, total_rows, status)
-           VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9, $10, 'uploaded')`,
-          [
-            id,
-            campaignId,
-            userId,
-            name,
-            format,
-            received.sizeBytes,
-            JSON.stringify(scan.headers),
-            JSON.stringify(scan.sample),
-            JSON.stringify(scan.suggestedMapping),
-            scan.totalRows,
-          ],
-        );
-        const { partCount } = await storeFileParts(
-          manager,
+        await this.repository.insertUploaded(manager, {
           id,
+          campaignId,
+          userId,
+          fileName: name,
+          format,
+          sizeBytes: received.sizeBytes,
+          headers: scan.headers,
+          sampleRows: scan.sample,
+          suggestedMapping: scan.suggestedMapping,
+          totalRows: scan.totalRows,
+        });
+        const { partCount } = await storeFileParts(
           createReadStream(file, { highWaterMark: FILE_PART_BYTES }),
           SPREADSHEET_MAX_BYTES,
+          (part, data) => this.repository.insertFilePart(manager, id, part, data),
         );
-        await manager.query('UPDATE spreadsheet_import SET part_count = $2 WHERE id = $1', [
-          id,
-          partCount,
-        ]);
+        await this.repository.setPartCount(manager, id, partCount);
       });
       return await this.get(accountId, id);
     } finally {
@@ -236,9 +229,9 @@ export class SpreadsheetImports {
    * @throws NotFoundError for an unknown import or another account's.
    */
   async get(accountId: number, id: string): Promise<SpreadsheetImportView> {
-    const [row] = await this.select('s.id = $1 AND c.account_id = $2', [id, accountId]);
+    const row = await this.repository.findOfAccount(accountId, id);
     if (!row) throw new NotFoundError(`spreadsheet import ${id} does not exist`);
-    return row;
+    return view(row);
   }
 
   /**
@@ -247,10 +240,12 @@ export class SpreadsheetImports {
    */
   async list(accountId: number, campaignId: number): Promise<SpreadsheetImportView[]> {
     await this.campaigns.requireOfAccount(accountId, campaignId);
-    return this.select(
-      `s.campaign_id = $1 AND c.account_id = $2 ORDER BY s.created_at DESC, s.id DESC LIMIT ${SPREADSHEET_LIST_LIMIT}`,
-      [campaignId, accountId],
+    const rows = await this.repository.listOfCampaign(
+      accountId,
+      campaignId,
+      SPREADSHEET_LIST_LIMIT,
     );
+    return rows.map(view);
   }
 
   /**
@@ -296,25 +291,15 @@ export class SpreadsheetImports {
       if (job.status === 'running' || job.status === 'done') return { job, started: false };
       throw new StateConflictError(`the import is ${job.status}: upload the file again`);
     }
-    const updated: unknown[] = await this.dataSource.query(
-      `UPDATE spreadsheet_import
-          SET status = 'running', mapping = $2, source = $3, tags = $4, skip_duplicates = $5,
-              disclaimer_version = $6, compliance_acknowledged_at = now(), client_ip = $7,
-              started_at = now()
-        WHERE id = $1 AND status = 'uploaded'
-        RETURNING id`,
-      [
-        id,
-        JSON.stringify(mapping),
-        options.source,
-        options.tags,
-        options.skipDuplicates,
-        options.disclaimerVersion,
-        options.clientIp,
-      ],
-    );
-    const [rows] = updated as [unknown[]];
-    return { job: await this.get(accountId, id), started: rows.length > 0 };
+    const started = await this.repository.start(id, {
+      mapping,
+      source: options.source,
+      tags: options.tags,
+      skipDuplicates: options.skipDuplicates,
+      disclaimerVersion: options.disclaimerVersion,
+      clientIp: options.clientIp,
+    });
+    return { job: await this.get(accountId, id), started };
   }
 
   /**
@@ -328,19 +313,7 @@ export class SpreadsheetImports {
     id: string,
   ): Promise<{ job: SpreadsheetImportView; cancelled: boolean }> {
     await this.get(accountId, id);
-    const cancelled = await this.dataSource.transaction(async (manager) => {
-      const [rows]: [unknown[]] = await manager.query(
-        `UPDATE spreadsheet_import
-            SET status = 'cancelled', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
-          WHERE id = $1 AND status IN ('uploaded', 'running')
-          RETURNING id`,
-        [id],
-      );
-      if (rows.length > 0) {
-        await manager.query('DELETE FROM spreadsheet_import_file_part WHERE import_id = $1', [id]);
-      }
-      return rows.length > 0;
-    });
+    const cancelled = await this.repository.cancel(id);
     return { job: await this.get(accountId, id), cancelled };
   }
 
@@ -353,34 +326,14 @@ export class SpreadsheetImports {
     await this.get(accountId, id);
     yield rejectionsCsv([], true);
     // Chunk by chunk, in file order; within a chunk by row, through its primary key.
-    const chunks: Array<{ id: string }> = await this.dataSource.query(
-      'SELECT id FROM lead_import WHERE spreadsheet_import_id = $1 ORDER BY chunk_index',
-      [id],
-    );
-    for (const chunk of chunks) {
+    for (const chunkId of await this.repository.chunkIds(id)) {
       let after = -1;
       for (;;) {
-        const rows: ImportRejection[] = await this.dataSource.query(
-          `SELECT row, field, message, submitted FROM lead_import_rejection
-            WHERE import_id = $1 AND row > $2 ORDER BY row LIMIT 1000`,
-          [chunk.id, after],
-        );
+        const rows = await this.repository.rejectionsAfter(chunkId, after, REJECTIONS_PAGE);
         if (rows.length === 0) break;
         yield rejectionsCsv(rows, false);
         after = rows[rows.length - 1].row;
       }
     }
-  }
-
-  private async select(where: string, params: unknown[]): Promise<SpreadsheetImportView[]> {
-    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
-      `SELECT ${COLUMNS}
-         FROM spreadsheet_import s
-         JOIN campaign c ON c.id = s.campaign_id
-         JOIN dashboard_user u ON u.id = s.user_id
-        WHERE ${where}`,
-      params,
-    );
-    return rows.map(view);
   }
 }
