@@ -73,7 +73,6 @@ for (let depth = 0; depth <= DEEPEST; depth += 1) {
 const KNOWN_SQL_OUTSIDE_REPOSITORIES = [
   'src/delivery/delivery-retention.ts',
   'src/delivery/attempt-partitions.ts',
-  'src/leads/lead-imports.ts',
   'src/leads/spreadsheet/spreadsheet-import.runner.ts',
   'src/leads/spreadsheet/spreadsheet-imports.service.ts',
   'src/leads/spreadsheet/spreadsheet-files.ts',
