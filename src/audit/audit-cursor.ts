@@ -1,5 +1,4 @@
-import { InvalidInputError } from '../common/domain-error';
-import { decodeCursorText, encodeCursorText, int8OrNull } from '../common/opaque-cursor';
+import { cursorFields, keysetCursor } from '../common/keyset-cursor';
 
 /** A position in the audit log, newest first: the last entry of a page. */
 export interface AuditCursor {
@@ -8,26 +7,26 @@ export interface AuditCursor {
   id: number;
 }
 
-const CURSOR_PATTERN = /^(0|[1-9]\d{0,18})\.([1-9]\d{0,15})$/;
-const MAX_CURSOR_LENGTH = 64;
+/** The audit log's cursor: `<created_at in µs since the epoch>.<id>`. */
+const AUDIT_CURSOR = keysetCursor({
+  prefix: '',
+  separator: '.',
+  fields: [cursorFields.int8(), cursorFields.id()],
+  maxLength: 64,
+  message: 'is not a cursor of this list',
+});
 
-/** The opaque `next_cursor` of a page: base64url of `<micros>.<id>` ({@link encodeCursorText}). */
+/** The opaque `next_cursor` of a page, made by {@link keysetCursor}. */
 export function encodeAuditCursor(cursor: AuditCursor): string {
-  return encodeCursorText(`${cursor.createdAtMicros}.${cursor.id}`);
+  return AUDIT_CURSOR.encode([String(cursor.createdAtMicros), cursor.id]);
 }
 
 /**
  * Reads a `cursor` given back by a client (docs/security.md#cursors).
- * @throws InvalidInputError (field `cursor`) when it is not one this service made: not the
- *   canonical base64url of UTF-8 text ({@link decodeCursorText}), another text, a time beyond
- *   PostgreSQL's `bigint` or an id beyond 2^53.
+ * @throws InvalidInputError (field `cursor`) when it is not one this service made
+ *   ({@link keysetCursor}): a time beyond PostgreSQL's `bigint` or an id beyond 2^53 included.
  */
 export function decodeAuditCursor(value: string): AuditCursor {
-  const text = decodeCursorText(value, MAX_CURSOR_LENGTH);
-  const match = text === null ? null : CURSOR_PATTERN.exec(text);
-  const createdAtMicros = match ? int8OrNull(match[1]) : null;
-  if (!match || createdAtMicros === null || !Number.isSafeInteger(Number(match[2]))) {
-    throw InvalidInputError.field('cursor', 'is not a cursor of this list');
-  }
-  return { createdAtMicros, id: Number(match[2]) };
+  const [micros, id] = AUDIT_CURSOR.decode(value);
+  return { createdAtMicros: BigInt(micros), id };
 }

@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
+import { parsePageLimit } from '../common/page-limit';
 import { AUDIT_ACTIONS, type AuditAction, type AuditObjectType } from './audit-actions';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import type { AuditActorType } from './audit-log-entry.entity';
@@ -109,7 +110,8 @@ export class AuditLog {
    * (docs/dashboard.md#audit-log). A cursor is a position: with other filters it continues from
    * the same place.
    * @param cursor the `next_cursor` of the previous page, or undefined for the first.
-   * @param limit 1 to {@link AUDIT_PAGE_MAX}.
+   * @param limit 1 to {@link AUDIT_PAGE_MAX}, default {@link AUDIT_PAGE_DEFAULT}: a number, or
+   *   the `limit` query parameter as the client wrote it ({@link parsePageLimit}).
    * @param filter `action`: one of `AUDIT_ACTIONS`; `userEmail`: the actor's email, 1 to
    *   {@link AUDIT_USER_FILTER_MAX} characters once trimmed, compared case-insensitively (a failed
    *   sign-in's attempted email included).
@@ -118,12 +120,10 @@ export class AuditLog {
   async list(
     accountId: number,
     cursor?: string,
-    limit = AUDIT_PAGE_DEFAULT,
+    pageLimit?: number | string,
     filter: AuditFilter = {},
   ): Promise<AuditPage> {
-    if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE_MAX) {
-      throw InvalidInputError.field('limit', `must be an integer from 1 to ${AUDIT_PAGE_MAX}`);
-    }
+    const limit = parsePageLimit(pageLimit, { fallback: AUDIT_PAGE_DEFAULT, max: AUDIT_PAGE_MAX });
     const checked = checkedFilter(filter);
     const after = cursor === undefined ? null : decodeAuditCursor(cursor);
     if (accountId > MAX_INT4) return { entries: [], next_cursor: null };

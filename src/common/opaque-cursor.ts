@@ -1,9 +1,9 @@
 /**
  * The envelope of every keyset cursor the service hands out (docs/security.md#cursors): the
  * base64url (no padding) of a UTF-8 text that only the list which made it can read. Each list
- * has its own codec for the text; this module holds the part they share, so that a cursor a
- * client forged or altered is refused the same way everywhere: as invalid input, never as a
- * value PostgreSQL would refuse (a 500).
+ * describes its text with `keysetCursor` (./keyset-cursor.ts), built on this module, so that a
+ * cursor a client forged or altered is refused the same way everywhere: as invalid input, never
+ * as a value PostgreSQL would refuse (a 500).
  */
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;

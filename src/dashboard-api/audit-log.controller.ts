@@ -62,9 +62,7 @@ export class AuditLogController {
     @Query() query: Record<string, unknown>,
   ): Promise<{ items: AuditEntryView[]; next_cursor: string | null }> {
     const { limit, cursor, action, user } = checkedInput(AuditLogQueryDto, query);
-    // Decimal digits become a number; anything else is NaN, which AuditLog.list refuses (422).
-    const size = limit === undefined ? undefined : /^[0-9]{1,4}$/.test(limit) ? Number(limit) : NaN;
-    const page = await this.audit.list(actor.accountId, cursor, size, {
+    const page = await this.audit.list(actor.accountId, cursor, limit, {
       action,
       userEmail: user,
     });

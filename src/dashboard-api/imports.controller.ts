@@ -8,13 +8,15 @@ import {
   type ApiQueryOptions,
 } from '@nestjs/swagger';
 import { Readable } from 'node:stream';
+import { parsePageLimit } from '../common/page-limit';
 import { rejectionsCsv } from '../leads/import-rejections';
 import {
   IMPORTS_PAGE_DEFAULT,
+  IMPORTS_PAGE_LIMITS,
   IMPORTS_PAGE_MAX,
   LeadImports,
-  pageSize,
   REJECTIONS_PAGE_DEFAULT,
+  REJECTIONS_PAGE_LIMITS,
   REJECTIONS_PAGE_MAX,
   type LeadImportView,
   type Page,
@@ -74,7 +76,7 @@ export class CampaignImportsController {
     @Query() query: Record<string, unknown>,
   ): Promise<Page<LeadImportView>> {
     const { limit, cursor } = checkedInput(PageQueryDto, query);
-    const size = pageSize(limit, IMPORTS_PAGE_DEFAULT, IMPORTS_PAGE_MAX);
+    const size = parsePageLimit(limit, IMPORTS_PAGE_LIMITS);
     return this.imports.list(actor.accountId, campaignId, size, cursor);
   }
 }
@@ -115,7 +117,7 @@ export class ImportsController {
     @Query() query: Record<string, unknown>,
   ): Promise<Page<ImportRejection>> {
     const { limit, cursor } = checkedInput(PageQueryDto, query);
-    const size = pageSize(limit, REJECTIONS_PAGE_DEFAULT, REJECTIONS_PAGE_MAX);
+    const size = parsePageLimit(limit, REJECTIONS_PAGE_LIMITS);
     return this.imports.rejections(actor.accountId, importId(id), size, cursor);
   }
 

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../common/domain-error';
-import { decodeCursorText, encodeCursorText, int8OrNull } from '../common/opaque-cursor';
+import { cursorFields, keysetCursor } from '../common/keyset-cursor';
+import { parsePageLimit } from '../common/page-limit';
 import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
 import { PING } from './test-messages';
@@ -47,35 +48,34 @@ export interface DeliveryLogPage {
 /** The checked parameters: what to read, `limit` rows at most. */
 export type DeliveryLogFilter = AttemptLogFilter;
 
-const CURSOR_VERSION = 'v1';
-const CURSOR_TEXT = /^v1:(0|-?[1-9][0-9]{0,18}):([1-9][0-9]{0,15})$/;
-const MAX_CURSOR_LENGTH = 64;
+/**
+ * The delivery log's cursor: `v1:<attempted_at in µs since the epoch>:<id>`. The version lets
+ * the format change without breaking cursors of older pages silently.
+ */
+const LOG_CURSOR = keysetCursor({
+  prefix: 'v1:',
+  separator: ':',
+  fields: [cursorFields.signedInt8(), cursorFields.id()],
+  maxLength: 64,
+  message: 'is not a cursor of this log: pass next_cursor unchanged',
+});
 
 /**
- * The opaque cursor of the page after `last` (docs/dashboard.md#delivery-log): base64url of
- * `v1:<attempted_at in µs since the epoch>:<id>` ({@link encodeCursorText}). Clients must not
- * build or read it; the version lets the format change without breaking cursors of older pages
- * silently.
+ * The opaque cursor of the page after `last` (docs/dashboard.md#delivery-log), made by
+ * {@link keysetCursor}. Clients must not build or read it.
  */
 export function encodeLogCursor(last: LogPosition): string {
-  return encodeCursorText(`${CURSOR_VERSION}:${last.attemptedAtUs}:${last.id}`);
+  return LOG_CURSOR.encode([last.attemptedAtUs, last.id]);
 }
 
 /**
  * Reads a cursor made by {@link encodeLogCursor} (docs/security.md#cursors).
- * @throws InvalidInputError (field `cursor`) for anything else: not the canonical base64url of
- *   UTF-8 text ({@link decodeCursorText}), another text, or numbers out of range (a time beyond
- *   PostgreSQL's `bigint`, an id beyond 2^53).
+ * @throws InvalidInputError (field `cursor`) for anything else ({@link keysetCursor}): a time
+ *   beyond PostgreSQL's `bigint` or an id beyond 2^53 included.
  */
 export function decodeLogCursor(cursor: string): LogPosition {
-  const invalid = () =>
-    InvalidInputError.field('cursor', 'is not a cursor of this log: pass next_cursor unchanged');
-  const text = decodeCursorText(cursor, MAX_CURSOR_LENGTH);
-  const match = text === null ? null : CURSOR_TEXT.exec(text);
-  if (!match || int8OrNull(match[1]) === null || !Number.isSafeInteger(Number(match[2]))) {
-    throw invalid();
-  }
-  return { attemptedAtUs: match[1], id: Number(match[2]) };
+  const [attemptedAtUs, id] = LOG_CURSOR.decode(cursor);
+  return { attemptedAtUs, id };
 }
 
 const DATE_TIME =
@@ -115,15 +115,6 @@ export function parseInstant(field: string, value: string | Date): Date {
   return instant;
 }
 
-function parseLimit(value: number | string): number {
-  const limit =
-    typeof value === 'number' ? value : /^[0-9]{1,4}$/.test(value) ? Number(value) : NaN;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LOG_LIMIT) {
-    throw InvalidInputError.field('limit', `must be an integer from 1 to ${MAX_LOG_LIMIT}`);
-  }
-  return limit;
-}
-
 const given = <T>(value: T | null | undefined): value is T => value !== undefined && value !== null;
 
 /**
@@ -155,7 +146,7 @@ export function parseDeliveryLogQuery(query: DeliveryLogQuery): DeliveryLogFilte
   if (filter.from && filter.to && filter.to.getTime() <= filter.from.getTime()) {
     throw InvalidInputError.field('to', 'must be later than from');
   }
-  if (given(query.limit)) filter.limit = parseLimit(query.limit);
+  filter.limit = parsePageLimit(query.limit, { fallback: DEFAULT_LOG_LIMIT, max: MAX_LOG_LIMIT });
   if (given(query.cursor)) filter.after = decodeLogCursor(query.cursor);
   return filter;
 }

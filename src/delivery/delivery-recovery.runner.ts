@@ -7,6 +7,7 @@ import {
 } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
 import { DeliveryTargets } from '../webhooks/delivery-targets';
 import { Metrics } from '../metrics/metrics.service';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -50,8 +51,7 @@ export const RECOVERY_RECHECK_MS = 1_000;
 @Injectable()
 export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryRecoveryRunner.name);
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<number>;
+  private readonly job: PeriodicJob<number>;
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
@@ -59,21 +59,24 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
     private readonly targets: DeliveryTargets,
     private readonly dispatcher: DeliveryDispatcher,
     @Optional() private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.job = new PeriodicJob({
+      name: 'Delivery recovery',
+      intervalMs: RECOVERY_POLL_MS,
+      runAtStart: true,
+      logger: this.logger,
+      tick: () => this.poll(),
+    });
+  }
 
   /** Starts polling (a no-op while it polls already). */
   onApplicationBootstrap(): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.poll(), RECOVERY_POLL_MS);
-    this.timer.unref();
-    void this.poll();
+    this.job.start();
   }
 
   /** Stops polling and waits for a poll under way (its batch is committed and queued). */
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /**
@@ -82,25 +85,23 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
    * @returns how many deliveries it moved back to `pending`.
    */
   poll(): Promise<number> {
-    if (this.running) return Promise.resolve(0);
-    this.running = this.pollNow().finally(() => (this.running = undefined));
-    return this.running;
+    const progress = { moved: 0 };
+    return this.job.run(
+      () => this.pollNow(progress),
+      () => progress.moved,
+      () => 0,
+    );
   }
 
-  private async pollNow(): Promise<number> {
-    let moved = 0;
-    try {
-      for (let i = 0; i < BATCHES_PER_POLL; i += 1) {
-        const batch = await this.nextBatch();
-        if (batch === null) break;
-        moved += batch.length;
-        this.metrics?.recordRecoveredDeliveries(batch.length);
-        if (batch.length > 0) await this.queue(batch);
-      }
-    } catch (error) {
-      this.logger.warn(`Delivery recovery failed: ${(error as Error).message}`);
+  private async pollNow(progress: { moved: number }): Promise<number> {
+    for (let i = 0; i < BATCHES_PER_POLL; i += 1) {
+      const batch = await this.nextBatch();
+      if (batch === null) break;
+      progress.moved += batch.length;
+      this.metrics?.recordRecoveredDeliveries(batch.length);
+      if (batch.length > 0) await this.queue(batch);
     }
-    return moved;
+    return progress.moved;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { ImportRejectionRetention } from '../leads/import-rejection-retention.service';
 import { DAY_MS, utcDay } from './attempt-partitions';
@@ -48,8 +49,7 @@ export interface RetentionReport {
 @Injectable()
 export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryRetention.name);
-  private timer?: NodeJS.Timeout;
-  private running: Promise<RetentionReport | null> | null = null;
+  private readonly job: PeriodicJob<RetentionReport | null>;
 
   constructor(
     private readonly repository: DeliveryRetentionRepository,
@@ -57,26 +57,34 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
     private readonly rejections: ImportRejectionRetention,
     private readonly partitions: AttemptPartitions,
     private readonly config: AppConfig,
-  ) {}
-
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.run(), this.config.deliveryRetentionIntervalMs);
-    this.timer.unref();
+  ) {
+    this.job = new PeriodicJob({
+      name: 'Retention pass',
+      intervalMs: config.deliveryRetentionIntervalMs,
+      logger: this.logger,
+      failureLevel: 'error',
+      tick: () => this.run(),
+    });
   }
 
-  async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  onApplicationBootstrap(): void {
+    this.job.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /**
-   * One pass. Never throws: a failure is logged and the next pass goes on from there.
+   * One pass, or the one under way in this process. Never throws: a failure is logged and the
+   * next pass goes on from there.
    * @returns what it did, or null when another worker's pass is running (or this one failed).
    */
   run(now = Date.now()): Promise<RetentionReport | null> {
-    this.running ??= this.pass(now).finally(() => (this.running = null));
-    return this.running;
+    return this.job.run(
+      () => this.pass(now),
+      () => null,
+    );
   }
 
   private async pass(now: number): Promise<RetentionReport | null> {

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { AttemptLog } from './attempt-log';
 import { DeliveryDispatcher } from './delivery-dispatcher';
@@ -22,20 +23,25 @@ const SWEEP_PASS_LIMIT = 100_000;
 @Injectable()
 export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliverySweeper.name);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly job: PeriodicJob<number>;
 
   constructor(
     private readonly repository: DeliveryRepository,
     private readonly dispatcher: DeliveryDispatcher,
     private readonly attempts: AttemptLog,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.job = new PeriodicJob({
+      name: 'Delivery sweep',
+      intervalMs: config.webhookSweepIntervalMs,
+      runAtStart: true,
+      logger: this.logger,
+      tick: () => this.sweep(),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.webhookSweepIntervalMs);
-    this.timer.unref();
-    void this.sweep();
+    this.job.start();
   }
 
   onModuleDestroy(): void {
@@ -44,41 +50,44 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
 
   /** Stops sweeping (shutdown); a pass under way ends after its current batch. */
   stop(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    void this.job.stop();
   }
 
-  /** One pass; returns how many deliveries it re-queued. Never throws. */
-  async sweep(): Promise<number> {
-    if (this.running) return 0;
-    this.running = true;
-    let queued = 0;
+  /**
+   * One pass, unless one is under way (then 0). Never throws: a failure is logged.
+   * @returns how many deliveries it re-queued (before the failure, for one that failed).
+   */
+  sweep(): Promise<number> {
+    const pass = { queued: 0 };
+    return this.job.run(
+      () => this.pass(pass),
+      () => pass.queued,
+      () => 0,
+    );
+  }
+
+  private async pass(pass: { queued: number }): Promise<number> {
     let after: OverdueDelivery | undefined;
-    try {
-      await this.attempts.closeAbandoned();
-      // A delivery still waiting in a queued job (a batch behind a backlog) was due no later
-      // than about when the job next in line was queued: leave those to their jobs.
-      const queuedBefore = await this.dispatcher.nextInLineQueuedAt();
-      for (;;) {
-        const overdue = await this.repository.findOverdue(
-          this.config.webhookSweepIntervalMs,
-          SWEEP_BATCH,
-          after,
-          queuedBefore,
-        );
-        if (overdue.length === 0) break;
-        await this.dispatcher.requeue(overdue);
-        queued += overdue.length;
-        after = overdue[overdue.length - 1];
-        if (overdue.length < SWEEP_BATCH || queued >= SWEEP_PASS_LIMIT || !this.timer) break;
+    await this.attempts.closeAbandoned();
+    // A delivery still waiting in a queued job (a batch behind a backlog) was due no later
+    // than about when the job next in line was queued: leave those to their jobs.
+    const queuedBefore = await this.dispatcher.nextInLineQueuedAt();
+    for (;;) {
+      const overdue = await this.repository.findOverdue(
+        this.config.webhookSweepIntervalMs,
+        SWEEP_BATCH,
+        after,
+        queuedBefore,
+      );
+      if (overdue.length === 0) break;
+      await this.dispatcher.requeue(overdue);
+      pass.queued += overdue.length;
+      after = overdue[overdue.length - 1];
+      if (overdue.length < SWEEP_BATCH || pass.queued >= SWEEP_PASS_LIMIT || !this.job.started) {
+        break;
       }
-      if (queued > 0) this.logger.log(`Re-queued ${queued} overdue deliveries`);
-      return queued;
-    } catch (error) {
-      this.logger.warn(`Delivery sweep failed: ${(error as Error).message}`);
-      return queued;
-    } finally {
-      this.running = false;
     }
+    if (pass.queued > 0) this.logger.log(`Re-queued ${pass.queued} overdue deliveries`);
+    return pass.queued;
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
+import { PeriodicJob } from '../common/periodic-job';
 import { AppConfig } from '../config/app-config';
 import { randomUUID } from 'node:crypto';
 import { AccountNotifications } from '../webhooks/account-notifications.service';
@@ -65,8 +66,7 @@ export function decide(
 @Injectable()
 export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(FailingEndpointMonitor.name);
-  private timer?: NodeJS.Timeout;
-  private running = false;
+  private readonly job: PeriodicJob<Map<number, FailingDecision>>;
 
   constructor(
     private readonly rollups: DeliveryRollupRepository,
@@ -74,71 +74,80 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
     private readonly notifications: AccountNotifications,
     private readonly sender: WebhookSender,
     private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.job = new PeriodicJob({
+      name: 'Failing-endpoint check',
+      intervalMs: config.webhookMonitorIntervalMs,
+      runAtStart: true,
+      logger: this.logger,
+      tick: () => this.check(),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.check(), this.config.webhookMonitorIntervalMs);
-    this.timer.unref();
-    void this.check();
+    this.job.start();
   }
 
   onModuleDestroy(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    void this.job.stop();
   }
 
   /**
-   * One pass over the endpoints. Never throws (a failure is logged; the next pass tries again).
-   * @returns the changes it made, by endpoint id.
+   * One pass over the endpoints, unless one is under way (then no change). Never throws (a
+   * failure is logged; the next pass tries again).
+   * @returns the changes it made, by endpoint id (before the failure, for one that failed).
    */
-  async check(now = Date.now()): Promise<Map<number, FailingDecision>> {
+  check(now = Date.now()): Promise<Map<number, FailingDecision>> {
     const changed = new Map<number, FailingDecision>();
-    if (this.running) return changed;
-    this.running = true;
-    try {
-      const failing = new Map(
-        (await this.endpoints.failingEndpoints()).map((e) => [e.id, e.failingSince]),
+    return this.job.run(
+      () => this.pass(now, changed),
+      () => changed,
+      () => changed,
+    );
+  }
+
+  private async pass(
+    now: number,
+    changed: Map<number, FailingDecision>,
+  ): Promise<Map<number, FailingDecision>> {
+    const failing = new Map(
+      (await this.endpoints.failingEndpoints()).map((e) => [e.id, e.failingSince]),
+    );
+    for (const signals of await this.rollups.failureSignals(failing)) {
+      const since = failing.get(signals.endpointId);
+      const decision = decide(
+        signals,
+        since ? { since: since.getTime() } : null,
+        now,
+        this.config.webhookDisableAfterMs,
       );
-      for (const signals of await this.rollups.failureSignals(failing)) {
-        const since = failing.get(signals.endpointId);
-        const decision = decide(
-          signals,
-          since ? { since: since.getTime() } : null,
-          now,
-          this.config.webhookDisableAfterMs,
-        );
-        if (decision.kind === 'none') continue;
-        const details = {
-          last_hour_attempts: signals.hourAttempts,
-          last_hour_successes: signals.hourSuccesses,
-          ...(since ? { failing_since: since.toISOString() } : {}),
-        };
-        const endpoint = await this.endpoints.changeFailingState(
-          signals.endpointId,
-          decision,
-          details,
-        );
-        if (!endpoint) continue;
-        changed.set(signals.endpointId, decision);
-        this.logger.warn(`Endpoint ${signals.endpointId}: ${describe(decision)}`);
-        if (decision.kind !== 'recovered' && endpoint.accountId !== null) {
-          await this.notify(endpoint.accountId, {
-            type: decision.kind === 'failing' ? 'endpoint.failing' : 'endpoint.disabled',
-            data: {
-              endpoint_id: signals.endpointId,
-              campaign_id: endpoint.campaignId,
-              url: endpoint.url,
-              reason: decision.kind === 'failing' ? decision.reason : 'auto',
-              last_hour_attempts: signals.hourAttempts,
-              last_hour_successes: signals.hourSuccesses,
-            },
-          });
-        }
+      if (decision.kind === 'none') continue;
+      const details = {
+        last_hour_attempts: signals.hourAttempts,
+        last_hour_successes: signals.hourSuccesses,
+        ...(since ? { failing_since: since.toISOString() } : {}),
+      };
+      const endpoint = await this.endpoints.changeFailingState(
+        signals.endpointId,
+        decision,
+        details,
+      );
+      if (!endpoint) continue;
+      changed.set(signals.endpointId, decision);
+      this.logger.warn(`Endpoint ${signals.endpointId}: ${describe(decision)}`);
+      if (decision.kind !== 'recovered' && endpoint.accountId !== null) {
+        await this.notify(endpoint.accountId, {
+          type: decision.kind === 'failing' ? 'endpoint.failing' : 'endpoint.disabled',
+          data: {
+            endpoint_id: signals.endpointId,
+            campaign_id: endpoint.campaignId,
+            url: endpoint.url,
+            reason: decision.kind === 'failing' ? decision.reason : 'auto',
+            last_hour_attempts: signals.hourAttempts,
+            last_hour_successes: signals.hourSuccesses,
+          },
+        });
       }
-    } catch (error) {
-      this.logger.warn(`Failing-endpoint check failed: ${(error as Error).message}`);
-    } finally {
-      this.running = false;
     }
     return changed;
   }

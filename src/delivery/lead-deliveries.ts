@@ -56,10 +56,10 @@ export class LeadDeliveries {
     leadId: number,
     query: { limit?: string; cursor?: string },
   ): Promise<LeadDeliveryPage> {
-    const limit =
-      query.limit === undefined
-        ? DEFAULT_TIMELINE_LIMIT
-        : parsePageLimit(query.limit, MAX_TIMELINE_LIMIT);
+    const limit = parsePageLimit(query.limit, {
+      fallback: DEFAULT_TIMELINE_LIMIT,
+      max: MAX_TIMELINE_LIMIT,
+    });
     const after = query.cursor === undefined ? null : decodeLogCursor(query.cursor);
     const rows = await this.repository.deliveries(campaignId, leadId, limit + 1, after);
     const page = rows.slice(0, limit);

@@ -1,6 +1,6 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { InvalidInputError } from '../common/domain-error';
-import { decodeCursorText, encodeCursorText } from '../common/opaque-cursor';
+import { cursorFields, keysetCursor } from '../common/keyset-cursor';
 import { parsePageLimit } from '../common/page-limit';
 import { normalizePhone } from './lead-validator';
 
@@ -67,39 +67,37 @@ export function guessField(text: string): SearchField {
 }
 
 /**
- * The longest search cursor: a name key is at most 511 code points (255 + 1 + 255) of at most 4
- * UTF-8 bytes each, and PostgreSQL's `lower` lengthens a few characters; its base64url is under
- * 4,000 characters, so 8,192 leaves room.
+ * The search's cursor: `v1:<field>:<id>:<key>`. The longest: a name key is at most 511 code
+ * points (255 + 1 + 255) of at most 4 UTF-8 bytes each, and PostgreSQL's `lower` lengthens a few
+ * characters; its base64url is under 4,000 characters, so 8,192 leaves room.
  */
-const MAX_CURSOR_LENGTH = 8192;
-const CURSOR_TEXT = /^v1:(phone|email|name):([1-9][0-9]{0,15}):([\s\S]*)$/;
+const SEARCH_CURSOR = keysetCursor({
+  prefix: 'v1:',
+  separator: ':',
+  fields: [cursorFields.oneOf(SEARCH_FIELDS), cursorFields.id(), cursorFields.text()],
+  maxLength: 8192,
+  message: 'is not a cursor of this search: pass next_cursor unchanged',
+});
 
 /**
- * The opaque cursor of the page after `last` for a search of `field`: base64url of
- * `v1:<field>:<id>:<key>` ({@link encodeCursorText}). Clients pass it back unchanged, with the
- * same `q` and `field`.
+ * The opaque cursor of the page after `last` for a search of `field`, made by
+ * {@link keysetCursor}. Clients pass it back unchanged, with the same `q` and `field`.
  */
 export function encodeSearchCursor(field: SearchField, last: SearchPosition): string {
-  return encodeCursorText(`v1:${field}:${last.id}:${last.key}`);
+  return SEARCH_CURSOR.encode([field, last.id, last.key]);
 }
 
 /**
  * Reads a cursor made by {@link encodeSearchCursor} for a search of `field`
  * (docs/security.md#cursors). The key may hold any character a lead's name or email can,
  * control characters included, but never NUL, which no lead holds and PostgreSQL refuses.
- * @throws InvalidInputError (field `cursor`) for anything else: not the canonical base64url of
- *   UTF-8 text ({@link decodeCursorText}), a NUL in the key, an id beyond 2^53, or a cursor of
- *   another field.
+ * @throws InvalidInputError (field `cursor`) for anything else ({@link keysetCursor}): a NUL in
+ *   the key, an id beyond 2^53, or a cursor of another field included.
  */
 export function decodeSearchCursor(field: SearchField, cursor: string): SearchPosition {
-  const invalid = () =>
-    InvalidInputError.field('cursor', 'is not a cursor of this search: pass next_cursor unchanged');
-  const text = decodeCursorText(cursor, MAX_CURSOR_LENGTH);
-  const match = text === null ? null : CURSOR_TEXT.exec(text);
-  if (!match || match[1] !== field) throw invalid();
-  const id = Number(match[2]);
-  if (!Number.isSafeInteger(id)) throw invalid();
-  return { key: match[3], id };
+  const [cursorField, id, key] = SEARCH_CURSOR.decode(cursor);
+  if (cursorField !== field) throw SEARCH_CURSOR.invalid();
+  return { key, id };
 }
 
 /**
@@ -140,10 +138,7 @@ export function parseLeadSearch(query: LeadSearchQuery, region: CountryCode): Le
   return {
     field,
     value,
-    limit:
-      query.limit === undefined
-        ? DEFAULT_SEARCH_LIMIT
-        : parsePageLimit(query.limit, MAX_SEARCH_LIMIT),
+    limit: parsePageLimit(query.limit, { fallback: DEFAULT_SEARCH_LIMIT, max: MAX_SEARCH_LIMIT }),
     after: query.cursor === undefined ? null : decodeSearchCursor(field, query.cursor),
   };
 }

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
+import { PeriodicJob } from '../../common/periodic-job';
 import { Metrics } from '../../metrics/metrics.service';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
 import { LeadImportService } from '../lead-import.service';
@@ -51,9 +52,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
   private readonly logger = new Logger(SpreadsheetImportRunner.name);
   /** This process's lease owner name. */
   readonly owner = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  private timer?: NodeJS.Timeout;
-  private running?: Promise<void>;
-  private stopping = false;
+  private readonly job: PeriodicJob<void>;
   private lastCleanup = 0;
 
   constructor(
@@ -63,25 +62,26 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     private readonly reader: SpreadsheetFileReader,
     private readonly tempFiles: SpreadsheetTempFiles,
     @Optional() private readonly metrics?: Metrics,
-  ) {}
+  ) {
+    this.job = new PeriodicJob({
+      name: 'Spreadsheet import poll',
+      intervalMs: SPREADSHEET_POLL_MS,
+      logger: this.logger,
+      tick: () => this.poll(),
+    });
+  }
 
   /** Starts polling. */
   onApplicationBootstrap(): void {
-    if (this.timer) return;
-    this.stopping = false;
-    this.timer = setInterval(() => void this.poll(), SPREADSHEET_POLL_MS);
-    this.timer.unref();
+    this.job.start();
   }
 
   /**
    * Stops polling; an import under way stops after its current chunk commits and its lease is
    * released, so the next worker resumes it at once.
    */
-  async onModuleDestroy(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.running;
+  onModuleDestroy(): Promise<void> {
+    return this.job.stop();
   }
 
   /**
@@ -89,19 +89,16 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
    * @returns when that run ended.
    */
   poll(): Promise<void> {
-    if (this.running) return this.running;
-    this.running = this.pollNow().finally(() => (this.running = undefined));
-    return this.running;
+    return this.job.run(
+      () => this.pollNow(),
+      () => undefined,
+    );
   }
 
   private async pollNow(): Promise<void> {
-    try {
-      await this.cleanUp();
-      const job = await this.claim();
-      if (job) await this.run(job);
-    } catch (error) {
-      this.logger.warn(`Spreadsheet import poll failed: ${(error as Error).message}`);
-    }
+    await this.cleanUp();
+    const job = await this.claim();
+    if (job) await this.run(job);
   }
 
   /** Deletes uploads never started within {@link UNSTARTED_UPLOAD_TTL_MS}, once a minute at most. */
@@ -155,7 +152,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
             rowNumbers.push(batch.rowNumbers[i]);
             if (leads.length === SPREADSHEET_CHUNK_SIZE) {
               await commit();
-              if (this.stopping) {
+              if (this.job.stopped) {
                 await this.release(job.id);
                 return;
               }
