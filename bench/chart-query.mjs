@@ -21,8 +21,10 @@ const { DataSource } = require('typeorm');
 const { buildDataSourceOptions } = require('../dist/database/database-options.js');
 const { MIGRATIONS } = require('../dist/database/migrations/index.js');
 const { ENTITIES } = require('../dist/entities.js');
-const { DeliveryRollupRepository } = require('../dist/delivery/delivery-rollup.repository.js');
-const { DeliveryStatsService } = require('../dist/delivery/delivery-stats.js');
+const {
+  DeliveryRollupRepository,
+} = require('../dist/delivery/analytics/delivery-rollup.repository.js');
+const { DeliveryStatsService } = require('../dist/delivery/analytics/delivery-stats.service.js');
 
 const { values } = parseArgs({
   options: {

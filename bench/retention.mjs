@@ -81,25 +81,27 @@ const db = new pg.Client({ connectionString: DATABASE_URL });
 await db.connect();
 const today = Math.floor(Date.now() / DAY_MS) * DAY_MS;
 const old = new Date(today - 40 * DAY_MS);
-const { partitionName } = require(join(root, 'dist/delivery/attempt-partitions.js'));
+const { partitionName } = require(join(root, 'dist/delivery/retention/attempt-partitions.js'));
 const { ensureAttemptPartitions } = require(
-  join(root, 'dist/delivery/attempt-partitions.repository.js'),
+  join(root, 'dist/delivery/retention/attempt-partitions.repository.js'),
 );
 const { DataSource } = require(join(root, 'node_modules/typeorm'));
 const { buildDataSourceOptions } = require(join(root, 'dist/database/database-options.js'));
 const { loadConfig } = require(join(root, 'dist/config/app-config.js'));
-const { DeliveryRetention } = require(join(root, 'dist/delivery/delivery-retention.js'));
+const { DeliveryRetention } = require(
+  join(root, 'dist/delivery/retention/delivery-retention.service.js'),
+);
 const { DeliveryRetentionRepository } = require(
-  join(root, 'dist/delivery/delivery-retention.repository.js'),
+  join(root, 'dist/delivery/retention/delivery-retention.repository.js'),
 );
 const { AttemptPartitionsRepository } = require(
-  join(root, 'dist/delivery/attempt-partitions.repository.js'),
+  join(root, 'dist/delivery/retention/attempt-partitions.repository.js'),
 );
 const { ImportRejectionRetention } = require(
-  join(root, 'dist/leads/import-rejection-retention.service.js'),
+  join(root, 'dist/leads/history/import-rejection-retention.service.js'),
 );
 const { ImportRejectionsRepository } = require(
-  join(root, 'dist/leads/import-rejections.repository.js'),
+  join(root, 'dist/leads/history/import-rejections.repository.js'),
 );
 const dataSource = new DataSource(buildDataSourceOptions(DATABASE_URL, 4));
 await dataSource.initialize();

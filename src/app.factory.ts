@@ -15,7 +15,7 @@ import {
 import { installHttpDrain } from './common/http-drain';
 import { installNoStore, installSecurityHeaders } from './common/security-headers';
 import { installBearerAuthentication } from './auth/bearer-authentication.hook';
-import { BearerAuthenticator } from './auth/bearer-authenticator';
+import { BearerAuthenticator } from './auth/bearer-authenticator.service';
 import { RedisFailedAuthenticationLimiter } from './rate-limit/failed-authentication.limiter';
 import {
   buildDashboardOpenApiDocument,

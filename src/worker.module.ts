@@ -3,7 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { QueueRootModule } from './delivery/queue-root.module';
+import { QueueRootModule } from './delivery/outbox/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/delivery.module';
 import { loggerParams } from './common/logging';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';

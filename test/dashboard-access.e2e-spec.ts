@@ -33,11 +33,11 @@ import {
 import type { OpenAPIObject } from '@nestjs/swagger';
 import type { DashboardAccessLevel } from '../src/dashboard-api/dashboard-access';
 import { encodeAuditCursor } from '../src/audit/audit-cursor';
-import { DeliveryRecoveries } from '../src/delivery/delivery-recovery.service';
-import { encodeLogCursor } from '../src/delivery/delivery-log';
-import { DeliveryService } from '../src/delivery/delivery.service';
-import { encodeSearchCursor } from '../src/leads/lead-search';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { DeliveryRecoveries } from '../src/delivery/recovery/delivery-recovery.service';
+import { encodeLogCursor } from '../src/delivery/attempts/delivery-log';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
+import { encodeSearchCursor } from '../src/leads/search/lead-search';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';
 

@@ -6,7 +6,7 @@
  * number beyond `bigint`, a malformed UUID), which was a 500. A real cursor with one character
  * appended is either refused or names another position that PostgreSQL accepts.
  */
-import { DeliveryService } from '../src/delivery/delivery.service';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { startTestApp, uploadBody, type Caller, type TestApp } from './support/test-app';
 

@@ -2,10 +2,10 @@ import { startTestApp, uploadBody, type TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { eventually } from './support/eventually';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
-import { AttemptLog } from '../src/delivery/attempt-log';
-import { HISTOGRAM_RELATIVE_ERROR } from '../src/delivery/delivery-rollup';
-import type { DeliveryStats } from '../src/delivery/delivery-stats';
-import type { SendResult } from '../src/delivery/webhook-sender';
+import { AttemptLog } from '../src/delivery/attempts/attempt-log.service';
+import { HISTOGRAM_RELATIVE_ERROR } from '../src/delivery/analytics/delivery-rollup';
+import type { DeliveryStats } from '../src/delivery/analytics/delivery-stats.service';
+import type { SendResult } from '../src/delivery/worker/webhook.sender';
 
 const API = '/dashboard/api';
 

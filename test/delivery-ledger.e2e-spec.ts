@@ -8,9 +8,9 @@
  * day, the dashboard's OpenAPI document, ownership and bad `days`.
  */
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { LedgerDay } from '../src/delivery/delivery-ledger';
-import { DeliveryService } from '../src/delivery/delivery.service';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import type { LedgerDay } from '../src/delivery/analytics/delivery-ledger';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';

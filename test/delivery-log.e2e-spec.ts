@@ -8,8 +8,8 @@ import { InvalidInputError, NotFoundError } from '../src/common/domain-error';
 import { buildDataSourceOptions } from '../src/database/database-options';
 import { MIGRATIONS } from '../src/database/migrations';
 import { DeliveryLog1795500000001 } from '../src/database/migrations/1795500000001-DeliveryLog';
-import { DeliveryService } from '../src/delivery/delivery.service';
-import type { DeliveryLogItem, DeliveryLogQuery } from '../src/delivery/delivery-log';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
+import type { DeliveryLogItem, DeliveryLogQuery } from '../src/delivery/attempts/delivery-log';
 import { EVENT_EXAMPLES } from '../src/webhooks/event-examples';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 

@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery.queue';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/outbox/delivery.queue';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
 import { startTestApp, type TestApp } from './support/test-app';

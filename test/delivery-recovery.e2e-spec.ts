@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { DeliveryRecoveryRunner } from '../src/delivery/delivery-recovery.runner';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { DeliveryRecoveryRunner } from '../src/delivery/recovery/delivery-recovery.runner';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
 import { expectToMatchOpenApi } from './support/openapi';

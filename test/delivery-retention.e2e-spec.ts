@@ -6,9 +6,9 @@
  * today's attempts stay exactly as they were.
  */
 import { randomUUID } from 'node:crypto';
-import { partitionName, utcDay } from '../src/delivery/attempt-partitions';
-import { ensureAttemptPartitions } from '../src/delivery/attempt-partitions.repository';
-import { DeliveryRetention } from '../src/delivery/delivery-retention';
+import { partitionName, utcDay } from '../src/delivery/retention/attempt-partitions';
+import { ensureAttemptPartitions } from '../src/delivery/retention/attempt-partitions.repository';
+import { DeliveryRetention } from '../src/delivery/retention/delivery-retention.service';
 import { givenUser, signIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';

@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from './support/test-app';
 import { givenUser, signIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
-import { FailingEndpointMonitor } from '../src/delivery/failing-endpoints';
+import { FailingEndpointMonitor } from '../src/delivery/worker/failing-endpoints.monitor';
 
 /**
  * Failing endpoints (docs/webhooks.md#failing-endpoints): the worker's rules over the rollups,

@@ -2,7 +2,7 @@
  * Requests an attacker would send (docs/security.md): bodies with very many unknown fields,
  * requests that never finish arriving, secrets in query strings and request ids, lone
  * surrogates, unnormalised URLs, impossible token lifetimes and missing Host headers. SSRF
- * spellings and `TRUST_PROXY` are covered by unit specs (src/delivery/address-policy.spec.ts,
+ * spellings and `TRUST_PROXY` are covered by unit specs (src/delivery/worker/address-policy.spec.ts,
  * src/config/app-config.spec.ts).
  */
 import { createHmac, randomUUID } from 'node:crypto';

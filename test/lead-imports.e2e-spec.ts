@@ -4,7 +4,7 @@
  * checked against `lead_import` and `lead_import_rejection`; the CSV download neutralised
  * against formula injection; paging, ownership, bad input, idempotent replays and retention.
  */
-import { DeliveryRetention } from '../src/delivery/delivery-retention';
+import { DeliveryRetention } from '../src/delivery/retention/delivery-retention.service';
 import { givenUser, signIn } from './support/dashboard';
 import { startTestApp, uploadBody, type Caller, type TestApp } from './support/test-app';
 

@@ -7,8 +7,8 @@
  */
 import { Logger } from '@nestjs/common';
 import fc from 'fast-check';
-import { screenBatch, uploadResponse, type ScreenedBatch } from '../src/leads/lead-batch';
-import { LeadScreener, MIN_LEADS_FOR_WORKERS } from '../src/leads/lead-screener';
+import { screenBatch, uploadResponse, type ScreenedBatch } from '../src/leads/upload/lead-batch';
+import { LeadScreener, MIN_LEADS_FOR_WORKERS } from '../src/leads/upload/lead-screener.service';
 import { leadValue, toJsonText } from './support/arbitraries';
 
 /** Whether a JSON value nests more than `max` levels (iterative: some nest 20,000 deep). */

@@ -6,7 +6,7 @@
  * is 404; bad parameters are 400/422 in the error envelope.
  */
 import { LeadSearch1795927000000 } from '../src/database/migrations/1795927000000-LeadSearch';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, uploadBody, type Caller, type TestApp } from './support/test-app';

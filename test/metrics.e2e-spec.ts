@@ -5,8 +5,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
 import { eventually } from './support/eventually';
 import { parseExposition, valueOf, type Sample } from './support/prometheus-text';
 import { STATE_QUERY, PARTITIONS_QUERY } from '../src/metrics/operational-state.repository';
-import { MetricsServer } from '../src/metrics/metrics-server';
-import { AttemptLog } from '../src/delivery/attempt-log';
+import { MetricsServer } from '../src/metrics/metrics-server.service';
+import { AttemptLog } from '../src/delivery/attempts/attempt-log.service';
 
 /** A TCP port nothing listens on right now. */
 async function freePort(): Promise<number> {

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
 import { receiverPool, type WebhookReceiver } from './support/webhook-receiver';
 import { eventually, sleep } from './support/eventually';
-import { DeliveryService } from '../src/delivery/delivery.service';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 
 const UPLOAD = '/api/v1/leads/upload';

@@ -8,7 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { SpreadsheetTempFiles } from '../src/leads/spreadsheet/spreadsheet-temp-files';
+import { SpreadsheetTempFiles } from '../src/leads/spreadsheet/spreadsheet-temp-files.service';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import {

@@ -1,15 +1,15 @@
 import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 import { eventually, sleep } from './support/eventually';
-import { DeliveryService } from '../src/delivery/delivery.service';
+import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { DeliveryDispatcher } from '../src/delivery/delivery-dispatcher';
-import { DeliveryProcessor } from '../src/delivery/delivery.processor';
-import { DeliverySweeper } from '../src/delivery/delivery-sweeper';
-import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/delivery.queue';
+import { DeliveryDispatcher } from '../src/delivery/outbox/delivery.dispatcher';
+import { DeliveryProcessor } from '../src/delivery/worker/delivery.processor';
+import { DeliverySweeper } from '../src/delivery/worker/delivery.sweeper';
+import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/outbox/delivery.queue';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
-import { WebhookEventPublisher } from '../src/delivery/webhook-event.publisher';
+import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 
 const UPLOAD = '/api/v1/leads/upload';
 

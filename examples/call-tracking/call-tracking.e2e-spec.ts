@@ -7,12 +7,12 @@ import type { AppConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { buildDataSourceOptions } from '../../src/database/database-options';
 import { DatabaseModule } from '../../src/database/database.module';
-import { QueueRootModule } from '../../src/delivery/queue-root.module';
+import { QueueRootModule } from '../../src/delivery/outbox/queue-root.module';
 import { ENTITIES } from '../../src/entities';
 import {
   WebhookEventPublisher,
   type RecordedEvents,
-} from '../../src/delivery/webhook-event.publisher';
+} from '../../src/delivery/outbox/webhook-event.publisher';
 import { TEST_DATABASE_URL } from '../../test/support/env';
 import { eventually, sleep } from '../../test/support/eventually';
 import { startTestApp, type TestApp } from '../../test/support/test-app';

@@ -6,7 +6,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { ApiKeysModule } from './api-keys.module';
 import { AuthController } from './auth.controller';
 import { BearerAuthGuard } from './bearer-auth.guard';
-import { BearerAuthenticator } from './bearer-authenticator';
+import { BearerAuthenticator } from './bearer-authenticator.service';
 import { CampaignAccessGuard } from './campaign-access.guard';
 import { jwtSigningKey } from './jwt-signing-key';
 import { JwtStrategy } from './jwt.strategy';

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { BODY_LIMIT_BYTES } from '../common/http-conventions';
 import type { AuthPrincipal } from './auth-principal';
-import type { BearerAuthenticator } from './bearer-authenticator';
+import type { BearerAuthenticator } from './bearer-authenticator.service';
 
 /** Routes under this prefix need a bearer token unless marked {@link Public}. */
 const BEARER_PREFIX = '/api/v1/';

@@ -3,8 +3,8 @@ import { AuditLog } from '../audit/audit-log.service';
 import { AuditModule } from '../audit/audit.module';
 import type { AuditAction } from '../audit/audit-actions';
 import { InvalidInputError } from '../common/domain-error';
-import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
-import { DeliveryService } from '../delivery/delivery.service';
+import { DeliveryAttemptsModule } from '../delivery/attempts/delivery-attempts.module';
+import { DeliveryService } from '../delivery/attempts/delivery.service';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,

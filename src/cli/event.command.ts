@@ -4,7 +4,7 @@ import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryModule } from '../delivery/delivery.module';
-import { WebhookEventPublisher } from '../delivery/webhook-event.publisher';
+import { WebhookEventPublisher } from '../delivery/outbox/webhook-event.publisher';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';

@@ -2,10 +2,10 @@ import { Module } from '@nestjs/common';
 import { AuditModule } from '../audit/audit.module';
 import { ApiKeysModule } from '../auth/api-keys.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
-import { DeliveryAttemptsModule } from '../delivery/delivery-attempts.module';
-import { DeliveryOwnershipModule } from '../delivery/delivery-ownership';
+import { DeliveryAttemptsModule } from '../delivery/attempts/delivery-attempts.module';
+import { DeliveryOwnershipModule } from '../delivery/attempts/delivery-ownership.module';
 import { AccountNotificationsController } from './account-notifications.controller';
-import { DeliveryRecoveryModule } from '../delivery/delivery-recovery.service';
+import { DeliveryRecoveryModule } from '../delivery/recovery/delivery-recovery.module';
 import { ApiKeysController } from './api-keys.controller';
 import { AuditLogController } from './audit-log.controller';
 import { CampaignsController } from './campaigns.controller';
@@ -15,10 +15,10 @@ import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
 import { CampaignImportsController, ImportsController } from './imports.controller';
-import { LeadImportsModule } from '../leads/lead-imports';
-import { LeadDeliveriesModule } from '../delivery/lead-deliveries';
-import { LeadDirectoryModule } from '../leads/lead-directory.service';
-import { LeadsController } from './leads.controller';
+import { LeadImportsModule } from '../leads/history/lead-import-history.module';
+import { LeadDeliveriesModule } from '../delivery/attempts/lead-deliveries.module';
+import { LeadDirectoryModule } from '../leads/search/lead-directory.module';
+import { LeadsController } from './lead-directory.controller';
 import { SpreadsheetImportsModule } from '../leads/spreadsheet/spreadsheet-imports.module';
 import {
   CampaignSpreadsheetImportsController,

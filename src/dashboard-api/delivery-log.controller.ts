@@ -1,9 +1,9 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { NotFoundError } from '../common/domain-error';
-import type { AttemptRecord } from '../delivery/delivery.repository';
-import { DeliveryOwnership } from '../delivery/delivery-ownership';
-import { DeliveryService, type AttemptDetail } from '../delivery/delivery.service';
+import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
+import { DeliveryOwnership } from '../delivery/attempts/delivery-ownership.service';
+import { DeliveryService, type AttemptDetail } from '../delivery/attempts/delivery.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';

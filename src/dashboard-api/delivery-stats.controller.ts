@@ -4,7 +4,7 @@ import {
   DeliveryStatsService,
   STATS_WINDOWS,
   type DeliveryStats,
-} from '../delivery/delivery-stats';
+} from '../delivery/analytics/delivery-stats.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

@@ -7,21 +7,21 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/delivery.repository';
-import { DeliveryService } from '../delivery/delivery.service';
+import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
+import { DeliveryService } from '../delivery/attempts/delivery.service';
 import {
   DEFAULT_LOG_LIMIT,
   LOG_OUTCOMES,
   MAX_LOG_LIMIT,
   type DeliveryLogPage,
-} from '../delivery/delivery-log';
-import { PING } from '../delivery/test-messages';
+} from '../delivery/attempts/delivery-log';
+import { PING } from '../delivery/attempts/test-messages';
 import {
   LEDGER_DEFAULT_DAYS,
   LEDGER_MAX_DAYS,
   parseLedgerDays,
   type DeliveryLedger,
-} from '../delivery/delivery-ledger';
+} from '../delivery/analytics/delivery-ledger';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,

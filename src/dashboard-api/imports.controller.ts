@@ -9,7 +9,7 @@ import {
 } from '@nestjs/swagger';
 import { Readable } from 'node:stream';
 import { parsePageLimit } from '../common/page-limit';
-import { rejectionsCsv } from '../leads/import-rejections';
+import { rejectionsCsv } from '../leads/history/import-rejections';
 import {
   IMPORTS_PAGE_DEFAULT,
   IMPORTS_PAGE_LIMITS,
@@ -20,8 +20,8 @@ import {
   REJECTIONS_PAGE_MAX,
   type LeadImportView,
   type Page,
-} from '../leads/lead-imports';
-import type { ImportRejection } from '../leads/import-rejections';
+} from '../leads/history/lead-import-history.service';
+import type { ImportRejection } from '../leads/history/import-rejections';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';

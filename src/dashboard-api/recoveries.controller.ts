@@ -8,8 +8,11 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { NotFoundError } from '../common/domain-error';
-import type { RecoveryRecord } from '../delivery/delivery-recovery.repository';
-import { DeliveryRecoveries, type RecoveryPreview } from '../delivery/delivery-recovery.service';
+import type { RecoveryRecord } from '../delivery/recovery/delivery-recovery.repository';
+import {
+  DeliveryRecoveries,
+  type RecoveryPreview,
+} from '../delivery/recovery/delivery-recovery.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';

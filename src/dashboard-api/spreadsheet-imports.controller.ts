@@ -24,8 +24,8 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files';
-import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity';
+import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files.service';
+import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity.service';
 import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,

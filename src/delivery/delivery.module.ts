@@ -1,18 +1,18 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { ImportRejectionRetentionModule } from '../leads/import-rejection-retention.service';
-import { DeliveryAttemptsModule } from './delivery-attempts.module';
-import { DELIVERY_QUEUE } from './delivery.queue';
-import { DeliveryDispatcher } from './delivery-dispatcher';
-import { WebhookEventPublisher } from './webhook-event.publisher';
-import { DeliveryProcessor } from './delivery.processor';
-import { DeliverySweeper } from './delivery-sweeper';
-import { FailingEndpointMonitor } from './failing-endpoints';
-import { DeliveryRetention } from './delivery-retention';
-import { DeliveryRetentionRepository } from './delivery-retention.repository';
-import { ScheduledAttempts } from './scheduled-attempts';
-import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
-import { DeliveryRecoveryRunner } from './delivery-recovery.runner';
+import { ImportRejectionRetentionModule } from '../leads/history/import-rejection-retention.service';
+import { DeliveryAttemptsModule } from './attempts/delivery-attempts.module';
+import { DELIVERY_QUEUE } from './outbox/delivery.queue';
+import { DeliveryDispatcher } from './outbox/delivery.dispatcher';
+import { WebhookEventPublisher } from './outbox/webhook-event.publisher';
+import { DeliveryProcessor } from './worker/delivery.processor';
+import { DeliverySweeper } from './worker/delivery.sweeper';
+import { FailingEndpointMonitor } from './worker/failing-endpoints.monitor';
+import { DeliveryRetention } from './retention/delivery-retention.service';
+import { DeliveryRetentionRepository } from './retention/delivery-retention.repository';
+import { ScheduledAttempts } from './worker/scheduled-attempts.service';
+import { DeliveryRecoveryRepository } from './recovery/delivery-recovery.repository';
+import { DeliveryRecoveryRunner } from './recovery/delivery-recovery.runner';
 
 /**
  * Recording and dispatching events (docs/webhooks.md): the outbox publisher any module calls

@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { loadConfig } from '../config/app-config';
 import { Metrics, METRIC_PREFIX } from './metrics.service';
 import type { OperationalStateRepository } from './operational-state.repository';
-import { OperationalGauges } from './operational-gauges';
+import { OperationalGauges } from './operational-gauges.service';
 
 const root = join(__dirname, '..', '..');
 const read = (file: string) => readFileSync(join(root, file), 'utf8');

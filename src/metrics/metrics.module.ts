@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { Metrics } from './metrics.service';
-import { MetricsServer } from './metrics-server';
+import { MetricsServer } from './metrics-server.service';
 import { OperationalStateRepository } from './operational-state.repository';
-import { OperationalGauges } from './operational-gauges';
+import { OperationalGauges } from './operational-gauges.service';
 
 /**
  * Prometheus metrics (docs/operations.md#metrics), in the API and the worker process: the

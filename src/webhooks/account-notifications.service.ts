@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AccountNotificationsRepository } from './account-notifications.repository';
 import { validateUrl } from './endpoint-input';
-import { generateSigningSecret, SigningSecretBox } from './signing-secrets';
+import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 
 /** An account's notification URL as the dashboard shows it (never the secret). */
 export interface NotificationSetting {

@@ -5,7 +5,7 @@ import { MAX_INT4 } from '../common/ids';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { validateDescription, validateEvents, validateUrl } from './endpoint-input';
-import { generateSigningSecret, SigningSecretBox } from './signing-secrets';
+import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import {

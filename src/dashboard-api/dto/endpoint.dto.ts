@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
-import { PING } from '../../delivery/test-messages';
+import { PING } from '../../delivery/attempts/test-messages';
 import { EVENT_TYPES } from '../../webhooks/event-types';
 import {
   WebhookEndpointDto,

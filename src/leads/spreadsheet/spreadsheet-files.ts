@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { FileTooLargeError } from './spreadsheet-temp-files';
+import { FileTooLargeError } from './spreadsheet-temp-files.service';
 
 /** The size of a stored part of an uploaded file, in bytes (the last part may be shorter). */
 export const FILE_PART_BYTES = 1024 * 1024;

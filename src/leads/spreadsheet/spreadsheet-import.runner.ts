@@ -12,12 +12,12 @@ import { DomainError } from '../../common/domain-error';
 import { PeriodicJob } from '../../common/periodic-job';
 import { Metrics } from '../../metrics/metrics.service';
 import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
-import { LeadImportService } from '../lead-import.service';
-import { SpreadsheetFileReader } from './spreadsheet-file-reader';
+import { LeadImportService } from '../upload/lead-import.service';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
 import { readFileParts } from './spreadsheet-files';
 import { SpreadsheetImportsRepository, type ClaimedImport } from './spreadsheet-imports.repository';
 import { IMPORT_PARSE_BUDGET } from './spreadsheet-limits';
-import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
+import { SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
 
 /** The most leads in one chunk (one `lead_import`, one transaction). */
 export const SPREADSHEET_CHUNK_SIZE = 10_000;

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
-import { LeadImportModule } from '../lead-import.module';
-import { SpreadsheetFileReader } from './spreadsheet-file-reader';
+import { LeadImportModule } from '../upload/lead-import.module';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
 import { SpreadsheetImportRunner } from './spreadsheet-import.runner';
 import { SpreadsheetImportsRepository } from './spreadsheet-imports.repository';
 import { SpreadsheetImports } from './spreadsheet-imports.service';
-import { SpreadsheetTempFiles } from './spreadsheet-temp-files';
-import { UploadCapacity } from './upload-capacity';
+import { SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
+import { UploadCapacity } from './upload-capacity.service';
 
 /**
  * Reading spreadsheet files within their bounds (docs/security.md#spreadsheet-uploads): the

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ImportRejection } from '../import-rejections';
+import type { ImportRejection } from '../history/import-rejections';
 import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
 import { READ_SLICE_BYTES } from './spreadsheet-files';
 

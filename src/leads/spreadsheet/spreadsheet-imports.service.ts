@@ -5,9 +5,9 @@ import { createReadStream } from 'node:fs';
 import { DataSource } from 'typeorm';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
-import { rejectionsCsv } from '../import-rejections';
-import { newLeads } from '../lead-batch';
-import { validateLead, type LeadField, type NormalizedLead } from '../lead-validator';
+import { rejectionsCsv } from '../history/import-rejections';
+import { newLeads } from '../upload/lead-batch';
+import { validateLead, type LeadField, type NormalizedLead } from '../upload/lead-validator';
 import { checkMapping, leadOfRow } from './column-mapping';
 import type {
   ColumnMapping,
@@ -19,11 +19,11 @@ import {
   SpreadsheetImportsRepository,
   type SpreadsheetImportRow,
 } from './spreadsheet-imports.repository';
-import { SpreadsheetFileReader } from './spreadsheet-file-reader';
+import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
 import { SPREADSHEET_MAX_BYTES, UPLOAD_PARSE_BUDGET } from './spreadsheet-limits';
 import { detectFormat, readFileHead } from './spreadsheet-reader';
-import { FileTooLargeError, SpreadsheetTempFiles } from './spreadsheet-temp-files';
-import { UploadCapacity } from './upload-capacity';
+import { FileTooLargeError, SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
+import { UploadCapacity } from './upload-capacity.service';
 
 export { SPREADSHEET_MAX_BYTES } from './spreadsheet-limits';
 /** How many of a campaign's spreadsheet imports the list answers. */

@@ -1,0 +1,266 @@
+import { Injectable } from '@nestjs/common';
+import { AppConfig } from '../../config/app-config';
+import { InvalidInputError, NotFoundError } from '../../common/domain-error';
+import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
+import { DeliveryRepository, type AttemptRecord, type DeliveryState } from './delivery.repository';
+import { AttemptLog } from './attempt-log.service';
+import { AttemptRunner } from '../worker/attempt.runner';
+import {
+  encodeLogCursor,
+  parseDeliveryLogQuery,
+  type DeliveryLogItem,
+  type DeliveryLogPage,
+  type DeliveryLogQuery,
+} from './delivery-log';
+import { GONE } from '../worker/retry-schedule';
+import { testMessage } from './test-messages';
+import {
+  isLedgerDays,
+  LEDGER_DEFAULT_DAYS,
+  LEDGER_MAX_DAYS,
+  type DeliveryLedger,
+} from '../analytics/delivery-ledger';
+
+/** The most attempts `delivery list` prints at once (docs/cli.md#commands). */
+export const MAX_CLI_LIST_LIMIT = 1000;
+
+/** The request of an attempt as it was sent (docs/dashboard.md#attempt-detail). */
+export interface SentRequest {
+  /** The URL it went to; null for attempts recorded before requests were kept. */
+  url: string | null;
+  /**
+   * The headers sent, in the order sent, each signature truncated to its first 12 characters
+   * and `…`; null for attempts recorded before requests were kept.
+   */
+  headers: Record<string, string> | null;
+  /** The exact body sent: the event's, or the ping's or test event's own. */
+  body: string | null;
+}
+
+/**
+ * One attempt with the request as sent and the start of the response (`response_excerpt`, at
+ * most 1 KiB), for the dashboard's `GET /attempts/{attempt_id}` (docs/dashboard.md#attempt-detail).
+ */
+export interface AttemptDetail extends AttemptRecord {
+  request: SentRequest;
+  /**
+   * The response's headers as kept (at most 50, 4,096 characters, credentials redacted); null
+   * when no response came or for attempts recorded before they were stored.
+   */
+  response_headers: Record<string, string> | null;
+  /**
+   * Where the attempt's delivery stands now (status, attempts so far, when the next retry is
+   * due while it is pending); null for pings and test events, which belong to no delivery.
+   */
+  delivery: DeliveryState | null;
+}
+
+/**
+ * The operator's and the dashboard's delivery operations (docs/cli.md#commands,
+ * docs/dashboard.md#routes): redeliveries, test messages (pings and example events) and the
+ * delivery log. Each attempt, its delivery's new state and the endpoint's health counters are
+ * recorded in one transaction. Scheduled attempts are the worker's ({@link ScheduledAttempts}).
+ *
+ * Ownership is the caller's: these methods take ids as given; the dashboard checks that the
+ * endpoint (an attempt's `endpoint_id`) belongs to the user's account before calling or showing.
+ */
+@Injectable()
+export class DeliveryService {
+  constructor(
+    private readonly repository: DeliveryRepository,
+    private readonly attempts: AttemptLog,
+    private readonly runner: AttemptRunner,
+    private readonly endpoints: DeliveryTargets,
+    private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * Sends a delivery again now, whatever its state (CLI `delivery redeliver`, the dashboard's
+   * `POST /deliveries/{delivery_id}/redeliver`); same `webhook-id` and body
+   * (docs/webhooks.md#success-retries-and-health). A success marks the delivery succeeded; a
+   * failure leaves its schedule as is, except 410 Gone: the endpoint is disabled and the
+   * delivery, unless it had succeeded before, is marked failed
+   * (docs/webhooks.md#disabled-endpoints).
+   * @returns the attempt, with its event's type like {@link listAttempts}.
+   * @throws NotFoundError for an unknown delivery, or when its endpoint no longer exists.
+   */
+  async redeliver(deliveryId: number): Promise<AttemptRecord> {
+    const work =
+      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.repository.findWork(deliveryId);
+    if (!work) throw new NotFoundError(`delivery ${deliveryId} does not exist`);
+    const target = await this.endpoints.find(work.endpointId);
+    if (!target) throw new NotFoundError(`the endpoint of delivery ${deliveryId} no longer exists`);
+    const start = {
+      endpointId: work.endpointId,
+      deliveryId,
+      messageId: work.eventId,
+      eventType: work.eventType,
+    };
+    // Not a scheduled start (no attempt number): it is always begun, never null.
+    const { id, deliveryCreatedAt, result } = (await this.runner.run(
+      start,
+      target,
+      work.body,
+      false,
+      work.traceContext,
+    ))!;
+    const record = this.finished(
+      await this.attempts.finish({
+        ...start,
+        id,
+        deliveryCreatedAt,
+        result,
+        eventCreatedAt: work.status === 'succeeded' ? null : work.eventCreatedAt,
+        next: result.success
+          ? { status: 'succeeded', nextAttemptAt: null }
+          : result.statusCode === GONE && work.status !== 'succeeded'
+            ? { status: 'failed', nextAttemptAt: null }
+            : null,
+      }),
+    );
+    return { ...record, event_type: work.eventType };
+  }
+
+  /**
+   * Sends a signed test ping `{"type": "ping", "timestamp", "data": {"endpoint_id"}}` to an
+   * endpoint (CLI `endpoint ping`): {@link sendTest} without an event type.
+   * @throws NotFoundError for an unknown endpoint.
+   */
+  ping(endpointId: number): Promise<AttemptRecord> {
+    return this.sendTest(endpointId);
+  }
+
+  /**
+   * Sends one signed test message to an endpoint now (the dashboard's
+   * `POST /endpoints/{endpoint_id}/test`, docs/webhooks.md#test-events): a ping when
+   * `eventType` is absent or `ping` (`webhook-id` `ping_<uuid>`), else
+   * `{"type": eventType, "timestamp", "data": <the type's example>}` with `webhook-id`
+   * `test_<uuid>`. It is sent even to a disabled endpoint or one not subscribed to the type,
+   * belongs to no delivery and is never retried, and counts in the endpoint's health like a
+   * ping. The delivery log shows it with `event_type` null for a ping (filter: `ping`), else
+   * the type. An answer of 410 Gone disables the endpoint, if enabled
+   * (docs/webhooks.md#disabled-endpoints).
+   * @returns the finished attempt: status code, duration, error, response excerpt.
+   * @throws InvalidInputError (field `event_type`) for an unknown type; NotFoundError for an
+   *   unknown endpoint.
+   */
+  async sendTest(endpointId: number, eventType?: string): Promise<AttemptRecord> {
+    const message = testMessage(endpointId, eventType);
+    const target = await this.endpoints.find(endpointId);
+    if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
+    const start = {
+      endpointId,
+      deliveryId: null,
+      messageId: message.id,
+      eventType: message.eventType,
+    };
+    // Not a scheduled start: always begun, never null.
+    const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, message.body))!;
+    return this.finished(
+      await this.attempts.finish({ ...start, id, deliveryCreatedAt, result, next: null }),
+    );
+  }
+
+  /**
+   * The newest finished attempts of an endpoint, newest first (CLI `delivery list`,
+   * docs/cli.md#commands): the first page of {@link deliveryLog} without filters, with each
+   * attempt's `response_excerpt`.
+   * @param limit 1 to {@link MAX_CLI_LIST_LIMIT}.
+   * @throws NotFoundError for an unknown endpoint.
+   */
+  async listAttempts(endpointId: number, limit: number): Promise<AttemptRecord[]> {
+    await this.requireEndpoint(endpointId);
+    const rows = await this.repository.findAttempts(endpointId, {
+      limit: Math.min(Math.max(Math.trunc(limit), 1), MAX_CLI_LIST_LIMIT),
+    });
+    return rows.map(({ position: _position, ...record }) => record);
+  }
+
+  /**
+   * A page of an endpoint's delivery log (the dashboard's `GET /endpoints/{endpoint_id}/attempts`,
+   * docs/dashboard.md#delivery-log): its finished attempts (scheduled, redeliveries, pings and
+   * test events), newest first by (`attempted_at`, `id`), filtered by `outcome`, `event_type`
+   * (`ping`: pings only) and `[from, to)`, at most `limit` (1–100, default 50) per page, paged
+   * by the opaque `next_cursor`. Attempts still in flight are not shown until they finish.
+   * @throws InvalidInputError naming the bad parameter (a malformed `cursor` included);
+   *   NotFoundError for an unknown endpoint.
+   */
+  async deliveryLog(endpointId: number, query: DeliveryLogQuery = {}): Promise<DeliveryLogPage> {
+    const filter = parseDeliveryLogQuery(query);
+    await this.requireEndpoint(endpointId);
+    const rows = await this.repository.findAttempts(endpointId, {
+      ...filter,
+      limit: filter.limit + 1,
+    });
+    const page = rows.slice(0, filter.limit);
+    const items = page.map(
+      ({ position: _position, response_excerpt: _excerpt, ...item }): DeliveryLogItem => item,
+    );
+    const last = page[page.length - 1];
+    return {
+      items,
+      next_cursor: rows.length > filter.limit && last ? encodeLogCursor(last.position) : null,
+    };
+  }
+
+  /**
+   * An endpoint's delivery ledger (the dashboard's `GET /endpoints/{endpoint_id}/ledger`,
+   * docs/dashboard.md#delivery-ledger): for each of the last `days` UTC days, today first, the
+   * deliveries created that day for the endpoint (`matched`) split by where they stand now:
+   * `delivered` (succeeded), `failed` (for good), `pending`, `skipped` (skipped, or dropped).
+   * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
+   * on every day. It never reaches past the retention period (docs/operations.md#retention):
+   * older deliveries are gone, so at most `DELIVERY_RETENTION_DAYS` days are returned.
+   * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
+   * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, skipped}]}`,
+   *   `min(days, DELIVERY_RETENTION_DAYS)` entries, newest first.
+   * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
+   *   unknown endpoint.
+   */
+  async deliveryLedger(
+    endpointId: number,
+    days: number = LEDGER_DEFAULT_DAYS,
+  ): Promise<DeliveryLedger> {
+    if (!isLedgerDays(days)) {
+      throw InvalidInputError.field('days', `must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
+    }
+    await this.requireEndpoint(endpointId);
+    const retained = Math.min(days, this.config.deliveryRetentionDays);
+    return { days: await this.repository.countDeliveriesByDay(endpointId, retained) };
+  }
+
+  /**
+   * One finished attempt with the request exactly as sent and the start of the response (the
+   * dashboard's `GET /attempts/{attempt_id}`, docs/dashboard.md#attempt-detail): URL, headers
+   * (`webhook-signature` truncated: never a whole signature or a secret), body, status,
+   * `response_excerpt` and `response_headers`. The caller checks that `endpoint_id` is the user's.
+   * @throws NotFoundError for an unknown attempt, or one still in flight.
+   */
+  async attemptDetail(attemptId: number): Promise<AttemptDetail> {
+    const row =
+      Number.isSafeInteger(attemptId) && attemptId >= 1
+        ? await this.repository.findAttemptRequest(attemptId)
+        : null;
+    if (!row) throw new NotFoundError(`attempt ${attemptId} does not exist`);
+    const { request_url, request_headers, request_body, delivery, ...record } = row;
+    return {
+      ...record,
+      request: { url: request_url, headers: request_headers, body: request_body },
+      delivery,
+    };
+  }
+
+  private async requireEndpoint(endpointId: number): Promise<void> {
+    if (!(await this.endpoints.find(endpointId))) {
+      throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
+    }
+  }
+
+  private finished(record: AttemptRecord | null): AttemptRecord {
+    if (!record)
+      throw new Error(
+        'the attempt was closed as of unknown outcome before its result was recorded',
+      );
+    return record;
+  }
+}

@@ -1,0 +1,80 @@
+import {
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryColumn,
+  Unique,
+} from 'typeorm';
+import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
+import { WebhookEvent } from './webhook-event.entity';
+import { bigintToNumber } from '../../database/transformers';
+
+/**
+ * Where a delivery stands (docs/webhooks.md#events): waiting for its next attempt, done, given
+ * up, dropped (its endpoint was disabled or deleted before an attempt), or skipped (its
+ * endpoint was disabled when the event was recorded: never queued nor attempted).
+ */
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
+
+/**
+ * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the
+ * next one is due. Its id is the BullMQ job id, so queuing it twice never doubles it.
+ */
+@Entity({ name: 'webhook_delivery' })
+@Unique('uq_webhook_delivery_event_id_endpoint_id', ['eventId', 'endpointId'])
+@Index('idx_webhook_delivery_pending', ['nextAttemptAt'], { where: `status = 'pending'` })
+// An endpoint's deliveries by creation time: the delivery ledger's window
+// (docs/dashboard.md#delivery-ledger), and the endpoint's foreign key (its leading column).
+@Index('idx_webhook_delivery_endpoint_id_created_at', ['endpointId', 'createdAt'])
+// Bulk recovery (docs/webhooks.md#bulk-recovery): counting an endpoint's failed deliveries since
+// a time, and walking them by id.
+@Index('idx_webhook_delivery_failed_created', ['endpointId', 'createdAt'], {
+  where: `status = 'failed'`,
+})
+@Index('idx_webhook_delivery_failed_id', ['endpointId', 'id'], { where: `status = 'failed'` })
+// Replaying what an endpoint missed (docs/webhooks.md#replaying-missed-deliveries): the same two
+// over the deliveries a `missed` recovery covers.
+@Index('idx_webhook_delivery_missed_created', ['endpointId', 'createdAt'], {
+  where: `status IN ('failed', 'skipped', 'dropped')`,
+})
+@Index('idx_webhook_delivery_missed_id', ['endpointId', 'id'], {
+  where: `status IN ('failed', 'skipped', 'dropped')`,
+})
+// Both recoveries also cover pending deliveries waiting on a retry (a failed attempt at least):
+// counted since a time and walked by id over this one.
+@Index('idx_webhook_delivery_retrying_id', ['endpointId', 'id'], {
+  where: `status = 'pending' AND attempt_count > 0`,
+})
+export class WebhookDelivery {
+  @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
+  id!: number;
+
+  @Column({ name: 'event_id', type: 'uuid' })
+  eventId!: string;
+
+  @ManyToOne(() => WebhookEvent, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'event_id', foreignKeyConstraintName: 'fk_webhook_delivery_event' })
+  event?: WebhookEvent;
+
+  @Column({ name: 'endpoint_id', type: 'integer' })
+  endpointId!: number;
+
+  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'fk_webhook_delivery_endpoint' })
+  endpoint?: WebhookEndpoint;
+
+  @Column({ type: 'varchar', length: 16, default: 'pending' })
+  status!: DeliveryStatus;
+
+  @Column({ name: 'attempt_count', type: 'integer', default: 0 })
+  attemptCount!: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+}

@@ -1,0 +1,154 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import { DataSource, EntityManager } from 'typeorm';
+import type { EventType } from '../../webhooks/event-types';
+import { DeliveryTargets, type Subscriber } from '../../webhooks/delivery-targets.service';
+import { DeliveryDispatcher } from './delivery.dispatcher';
+import {
+  DeliveryRepository,
+  type DeliveryPair,
+  type NewEvent,
+} from '../attempts/delivery.repository';
+import type { QueuedDelivery } from './delivery.queue';
+import { captureTraceContext } from '../../tracing/trace-hooks';
+
+/** An event to record: its type and its `data` object. */
+export interface EventInput {
+  type: EventType;
+  data: Record<string, unknown>;
+}
+
+const SAFE_ID = /^[1-9][0-9]{0,15}$/;
+
+/**
+ * The lead an event is about (docs/dashboard.md#a-leads-page), stored with it as
+ * `webhook_event.lead_id` so that a lead's deliveries are found by index: the `id` of a
+ * `lead.created` event's data (the stored lead), the `lead_id` of any other type's data (the
+ * convention of `lead.status_changed`, `lead.converted`, `call.*` and `form.submitted`,
+ * docs/webhooks.md#payloads). `leads.bulk_created` names many leads and is about its import:
+ * null. The id must be a positive safe integer, as a JSON number or as decimal digits without
+ * sign or leading zero; anything else is null (the event is recorded all the same). Pure.
+ */
+export function leadIdOf(type: string, data: Record<string, unknown>): number | null {
+  if (type === 'leads.bulk_created') return null;
+  const value = type === 'lead.created' ? data.id : data.lead_id;
+  const id = typeof value === 'string' && SAFE_ID.test(value) ? Number(value) : value;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id >= 1 ? id : null;
+}
+
+/** One event {@link WebhookEventPublisher.record} wrote. */
+export interface RecordedEvent {
+  id: string;
+  type: EventType;
+  createdAt: Date;
+  /** Its pending deliveries: the enabled endpoints subscribed to its type. */
+  deliveries: number;
+  /** Its `skipped` deliveries: the disabled endpoints subscribed to its type. */
+  skipped: number;
+}
+
+/** What {@link WebhookEventPublisher.record} wrote; hand it to `dispatch` after the commit. */
+export interface RecordedEvents {
+  events: RecordedEvent[];
+  /** The pending deliveries, to queue (skipped ones are never queued). */
+  deliveries: QueuedDelivery[];
+}
+
+/**
+ * The transactional outbox (docs/webhooks.md#events, docs/architecture.md#publishing-events).
+ * Any module records events inside its own transaction with {@link record}; an event is
+ * written only when some endpoint of the campaign, enabled or disabled, subscribes to its
+ * type, with one delivery per such endpoint: pending for an enabled one, `skipped` for a
+ * disabled one. After the commit, {@link dispatch} queues the pending deliveries; what it
+ * cannot queue, the sweeper does.
+ */
+@Injectable()
+export class WebhookEventPublisher {
+  constructor(
+    @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly endpoints: DeliveryTargets,
+    private readonly repository: DeliveryRepository,
+    private readonly dispatcher: DeliveryDispatcher,
+  ) {}
+
+  /**
+   * Records `inputs` for `campaignId` in the caller's transaction: each input some endpoint
+   * subscribes to becomes one event and one delivery per subscribed endpoint (pending, or
+   * `skipped` for a disabled endpoint), all in one INSERT per table; the other inputs write
+   * nothing. Body of each event: `{"type", "timestamp" (ISO), "data"}`, stored as the exact
+   * bytes to send. With tracing on, each event also keeps the caller's trace context, to which
+   * every attempt of its deliveries is linked (docs/operations.md#traces).
+   */
+  async record(
+    manager: EntityManager,
+    campaignId: number,
+    inputs: EventInput[],
+  ): Promise<RecordedEvents> {
+    if (inputs.length === 0) return { events: [], deliveries: [] };
+    const subscribers = await this.endpoints.subscribers(manager, campaignId);
+    const createdAt = new Date();
+    const timestamp = createdAt.toISOString();
+    const events: NewEvent[] = [];
+    const summary: RecordedEvent[] = [];
+    const pairs: DeliveryPair[] = [];
+    const endpointsByType = new Map<string, Subscriber[]>();
+    for (const input of inputs) {
+      let targets = endpointsByType.get(input.type);
+      if (!targets) {
+        targets = subscribers.filter((s) => s.subscribedEvents.includes(input.type));
+        endpointsByType.set(input.type, targets);
+      }
+      if (targets.length === 0) continue;
+      const id = randomUUID();
+      events.push({
+        id,
+        type: input.type,
+        body: JSON.stringify({ type: input.type, timestamp, data: input.data }),
+        leadId: leadIdOf(input.type, input.data),
+        createdAt,
+      });
+      const skipped = targets.filter((s) => !s.isEnabled).length;
+      summary.push({
+        id,
+        type: input.type,
+        createdAt,
+        deliveries: targets.length - skipped,
+        skipped,
+      });
+      for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
+    }
+    const deliveries = await this.repository.insertEvents(
+      manager,
+      campaignId,
+      events,
+      pairs,
+      captureTraceContext(),
+    );
+    return { events: summary, deliveries };
+  }
+
+  /**
+   * The event types some endpoint of the campaign subscribes to, enabled or disabled (an
+   * event of such a type is recorded, if only as skipped deliveries), read in the caller's
+   * transaction: lets a caller skip building events {@link record} would not write.
+   */
+  async subscribedTypes(manager: EntityManager, campaignId: number): Promise<Set<string>> {
+    const subscribers = await this.endpoints.subscribers(manager, campaignId);
+    return new Set(subscribers.flatMap((s) => s.subscribedEvents));
+  }
+
+  /** Queues what {@link record} wrote; call after the transaction committed. Never throws. */
+  dispatch(recorded: RecordedEvents): Promise<void> {
+    return this.dispatcher.enqueueAfterCommit(recorded.deliveries);
+  }
+
+  /** Records and dispatches in a transaction of its own (the CLI's `event emit`). */
+  async publish(campaignId: number, inputs: EventInput[]): Promise<RecordedEvents> {
+    const recorded = await this.dataSource.transaction((manager) =>
+      this.record(manager, campaignId, inputs),
+    );
+    await this.dispatch(recorded);
+    return recorded;
+  }
+}

@@ -1,0 +1,93 @@
+import {
+  Check,
+  Column,
+  CreateDateColumn,
+  Entity,
+  Index,
+  JoinColumn,
+  ManyToOne,
+  PrimaryGeneratedColumn,
+} from 'typeorm';
+import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
+import { bigintToNumber } from '../../database/transformers';
+
+/** Where a bulk recovery stands (docs/webhooks.md#bulk-recovery). */
+export type RecoveryStatus = 'running' | 'done' | 'cancelled';
+
+/**
+ * What a recovery covers: `failed` deliveries (a bulk recovery, docs/webhooks.md#bulk-recovery),
+ * or every delivery the endpoint `missed`, those `failed`, `skipped` (recorded while it was
+ * disabled) and `dropped` (disabled before their attempt): a replay
+ * (docs/webhooks.md#replaying-missed-deliveries).
+ */
+export const RECOVERY_SCOPES = ['failed', 'missed'] as const;
+
+/** One of {@link RECOVERY_SCOPES}. */
+export type RecoveryScope = (typeof RECOVERY_SCOPES)[number];
+
+/**
+ * One bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery), or a
+ * replay of the deliveries it missed (`scope` `missed`): the deliveries it covers (of its
+ * scope's statuses, created at or after `since`, id at most `last_delivery_id`, as
+ * counted when it started), how far the worker got (`cursor_delivery_id`, `processed`), and the
+ * batch it queued last (`batch_delivery_ids`), which must leave `pending` before the next batch
+ * is taken. At most one recovery per endpoint is `running` (a unique partial index).
+ */
+@Entity({ name: 'delivery_recovery' })
+@Index('uq_delivery_recovery_running', ['endpointId'], {
+  unique: true,
+  where: `status = 'running'`,
+})
+@Index('idx_delivery_recovery_endpoint', ['endpointId', 'id'])
+@Check('chk_delivery_recovery_scope', `"scope" IN ('failed', 'missed')`)
+export class DeliveryRecovery {
+  @PrimaryGeneratedColumn({ type: 'integer' })
+  id!: number;
+
+  @Column({ name: 'endpoint_id', type: 'integer' })
+  endpointId!: number;
+
+  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'fk_delivery_recovery_endpoint' })
+  endpoint?: WebhookEndpoint;
+
+  @Column({ type: 'timestamptz' })
+  since!: Date;
+
+  @Column({ type: 'varchar', length: 16 })
+  status!: RecoveryStatus;
+
+  /** The statuses it covers ({@link RECOVERY_SCOPES}). */
+  @Column({ type: 'varchar', length: 16, default: 'failed' })
+  scope!: RecoveryScope;
+
+  /** Deliveries of its scope counted at the start. */
+  @Column({ type: 'integer' })
+  total!: number;
+
+  /** Deliveries moved back to `pending` so far. */
+  @Column({ type: 'integer', default: 0 })
+  processed!: number;
+
+  /** The highest delivery id counted at the start: no later delivery is touched. */
+  @Column({ name: 'last_delivery_id', type: 'bigint', transformer: bigintToNumber })
+  lastDeliveryId!: number;
+
+  /** The highest delivery id handled so far (the batches' cursor, by id). */
+  @Column({ name: 'cursor_delivery_id', type: 'bigint', transformer: bigintToNumber })
+  cursorDeliveryId!: number;
+
+  /** The deliveries of the last batch: the next batch waits until none is `pending`. */
+  @Column({ name: 'batch_delivery_ids', type: 'bigint', array: true, default: () => "'{}'" })
+  batchDeliveryIds!: string[];
+
+  /** When the last batch was queued. */
+  @Column({ name: 'batch_queued_at', type: 'timestamptz', nullable: true })
+  batchQueuedAt!: Date | null;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
+  finishedAt!: Date | null;
+}

@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
+import { DeliveryRecovery } from './delivery-recovery.entity';
+import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DeliveryRecoveries } from './delivery-recovery.service';
+
+/**
+ * {@link DeliveryRecoveries} for the dashboard: recording, listing and cancelling recoveries.
+ * The worker's side (`DeliveryRecoveryRunner`) is in `DeliveryWorkerModule`.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([DeliveryRecovery]), WebhookEndpointsModule],
+  providers: [DeliveryRecoveryRepository, DeliveryRecoveries],
+  exports: [DeliveryRecoveries],
+})
+export class DeliveryRecoveryModule {}

@@ -1,0 +1,153 @@
+import { Injectable } from '@nestjs/common';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
+import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
+import { parseInstant } from '../attempts/delivery-log';
+import { RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
+import { DeliveryRecoveryRepository, type RecoveryRecord } from './delivery-recovery.repository';
+
+/** How many of an endpoint's recoveries {@link DeliveryRecoveries.list} answers. */
+export const RECOVERY_LIST_LIMIT = 10;
+
+/**
+ * What a recovery since `since` would send again: the endpoint's deliveries created at or after
+ * it that are `failed`, and those `pending` with at least one failed attempt, waiting on their
+ * next retry (a recovery of either scope moves that retry to now), and those `skipped` or
+ * `dropped` (a replay, scope `missed`, only).
+ */
+export interface RecoveryPreview {
+  since: Date;
+  failed_count: number;
+  retrying_count: number;
+  skipped_count: number;
+}
+
+/**
+ * Bulk recovery of an endpoint's failed deliveries, and of those waiting on a retry
+ * (docs/webhooks.md#bulk-recovery), and the
+ * replay of every delivery it missed while disabled, the same recovery with the scope `missed`
+ * (docs/webhooks.md#replaying-missed-deliveries): preview, start, list and cancel. Starting only
+ * records the recovery; the delivery worker's `DeliveryRecoveryRunner` moves its deliveries to
+ * `pending` batch by batch. Ids are taken as given: the caller scopes the endpoint (and a
+ * recovery's endpoint) to its account first.
+ */
+@Injectable()
+export class DeliveryRecoveries {
+  constructor(
+    private readonly repository: DeliveryRecoveryRepository,
+    private readonly targets: DeliveryTargets,
+  ) {}
+
+  /**
+   * How many of the endpoint's deliveries a recovery since `since` would send again now: those
+   * `failed`, those waiting on a retry (`retrying_count`), and those `skipped` or `dropped`
+   * (counted in `skipped_count`; a replay only).
+   * @param since an ISO 8601 date-time with a zone, not in the future.
+   * @throws InvalidInputError (field `since`) for anything else.
+   */
+  async preview(endpointId: number, since: unknown): Promise<RecoveryPreview> {
+    const at = parseSince(since);
+    const { failed, retrying, skipped } = await this.repository.countMissedSince(endpointId, at);
+    return { since: at, failed_count: failed, retrying_count: retrying, skipped_count: skipped };
+  }
+
+  /**
+   * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`
+   * (those with an id up to the highest counted now), unless one is running: `failed` ones and
+   * those waiting on a retry, or with `missed` also those `skipped` or `dropped`.
+   * @param since as for {@link preview}.
+   * @param scope `failed` (the default, when undefined) or `missed`.
+   * @returns the new recovery (`started` true; already `done` when there was nothing to send),
+   *   or the endpoint's running recovery, whatever its scope (`started` false): at most one runs
+   *   per endpoint, which the database enforces, so two starts at once give one recovery.
+   * @throws InvalidInputError for a bad `since` or `scope` (naming the field);
+   *   StateConflictError for a disabled endpoint (its deliveries would be dropped, not sent);
+   *   NotFoundError when the endpoint does not exist.
+   */
+  async start(
+    endpointId: number,
+    since: unknown,
+    scope?: unknown,
+  ): Promise<{ recovery: RecoveryRecord; started: boolean }> {
+    const at = parseSince(since);
+    const covered = parseScope(scope);
+    const target = await this.targets.find(endpointId);
+    if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
+    // Two tries: a running recovery that ends between the refused insert and the read.
+    for (let tries = 0; ; tries += 1) {
+      const running = await this.repository.findRunning(endpointId);
+      if (running) return { recovery: running, started: false };
+      if (!target.isEnabled) {
+        throw new StateConflictError(
+          `webhook endpoint ${endpointId} is disabled: enable it before ${
+            covered === 'missed'
+              ? 'replaying its missed deliveries'
+              : 'redelivering its failed deliveries'
+          }`,
+        );
+      }
+      const recovery = await this.repository.insert(endpointId, at, covered);
+      if (recovery) return { recovery, started: true };
+      if (tries >= 1) throw new Error(`could not start a recovery of endpoint ${endpointId}`);
+    }
+  }
+
+  /** The endpoint's last {@link RECOVERY_LIST_LIMIT} recoveries, newest first. */
+  list(endpointId: number): Promise<RecoveryRecord[]> {
+    return this.repository.listOfEndpoint(endpointId, RECOVERY_LIST_LIMIT);
+  }
+
+  /**
+   * Recovery `id`, for the caller's ownership check through its `endpoint_id`.
+   * @throws NotFoundError when there is none.
+   */
+  async get(id: number): Promise<RecoveryRecord> {
+    const recovery = id > MAX_INT4 ? null : await this.repository.find(id);
+    if (!recovery) throw recoveryNotFound(id);
+    return recovery;
+  }
+
+  /**
+   * Cancels recovery `id`: no further batch is taken (a batch being moved commits first);
+   * deliveries already moved back to `pending` are still sent. Idempotent.
+   * @returns the recovery as it stands, and whether this call cancelled it (false when it had
+   *   already ended, `done` or `cancelled`).
+   * @throws NotFoundError when there is no such recovery.
+   */
+  async cancel(id: number): Promise<{ recovery: RecoveryRecord; cancelled: boolean }> {
+    const cancelled = id > MAX_INT4 ? null : await this.repository.finish(id, 'cancelled');
+    if (cancelled) return { recovery: cancelled, cancelled: true };
+    return { recovery: await this.get(id), cancelled: false };
+  }
+}
+
+const MAX_INT4 = 2_147_483_647;
+
+function recoveryNotFound(id: number): NotFoundError {
+  return new NotFoundError(`recovery ${id} does not exist`);
+}
+
+/**
+ * `since` of a recovery: an ISO 8601 date-time with a zone, not later than now.
+ * @throws InvalidInputError (field `since`) otherwise.
+ */
+export function parseSince(value: unknown): Date {
+  if (typeof value !== 'string') {
+    throw InvalidInputError.field('since', 'must be an ISO 8601 date-time with a time zone');
+  }
+  const at = parseInstant('since', value);
+  if (at.getTime() > Date.now())
+    throw InvalidInputError.field('since', 'must not be in the future');
+  return at;
+}
+
+/**
+ * The scope of a recovery: `failed` when absent.
+ * @throws InvalidInputError (field `scope`) for anything but `failed` or `missed`.
+ */
+export function parseScope(value: unknown): RecoveryScope {
+  if (value === undefined) return 'failed';
+  if (!(RECOVERY_SCOPES as readonly unknown[]).includes(value)) {
+    throw InvalidInputError.field('scope', `must be one of ${RECOVERY_SCOPES.join(', ')}`);
+  }
+  return value as RecoveryScope;
+}

@@ -1,0 +1,105 @@
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
+import { AppConfig } from '../../config/app-config';
+import { DeploymentIdentity } from '../../database/deployment-identity';
+import {
+  DELIVER_BATCH_JOB,
+  DELIVERY_QUEUE,
+  deliveryBackoff,
+  type DeliveryBatchJobData,
+  type DeliveryJobData,
+} from '../outbox/delivery.queue';
+import {
+  NotDueError,
+  ScheduledAttempts,
+  type AttemptOutcome,
+  type BatchOutcome,
+} from './scheduled-attempts.service';
+
+/** How long a foreign job is put back before a worker looks at it again, in ms. */
+const FOREIGN_JOB_DELAY_MS = 5_000;
+
+/**
+ * The delivery worker (docs/webhooks.md, docs/reliability.md "Batches"): a batch job runs the
+ * first attempts of up to 50 new deliveries to one endpoint; a delivery job runs one attempt of
+ * one delivery, and a failed attempt throws, so BullMQ's retry runs on
+ * `WEBHOOK_RETRY_SCHEDULE`. Up to `WEBHOOK_WORKER_CONCURRENCY` jobs run at once, and as many
+ * attempts. The job lock (15 s, renewed every 7.5 s while the worker lives) lets another worker
+ * take over a killed worker's jobs within about 20 s (docs/reliability.md "Duplicates").
+ */
+@Processor(DELIVERY_QUEUE, {
+  concurrency: 200,
+  lockDuration: 15_000,
+  stalledInterval: 5_000,
+  maxStalledCount: 1_000,
+  settings: { backoffStrategy: deliveryBackoff },
+})
+export class DeliveryProcessor extends WorkerHost implements OnApplicationBootstrap {
+  private readonly logger = new Logger(DeliveryProcessor.name);
+
+  constructor(
+    private readonly scheduled: ScheduledAttempts,
+    private readonly config: AppConfig,
+    private readonly deployment: DeploymentIdentity,
+  ) {
+    super();
+  }
+
+  onApplicationBootstrap(): void {
+    this.worker.concurrency = this.config.webhookWorkerConcurrency;
+  }
+
+  /**
+   * Runs a job's attempts. A job of another deployment (possible only when two deployments were
+   * forced onto one `QUEUE_PREFIX`) is never completed here: it is put back, delayed, and an
+   * error is logged; so is a delivery job whose delivery is not due yet, until it is.
+   */
+  async process(
+    job: Job<DeliveryJobData | DeliveryBatchJobData>,
+    token?: string,
+  ): Promise<AttemptOutcome | BatchOutcome> {
+    const owner = job.data.deployment;
+    if (owner !== undefined && owner !== this.deployment.id) {
+      this.logger.error(
+        `Job ${job.id} belongs to deployment ${owner}, not ${this.deployment.id}: put back. ` +
+          `Two deployments share QUEUE_PREFIX "${this.deployment.queuePrefix}"; give each its own.`,
+      );
+      await job.moveToDelayed(Date.now() + FOREIGN_JOB_DELAY_MS, token);
+      throw new DelayedError();
+    }
+    // Ran before and failed, or was taken over from a stopped worker; a job put back because
+    // its delivery was not due (NotDueError) did not run before.
+    const resumed = job.attemptsMade > 0 || job.stalledCounter > 0;
+    if (job.name === DELIVER_BATCH_JOB) {
+      const { deliveryIds, endpointId } = job.data as DeliveryBatchJobData;
+      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed);
+      if (outcome.left === 0) return outcome;
+      // Stopping: what was not started goes back to the queue for another worker at once.
+      await job.moveToDelayed(Date.now(), token);
+      throw new DelayedError();
+    }
+    const { deliveryId, endpointId } = job.data as DeliveryJobData;
+    try {
+      return await this.scheduled.run(deliveryId, endpointId, resumed);
+    } catch (error) {
+      if (!(error instanceof NotDueError)) throw error;
+      await job.moveToDelayed(Date.now() + error.waitMs, token);
+      throw new DelayedError();
+    }
+  }
+
+  /**
+   * Stops taking jobs and waits for the attempts under way to finish and be recorded
+   * (shutdown, step 2 of docs/reliability.md "Shutdown").
+   */
+  async stopTakingJobs(): Promise<void> {
+    this.scheduled.stopStartingAttempts();
+    await this.worker.close();
+  }
+
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    this.logger.warn(`Delivery worker error: ${error.message}`);
+  }
+}

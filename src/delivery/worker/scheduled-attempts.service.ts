@@ -1,0 +1,280 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { UnrecoverableError } from 'bullmq';
+import pLimit from 'p-limit';
+import { AppConfig } from '../../config/app-config';
+import { DeliveryTargets, type DeliveryTarget } from '../../webhooks/delivery-targets.service';
+import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
+import { DeliveryRetryError } from '../outbox/delivery.queue';
+import { DeliveryRepository, type DeliveryWork } from '../attempts/delivery.repository';
+import { AttemptLog } from '../attempts/attempt-log.service';
+import { AttemptRunner } from './attempt.runner';
+import { GONE, nextStep } from './retry-schedule';
+import { bindTraceContext } from '../../tracing/trace-hooks';
+
+/**
+ * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
+ * another job began the same attempt first), `dropped` (its endpoint was disabled or
+ * deleted), `missing` (no such delivery in this deployment's database).
+ */
+export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
+
+/**
+ * What a batch job did with each of its deliveries ({@link ScheduledAttempts.runBatch}); `left`:
+ * not attempted because the worker is stopping.
+ */
+export type BatchOutcome = Record<AttemptOutcome | 'retrying' | 'failed' | 'left', number>;
+
+/**
+ * How early a scheduled attempt may begin, in ms: a retry job whose delay ran out a little
+ * before PostgreSQL's clock says its delivery is due still runs.
+ */
+export const DUE_TOLERANCE_MS = 1_000;
+
+/**
+ * Thrown by {@link ScheduledAttempts.run} for a delivery that is not due yet (a job the sweeper
+ * queued while a batch scheduled its retry): the job is put back until it is.
+ */
+export class NotDueError extends Error {
+  constructor(readonly waitMs: number) {
+    super(`not due for another ${waitMs} ms`);
+    this.name = 'NotDueError';
+  }
+}
+
+/** The result of one scheduled attempt of a delivery. */
+type Attempted =
+  | { kind: 'succeeded' | 'taken' | 'left' | 'dropped' }
+  | { kind: 'retry'; delayMs: number; reason: string }
+  | { kind: 'failed'; reason: string };
+
+/**
+ * The worker's scheduled attempts (docs/webhooks.md#success-retries-and-health,
+ * docs/reliability.md "Batches"): the first attempts of new deliveries, a batch per job, and
+ * each retry, a job per delivery; each recorded with its delivery's next state by the retry
+ * schedule. At most `WEBHOOK_WORKER_CONCURRENCY` attempts of a process are in flight at once,
+ * whatever the jobs. Only the worker loads this.
+ */
+@Injectable()
+export class ScheduledAttempts {
+  private readonly logger = new Logger(ScheduledAttempts.name);
+  /** The process's attempts in flight, at most `WEBHOOK_WORKER_CONCURRENCY`. */
+  private readonly slots: pLimit.Limit;
+  private stopping = false;
+
+  constructor(
+    private readonly repository: DeliveryRepository,
+    private readonly attempts: AttemptLog,
+    private readonly runner: AttemptRunner,
+    private readonly endpoints: DeliveryTargets,
+    private readonly dispatcher: DeliveryDispatcher,
+    private readonly config: AppConfig,
+  ) {
+    this.slots = pLimit(config.webhookWorkerConcurrency);
+  }
+
+  /**
+   * Starts no more attempts of batches ({@link runBatch} leaves the rest for another worker);
+   * attempts under way go on. Called when the worker stops taking jobs.
+   */
+  stopStartingAttempts(): void {
+    this.stopping = true;
+  }
+
+  /**
+   * Runs the next scheduled attempt of a delivery (a {@link DELIVER_JOB} job).
+   * @param resumed the job ran before (a retry, or taken over from a stopped worker): close
+   *   the delivery's attempts that a dead process left unfinished first.
+   * @returns `skipped` when the delivery is no longer pending (already done, or queued twice)
+   *   or another job began the same attempt first, `dropped` when its endpoint was
+   *   disabled or deleted meanwhile, or found gone by another attempt of this process (nothing
+   *   is sent), `missing` when this deployment's database has no such delivery (logged).
+   * @throws NotDueError when the delivery is not due yet (the job waits until it is);
+   *   DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its
+   *   delay: the schedule's step, or a 429's or 503's `Retry-After`); UnrecoverableError after
+   *   the last one, or after a 410 Gone (the delivery is marked failed).
+   */
+  async run(deliveryId: number, endpointId?: number, resumed = false): Promise<AttemptOutcome> {
+    // With the endpoint id in the job, the delivery and its endpoint are read at once.
+    const [work, knownTarget] = await Promise.all([
+      this.repository.findWork(deliveryId),
+      endpointId === undefined ? undefined : this.endpoints.find(endpointId),
+    ]);
+    if (!work) {
+      this.logger.warn(
+        `Delivery ${deliveryId} does not exist in this deployment's database; job dropped`,
+      );
+      return 'missing';
+    }
+    if (work.status !== 'pending') return 'skipped';
+    if (work.waitMs > DUE_TOLERANCE_MS) throw new NotDueError(work.waitMs);
+    const target = await this.targetOf(work, endpointId, knownTarget);
+    if (!target) return this.drop(work);
+    const attempted = await this.attempt(work, target, resumed, false);
+    switch (attempted.kind) {
+      case 'succeeded':
+        return 'succeeded';
+      case 'dropped':
+        return this.drop(work);
+      case 'taken':
+      case 'left':
+        return 'skipped';
+      case 'retry':
+        throw new DeliveryRetryError(attempted.reason, attempted.delayMs);
+      case 'failed':
+        throw new UnrecoverableError(attempted.reason);
+    }
+  }
+
+  /**
+   * Runs the first attempts of a batch of deliveries to one endpoint (a {@link DELIVER_BATCH_JOB}
+   * job), each as {@link run} would, all at once within the process's attempt limit. A
+   * delivery that is not pending or not due (its attempt in an earlier run of this job failed
+   * and its retry is queued) is skipped; one whose attempt failed with retries left is queued
+   * again as a job of its own. Running a batch again (BullMQ's retry, a takeover) attempts only
+   * what is still due. Once the worker is stopping, deliveries not yet started are `left`.
+   * @param resumed see {@link run}.
+   * @returns how many deliveries came to each outcome.
+   * @throws the first unexpected error (PostgreSQL down when an attempt was to begin) after
+   *   every other delivery of the batch was attempted: BullMQ runs the batch again.
+   */
+  async runBatch(
+    deliveryIds: number[],
+    endpointId: number,
+    resumed = false,
+  ): Promise<BatchOutcome> {
+    const tally: BatchOutcome = {
+      succeeded: 0,
+      retrying: 0,
+      failed: 0,
+      skipped: 0,
+      dropped: 0,
+      missing: 0,
+      left: 0,
+    };
+    const [works, knownTarget] = await Promise.all([
+      Promise.all(deliveryIds.map((id) => this.repository.findWork(id))),
+      this.endpoints.find(endpointId),
+    ]);
+    const errors: unknown[] = [];
+    await Promise.all(
+      works.map(async (work, i) => {
+        if (!work) {
+          this.logger.warn(
+            `Delivery ${deliveryIds[i]} does not exist in this deployment's database; skipped`,
+          );
+          tally.missing += 1;
+          return;
+        }
+        if (work.status !== 'pending' || work.waitMs > DUE_TOLERANCE_MS) {
+          tally.skipped += 1;
+          return;
+        }
+        try {
+          const target = await this.targetOf(work, endpointId, knownTarget);
+          if (!target) {
+            tally[await this.drop(work)] += 1;
+            return;
+          }
+          const attempted = await this.attempt(work, target, resumed, true);
+          if (attempted.kind === 'dropped') tally[await this.drop(work)] += 1;
+          else if (attempted.kind === 'left') tally.left += 1;
+          else if (attempted.kind === 'taken') tally.skipped += 1;
+          else if (attempted.kind === 'succeeded') tally.succeeded += 1;
+          else if (attempted.kind === 'failed') tally.failed += 1;
+          else if (attempted.kind === 'retry') {
+            tally.retrying += 1;
+            await this.dispatcher
+              .enqueueRetry({ id: work.id, endpointId: work.endpointId }, attempted.delayMs)
+              .catch((error: unknown) =>
+                this.logger.warn(
+                  `Could not queue the retry of delivery ${work.id} (${(error as Error).message}); the sweeper will`,
+                ),
+              );
+          }
+        } catch (error) {
+          errors.push(error);
+        }
+      }),
+    );
+    if (errors.length > 0) throw errors[0];
+    return tally;
+  }
+
+  /** The delivery's endpoint, read again when the job named another; null when disabled or gone. */
+  private async targetOf(
+    work: DeliveryWork,
+    endpointId: number | undefined,
+    knownTarget: DeliveryTarget | null | undefined,
+  ): Promise<DeliveryTarget | null> {
+    const target =
+      knownTarget !== undefined && work.endpointId === endpointId
+        ? knownTarget
+        : await this.endpoints.find(work.endpointId);
+    return target && this.endpoints.sendsTo(target) ? target : null;
+  }
+
+  private async drop(work: DeliveryWork): Promise<'dropped'> {
+    await this.repository.markDropped(work.id);
+    return 'dropped';
+  }
+
+  /**
+   * One scheduled attempt, recorded with the delivery's next state. It waits for one of the
+   * process's attempt slots, held while the attempt is begun and sent (not while its result is
+   * recorded: those are written together, in batches). Right before it is begun, the target is
+   * checked again ({@link DeliveryTargets.sendsTo}): an endpoint this process found gone since
+   * it was read is not sent to (`dropped`). The delivery's `next_attempt_at` is set from the
+   * same delay the caller queues its retry with ({@link nextStep}).
+   * @param ofBatch once the worker is stopping, an attempt of a batch is not started (`left`).
+   */
+  private async attempt(
+    work: DeliveryWork,
+    target: DeliveryTarget,
+    resumed: boolean,
+    ofBatch: boolean,
+  ): Promise<Attempted> {
+    const start = {
+      endpointId: work.endpointId,
+      deliveryId: work.id,
+      messageId: work.eventId,
+      eventType: work.eventType,
+      scheduled: { attemptCount: work.attemptCount },
+    };
+    // Bound to this job's trace context: a slot may start it from another job's.
+    const begun = await this.slots(
+      bindTraceContext(async () => {
+        if (ofBatch && this.stopping) return 'left' as const;
+        // The target may have been read before another attempt found the endpoint gone.
+        if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
+        return await this.runner.run(start, target, work.body, resumed, work.traceContext);
+      }),
+    );
+    if (begun === 'left' || begun === 'dropped') return { kind: begun };
+    // Another job of the delivery attempted it since it was read, or is attempting it now.
+    if (!begun) return { kind: 'taken' };
+    const { id: attemptId, deliveryCreatedAt, closedBefore, result } = begun;
+    // Attempts closed as abandoned just now count too: the schedule goes on after them.
+    const attemptNumber = work.attemptCount + closedBefore + 1;
+    // A 410 fails the delivery at once; a 429 or 503 may move its next attempt (Retry-After).
+    const next = nextStep(attemptNumber, result, this.config.webhookRetryScheduleMs);
+    await this.attempts.finish({
+      ...start,
+      id: attemptId,
+      deliveryCreatedAt,
+      result,
+      // Scheduled attempts run only while the delivery is pending: a success is its first.
+      eventCreatedAt: work.eventCreatedAt,
+      next: {
+        status: next.status,
+        nextAttemptAt: next.status === 'pending' ? new Date(Date.now() + next.delayMs) : null,
+      },
+    });
+    if (result.success) return { kind: 'succeeded' };
+    const reason = `delivery ${work.id} attempt ${attemptNumber} failed: ${result.error}`;
+    if (next.status === 'failed') {
+      const why = result.statusCode === GONE ? 'the endpoint is gone' : 'no retries left';
+      return { kind: 'failed', reason: `${reason}; ${why}` };
+    }
+    return { kind: 'retry', delayMs: next.delayMs, reason };
+  }
+}

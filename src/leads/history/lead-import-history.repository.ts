@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { ImportRejection } from './import-rejections';
+import { newLeads } from '../upload/lead-batch';
+
+/**
+ * One import as the dashboard shows it (docs/dashboard.md#imports): its compliance record and
+ * its counts, as the 202 answered them.
+ */
+export interface LeadImportView {
+  id: string;
+  campaign_id: number;
+  created_at: Date;
+  /**
+   * The API key that uploaded: its id, name and the prefix shown in the key list; null for a
+   * chunk of a spreadsheet import.
+   */
+  api_key: { id: number; name: string | null; prefix: string } | null;
+  /** The dashboard user who imported a spreadsheet (docs/dashboard.md#spreadsheet-imports). */
+  user: { id: number; email: string } | null;
+  /** The spreadsheet import this import is a chunk of. */
+  spreadsheet_import_id: string | null;
+  source: string;
+  tags: string[];
+  disclaimer_version: string;
+  compliance_acknowledged_at: Date;
+  client_ip: string | null;
+  /**
+   * The upload's counts as the 202 answered them (docs/api.md#duplicates-and-counts):
+   * `received_count` rows read, `valid_count` valid leads (the new ones and the duplicates
+   * skipped), `invalid_count` rows rejected, `duplicate_count` duplicates skipped.
+   */
+  received_count: number;
+  valid_count: number;
+  invalid_count: number;
+  duplicate_count: number;
+  /**
+   * New leads stored, `valid_count − duplicate_count`: the dashboard's "New leads"
+   * (docs/dashboard.md#imports), so that rows read = new + duplicates skipped + rejected.
+   */
+  new_count: number;
+  /** How many rejected rows are kept (0 once retention removed them). */
+  rejected_rows_kept: number;
+}
+
+/** An import with its place in the import list: `created_at` in µs since the epoch, as text. */
+export type LeadImportRow = LeadImportView & { micros: string };
+
+/** Where a page of a campaign's import list resumes: after this (`created_at`, `id`). */
+export interface ImportListPosition {
+  /** `created_at` in µs since the epoch: the digits of a PostgreSQL `bigint`. */
+  micros: string;
+  id: string;
+}
+
+/**
+ * The SQL of the import history (docs/dashboard.md#imports). It owns `lead_import_rejection`
+ * and reads `lead_import`, and, beyond the leads module's tables, `campaign` (which account a
+ * campaign or import belongs to), `api_key` and `dashboard_user` (who uploaded); see
+ * docs/architecture.md#modules-and-tables.
+ */
+@Injectable()
+export class LeadImportsRepository {
+  constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
+
+  /** Whether campaign `campaignId` exists and is account `accountId`'s. */
+  async campaignOfAccount(campaignId: number, accountId: number): Promise<boolean> {
+    const [campaign] = await this.dataSource.query(
+      'SELECT 1 FROM campaign WHERE id = $1 AND account_id = $2',
+      [campaignId, accountId],
+    );
+    return campaign !== undefined;
+  }
+
+  /**
+   * At most `limit` imports of a campaign, newest first (`created_at`, then `id`, descending),
+   * after `after` when given.
+   */
+  listOfCampaign(
+    campaignId: number,
+    after: ImportListPosition | null,
+    limit: number,
+  ): Promise<LeadImportRow[]> {
+    return this.select(
+      `i.campaign_id = $1
+         AND ($2::bigint IS NULL OR (i.created_at, i.id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
+       ORDER BY i.created_at DESC, i.id DESC
+       LIMIT $4`,
+      [campaignId, after?.micros ?? null, after?.id ?? null, limit],
+    );
+  }
+
+  /** Import `importId` if it is of a campaign of account `accountId`, else undefined. */
+  async findOfAccount(importId: string, accountId: number): Promise<LeadImportRow | undefined> {
+    const [row] = await this.select(
+      `i.id = $1 AND i.campaign_id IN (SELECT id FROM campaign WHERE account_id = $2)`,
+      [importId, accountId],
+    );
+    return row;
+  }
+
+  /** At most `limit` rejected rows of an import, by row, those after row `afterRow` (0-based). */
+  rejections(importId: string, afterRow: number, limit: number): Promise<ImportRejection[]> {
+    return this.dataSource.query(
+      `SELECT row, field, message, submitted FROM lead_import_rejection
+        WHERE import_id = $1 AND row > $2 ORDER BY row LIMIT $3`,
+      [importId, afterRow, limit],
+    );
+  }
+
+  private async select(where: string, params: unknown[]): Promise<LeadImportRow[]> {
+    const rows: Array<Record<string, unknown>> = await this.dataSource.query(
+      `SELECT i.id, i.campaign_id, i.created_at,
+              (extract(epoch FROM i.created_at) * 1000000)::bigint::text AS micros,
+              k.id AS api_key_id, k.name AS api_key_name, k.key_prefix AS api_key_prefix,
+              u.id AS user_id, u.email AS user_email, i.spreadsheet_import_id,
+              i.source, i.tags, i.disclaimer_version, i.compliance_acknowledged_at, i.client_ip,
+              i.received_count, i.valid_count, i.invalid_count, i.duplicate_count,
+              (SELECT count(*) FROM lead_import_rejection r WHERE r.import_id = i.id)::int AS rejected_rows_kept
+         FROM lead_import i
+         LEFT JOIN api_key k ON k.id = i.api_key_id
+         LEFT JOIN dashboard_user u ON u.id = i.user_id
+        WHERE ${where}`,
+      params,
+    );
+    return rows.map((row) => ({
+      id: row.id as string,
+      campaign_id: row.campaign_id as number,
+      created_at: row.created_at as Date,
+      micros: row.micros as string,
+      api_key:
+        row.api_key_id === null
+          ? null
+          : {
+              id: row.api_key_id as number,
+              name: row.api_key_name as string | null,
+              prefix: row.api_key_prefix as string,
+            },
+      user:
+        row.user_id === null
+          ? null
+          : { id: row.user_id as number, email: row.user_email as string },
+      spreadsheet_import_id: row.spreadsheet_import_id as string | null,
+      source: row.source as string,
+      tags: row.tags as string[],
+      disclaimer_version: row.disclaimer_version as string,
+      compliance_acknowledged_at: row.compliance_acknowledged_at as Date,
+      client_ip: row.client_ip as string | null,
+      received_count: row.received_count as number,
+      valid_count: row.valid_count as number,
+      invalid_count: row.invalid_count as number,
+      duplicate_count: row.duplicate_count as number,
+      new_count: newLeads(row.valid_count as number, row.duplicate_count as number),
+      rejected_rows_kept: row.rejected_rows_kept as number,
+    }));
+  }
+}

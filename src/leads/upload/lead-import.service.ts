@@ -1,0 +1,251 @@
+import { Injectable, Optional } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import type { AuthPrincipal } from '../../auth/auth-principal';
+import type { CampaignScope } from '../../campaigns/campaigns.service';
+import {
+  WebhookEventPublisher,
+  type RecordedEvents,
+} from '../../delivery/outbox/webhook-event.publisher';
+import { IdempotencyService } from '../../idempotency/idempotency.service';
+import { Metrics, type LeadSource } from '../../metrics/metrics.service';
+import type { LeadUploadRequest } from '../dto/lead-upload-request.dto';
+import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import {
+  importCounts,
+  settleCampaignDuplicates,
+  uploadResponse,
+  type ScreenedBatch,
+} from './lead-batch';
+import { leadEvents } from '../lead-events';
+import { LeadScreener } from './lead-screener.service';
+import { rejectionsOf } from '../history/import-rejections';
+import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
+import { retryOnTransactionConflict } from './transaction-retry';
+
+/** Everything one run of an import's transaction needs, fixed before the first run. */
+interface ImportPlan {
+  context: ImportContext;
+  batch: ScreenedBatch;
+  /** The `lead_import` row as inserted, before campaign duplicates are known. */
+  record: NewLeadImport;
+  skipDuplicates: boolean;
+  /** The upload's leads as submitted: rejected rows are stored with their fields. */
+  leads: readonly unknown[];
+  /** Each lead's row number as stored with a rejection (default: its index in `leads`). */
+  rowNumbers?: readonly number[];
+  /** A claimed `Idempotency-Key` (of `apiKeyId`) whose response is stored in the transaction. */
+  idempotency?: { apiKeyId: number; key: string };
+  /** More work in the import's transaction, after its writes (its error rolls them back). */
+  alsoInTransaction?: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>;
+}
+
+/**
+ * One chunk of a spreadsheet import (docs/dashboard.md#spreadsheet-imports), imported as a
+ * `lead_import` of its own uploaded by a dashboard user.
+ */
+export interface SpreadsheetChunk {
+  spreadsheetImportId: string;
+  chunkIndex: number;
+  campaign: CampaignScope;
+  userId: number;
+  /** The chunk's leads, as the column mapping made them from its rows. */
+  leads: Record<string, unknown>[];
+  /** Each lead's row number in the file (the header is row 1). */
+  rowNumbers: number[];
+  source: string;
+  tags: string[];
+  skipDuplicates: boolean;
+  disclaimerVersion: string;
+  complianceAcknowledgedAt: Date;
+  clientIp: string | null;
+}
+
+/**
+ * Imports a batch of leads into a campaign (docs/api.md#lead-upload,
+ * docs/api.md#per-lead-validation, docs/api.md#duplicates-and-counts): screens the batch
+ * (`LeadScreener`, in worker threads for large batches), then writes the import record, the leads and their outbox events in
+ * one transaction, run again on a deadlock or serialization failure
+ * (docs/decisions.md#uploads).
+ */
+@Injectable()
+export class LeadImportService {
+  constructor(
+    private readonly leads: LeadsRepository,
+    private readonly events: WebhookEventPublisher,
+    private readonly idempotency: IdempotencyService,
+    private readonly screener: LeadScreener,
+    @Optional() private readonly metrics?: Metrics,
+  ) {}
+
+  /**
+   * @param request the upload after envelope validation.
+   * @param campaign the campaign authorised for the caller.
+   * @param principal the caller (its API key is recorded on the import).
+   * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
+   * @param idempotencyKey a claimed `Idempotency-Key`: its response is stored in the same transaction.
+   * @returns the 202 body; `errors` is sorted by row.
+   * @throws CampaignNotFoundError when the campaign was deleted meanwhile (nothing is written);
+   *   database errors (the transaction is rolled back: nothing of the upload is written).
+   */
+  async importLeads(
+    request: LeadUploadRequest,
+    campaign: CampaignScope,
+    principal: AuthPrincipal,
+    clientIp: string | null,
+    idempotencyKey?: string,
+  ): Promise<LeadUploadResponse> {
+    const acknowledgedAt = new Date();
+    const batch = await this.screener.screen(
+      request.leads,
+      campaign.defaultRegion,
+      request.skip_duplicates,
+    );
+    const context: ImportContext = {
+      importId: randomUUID(),
+      campaignId: campaign.id,
+      source: request.source,
+      tags: request.tags,
+    };
+    const plan: ImportPlan = {
+      context,
+      batch,
+      record: {
+        id: context.importId,
+        campaignId: campaign.id,
+        apiKeyId: principal.apiKeyId,
+        source: request.source,
+        tags: request.tags,
+        disclaimerVersion: request.disclaimer_version,
+        complianceAcknowledgedAt: acknowledgedAt,
+        clientIp,
+        receivedCount: request.leads.length,
+        ...importCounts(request.leads.length, batch),
+      },
+      skipDuplicates: request.skip_duplicates,
+      leads: request.leads,
+      idempotency:
+        idempotencyKey === undefined
+          ? undefined
+          : { apiKeyId: principal.apiKeyId, key: idempotencyKey },
+    };
+    return this.run(plan);
+  }
+
+  /**
+   * Imports one chunk of a spreadsheet import: the same screening and transaction as an upload,
+   * its `lead_import` naming the job, the chunk and the user, its rejected rows numbered by file
+   * row. `alsoInTransaction` commits the job's progress with the chunk, or throws to roll the
+   * chunk back (the job was cancelled, or another worker took it).
+   * @returns the chunk's 202-like outcome (`import_id`, counts, `errors` by file row).
+   * @throws as {@link importLeads}; a unique violation of `uq_lead_import_spreadsheet_chunk`
+   *   when the chunk was imported already (nothing is written twice).
+   */
+  async importSpreadsheetChunk(
+    chunk: SpreadsheetChunk,
+    alsoInTransaction: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>,
+  ): Promise<LeadUploadResponse> {
+    const batch = await this.screener.screen(
+      chunk.leads,
+      chunk.campaign.defaultRegion,
+      chunk.skipDuplicates,
+    );
+    const context: ImportContext = {
+      importId: randomUUID(),
+      campaignId: chunk.campaign.id,
+      source: chunk.source,
+      tags: chunk.tags,
+    };
+    return this.run({
+      context,
+      batch,
+      record: {
+        id: context.importId,
+        campaignId: chunk.campaign.id,
+        apiKeyId: null,
+        userId: chunk.userId,
+        spreadsheetImportId: chunk.spreadsheetImportId,
+        chunkIndex: chunk.chunkIndex,
+        firstRow: chunk.rowNumbers[0] ?? null,
+        source: chunk.source,
+        tags: chunk.tags,
+        disclaimerVersion: chunk.disclaimerVersion,
+        complianceAcknowledgedAt: chunk.complianceAcknowledgedAt,
+        clientIp: chunk.clientIp,
+        receivedCount: chunk.leads.length,
+        ...importCounts(chunk.leads.length, batch),
+      },
+      skipDuplicates: chunk.skipDuplicates,
+      leads: chunk.leads,
+      rowNumbers: chunk.rowNumbers,
+      alsoInTransaction,
+    });
+  }
+
+  /** Writes a planned import in one transaction (run again on a conflict), then dispatches its events. */
+  private async run(plan: ImportPlan): Promise<LeadUploadResponse> {
+    const { context } = plan;
+    const { response, recorded } = await retryOnTransactionConflict(() =>
+      this.leads.inImportTransaction(context.campaignId, (manager) =>
+        this.writeImport(manager, plan),
+      ),
+    );
+    // After the commit; never awaited by the caller's response and never throws.
+    void this.events.dispatch(recorded);
+    const source: LeadSource = plan.rowNumbers ? 'spreadsheet' : 'api';
+    this.metrics?.recordLeads(source, response);
+    return response;
+  }
+
+  /**
+   * One run of an import's transaction: the `lead_import` record, the leads (a phone the
+   * campaign already has is skipped by the insert, then settled as a duplicate and the
+   * record's counts corrected), the outbox events, and the stored idempotent response.
+   */
+  private async writeImport(
+    manager: EntityManager,
+    plan: ImportPlan,
+  ): Promise<{ response: LeadUploadResponse; recorded: RecordedEvents }> {
+    const { context, batch, record } = plan;
+    await this.leads.insertImport(manager, record);
+    const inserted = await this.leads.insertIgnoringDuplicates(
+      manager,
+      context,
+      batch.accepted.map((a) => a.lead),
+    );
+
+    let outcome = { errors: [...batch.errors], duplicates: batch.duplicates };
+    if (!inserted.all) {
+      outcome = settleCampaignDuplicates(batch, inserted.phones, plan.skipDuplicates);
+      await this.leads.updateImportCounts(
+        manager,
+        context.importId,
+        importCounts(record.receivedCount, outcome),
+      );
+    }
+
+    const rejections = rejectionsOf(outcome.errors, plan.leads);
+    if (plan.rowNumbers) for (const r of rejections) r.row = plan.rowNumbers[r.row];
+    await this.leads.insertRejections(manager, context.importId, rejections);
+
+    const subscribed =
+      inserted.count > 0
+        ? await this.events.subscribedTypes(manager, context.campaignId)
+        : new Set<string>();
+    // The created leads' ids are needed only for events somebody will receive.
+    const created = subscribed.size > 0 ? await inserted.read() : [];
+    const recorded = await this.events.record(
+      manager,
+      context.campaignId,
+      leadEvents(context, batch.accepted, created, subscribed),
+    );
+
+    const response = uploadResponse(context.importId, record.receivedCount, outcome);
+    if (plan.idempotency !== undefined) {
+      const { apiKeyId, key } = plan.idempotency;
+      await this.idempotency.complete(manager, apiKeyId, key, 202, response);
+    }
+    await plan.alsoInTransaction?.(manager, response);
+    return { response, recorded };
+  }
+}

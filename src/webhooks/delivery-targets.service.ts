@@ -1,0 +1,306 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import DataLoader from 'dataloader';
+import type { DataSource, EntityManager } from 'typeorm';
+import { AuditLog, SYSTEM_ACTOR } from '../audit/audit-log.service';
+import { CampaignsService } from '../campaigns/campaigns.service';
+import { MAX_INT4 } from '../common/ids';
+import { SigningSecretBox } from './signing-secrets.service';
+import type { FailingReason } from './webhook-endpoint.entity';
+import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
+
+/** What the delivery worker needs to send to an endpoint. */
+export interface DeliveryTarget {
+  id: number;
+  url: string;
+  isEnabled: boolean;
+  /** Plaintext signing secrets: the current one, then the previous one while it is still valid. */
+  secrets: string[];
+  /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
+  readAt: number;
+}
+
+/** An endpoint of a campaign as the outbox sees it when an event is recorded. */
+export interface Subscriber {
+  id: number;
+  /** The event types it subscribes to. */
+  subscribedEvents: string[];
+  /** False: its deliveries are recorded as `skipped`, never sent. */
+  isEnabled: boolean;
+}
+
+/** The attempt that was answered 410 Gone, for the audit entry ({@link DeliveryTargets.disableGone}). */
+export interface GoneAnswer {
+  attemptId: number;
+  /** The `webhook-id` sent. */
+  webhookId: string;
+  /** Null for a test message. */
+  deliveryId: number | null;
+}
+
+/** How long this process remembers an endpoint it disabled as gone, in ms (reads older are stale). */
+const GONE_MEMORY_MS = 60 * 60 * 1000;
+
+/** The outcome of one attempt, as the health counters see it. */
+export interface AttemptOutcome {
+  /** When the attempt started. */
+  attemptedAt: Date;
+  /** ms from sending to the answer or the failure. */
+  durationMs: number;
+  success: boolean;
+}
+
+/**
+ * What the delivery module needs of webhook endpoints (docs/webhooks.md): where and with which
+ * secrets to send, which endpoints an event goes to, the health counters each attempt adds
+ * to, and disabling an endpoint that answered 410 Gone. The only way other modules reach the
+ * `webhook_endpoint` table.
+ */
+@Injectable()
+export class DeliveryTargets {
+  private readonly logger = new Logger(DeliveryTargets.name);
+  /**
+   * Endpoints this process saw answer 410 Gone, with when it disabled them (ms since the
+   * epoch): a target read before that time is stale ({@link sendsTo}), however it was kept (a
+   * batch job reads its endpoint once for all its deliveries).
+   */
+  private readonly goneAt = new Map<number, number>();
+  /** The {@link disableGone} write under way per endpoint, which concurrent calls join. */
+  private readonly disabling = new Map<number, Promise<boolean>>();
+  /**
+   * Endpoint look-ups of concurrent delivery attempts made within 2 ms share one query. No
+   * caching: each attempt sees whether its endpoint is enabled at that moment.
+   */
+  private readonly targets = new DataLoader<number, DeliveryTarget | null>(
+    (ids) => this.findNow(ids),
+    {
+      cache: false,
+      maxBatchSize: 500,
+      batchScheduleFn: (callback) => setTimeout(callback, 2),
+    },
+  );
+
+  constructor(
+    private readonly repository: WebhookEndpointsRepository,
+    private readonly secretBox: SigningSecretBox,
+    private readonly campaigns: CampaignsService,
+    private readonly audit: AuditLog,
+    @InjectDataSource() private readonly dataSource: DataSource,
+  ) {}
+
+  /** The URL, state and valid secrets of an endpoint, or null when it does not exist. */
+  find(id: number): Promise<DeliveryTarget | null> {
+    return id > MAX_INT4 ? Promise.resolve(null) : this.targets.load(id);
+  }
+
+  /**
+   * Whether a scheduled attempt may still be sent to `target`: it was enabled when read, and
+   * this process has not disabled it as gone since (docs/webhooks.md#disabled-endpoints).
+   * Checked right before each scheduled attempt, so the deliveries of a batch that one of them
+   * found gone are dropped, not sent.
+   */
+  sendsTo(target: DeliveryTarget): boolean {
+    if (!target.isEnabled) return false;
+    const goneAt = this.goneAt.get(target.id);
+    return goneAt === undefined || goneAt < target.readAt;
+  }
+
+  /**
+   * Endpoint `id` answered an attempt with 410 Gone (docs/webhooks.md#disabled-endpoints): from
+   * now on this process sends it no scheduled attempt ({@link sendsTo}), and, if it is still
+   * enabled, it is disabled with the reason `gone` and an `endpoint.disable` entry by the actor
+   * `system` is added to the audit log, in one transaction. An endpoint already disabled keeps
+   * its reason and time. Concurrent calls for one endpoint (a batch's attempts answered
+   * together) share one write.
+   *
+   * Never throws: a failure to write (PostgreSQL unreachable) is logged, the endpoint stays
+   * enabled, and its next 410 tries again.
+   * @returns whether this call (or the one it joined) disabled it.
+   */
+  disableGone(id: number, answer: GoneAnswer): Promise<boolean> {
+    const seenAt = Date.now();
+    this.forgetOldGone(seenAt);
+    this.goneAt.set(id, seenAt);
+    const running = this.disabling.get(id);
+    if (running) return running;
+    const done = this.writeGone(id, answer, seenAt).finally(() => this.disabling.delete(id));
+    this.disabling.set(id, done);
+    return done;
+  }
+
+  private async writeGone(id: number, answer: GoneAnswer, seenAt: number): Promise<boolean> {
+    try {
+      // The account first, outside the transaction: the endpoint's campaign never changes, and
+      // the transaction then needs no second connection while it holds the endpoint's row.
+      const endpoint = await this.repository.findById(id);
+      if (!endpoint?.isEnabled) return false;
+      const accountId = await this.campaigns.accountOf(endpoint.campaignId);
+      const disabled = await this.dataSource.transaction(async (manager) => {
+        const row = await this.repository.disableIfEnabled(manager, id, 'gone');
+        if (!row) return false;
+        await this.audit.record(
+          {
+            accountId,
+            actor: SYSTEM_ACTOR,
+            action: 'endpoint.disable',
+            objectType: 'endpoint',
+            objectId: id,
+            details: {
+              reason: 'gone',
+              status_code: 410,
+              url: row.url,
+              attempt_id: answer.attemptId,
+              webhook_id: answer.webhookId,
+              delivery_id: answer.deliveryId,
+            },
+          },
+          manager,
+        );
+        return true;
+      });
+      // Reads that began before the commit may still have seen it enabled.
+      this.goneAt.set(id, Math.max(seenAt, Date.now()));
+      if (disabled) this.logger.warn(`Endpoint ${id} answered 410 Gone: disabled`);
+      return disabled;
+    } catch (error) {
+      // Still enabled as far as we know: a stale target may send again, and its 410 retries this.
+      this.goneAt.delete(id);
+      this.logger.error(
+        `Endpoint ${id} answered 410 Gone but could not be disabled (${(error as Error).message}); its next 410 tries again`,
+      );
+      return false;
+    }
+  }
+
+  /** The endpoints marked failing (docs/webhooks.md#failing-endpoints), by id. */
+  failingEndpoints(): Promise<
+    Array<{ id: number; failingSince: Date; failingReason: FailingReason }>
+  > {
+    return this.repository.findFailing();
+  }
+
+  /**
+   * A change of an endpoint's failing state (docs/webhooks.md#failing-endpoints), with its
+   * audit entry by the actor `system`, in one transaction: `failing` marks an enabled endpoint
+   * failing for `reason`, `recovered` clears the mark, `disable` disables a failing endpoint
+   * with the reason `auto`. `details` (the figures that decided) go into the audit entry.
+   * @returns the endpoint's account, campaign and URL when it changed anything; null when it
+   *   did not (already in that state, or deleted meanwhile).
+   */
+  async changeFailingState(
+    id: number,
+    change:
+      { kind: 'failing'; reason: FailingReason } | { kind: 'recovered' } | { kind: 'disable' },
+    details: Record<string, unknown>,
+  ): Promise<{ accountId: number | null; campaignId: number; url: string } | null> {
+    const endpoint = await this.repository.findById(id);
+    if (!endpoint) return null;
+    // The account first, outside the transaction (as writeGone does).
+    const accountId = await this.campaigns.accountOf(endpoint.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const row =
+        change.kind === 'failing'
+          ? await this.repository.markFailing(manager, id, change.reason)
+          : change.kind === 'recovered'
+            ? await this.repository.clearFailing(manager, id)
+            : await this.repository.disableIfEnabled(manager, id, 'auto');
+      if (!row) return null;
+      await this.audit.record(
+        {
+          accountId,
+          actor: SYSTEM_ACTOR,
+          action:
+            change.kind === 'failing'
+              ? 'endpoint.failing'
+              : change.kind === 'recovered'
+                ? 'endpoint.recovered'
+                : 'endpoint.disable',
+          objectType: 'endpoint',
+          objectId: id,
+          details: {
+            ...(change.kind === 'failing' ? { reason: change.reason } : {}),
+            ...(change.kind === 'disable' ? { reason: 'auto' } : {}),
+            url: row.url,
+            ...details,
+          },
+        },
+        manager,
+      );
+      return { accountId, campaignId: row.campaignId, url: row.url };
+    });
+  }
+
+  private forgetOldGone(now: number): void {
+    for (const [id, at] of this.goneAt) {
+      if (at < now - GONE_MEMORY_MS) this.goneAt.delete(id);
+    }
+  }
+
+  private async findNow(ids: readonly number[]): Promise<Array<DeliveryTarget | null>> {
+    const readAt = Date.now();
+    const rows = await this.repository.findTargets(ids);
+    const byId = new Map(
+      rows.map((row) => {
+        const secrets = [this.secretBox.decrypt(row.secret_encrypted)];
+        if (row.previous_secret_encrypted && row.previous_secret_valid) {
+          secrets.push(this.secretBox.decrypt(row.previous_secret_encrypted));
+        }
+        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, readAt }];
+      }),
+    );
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  /**
+   * The endpoints of a campaign with their subscriptions and whether each is enabled, read
+   * inside the caller's transaction: an event gets a delivery for each endpoint subscribed to
+   * its type when it is recorded, pending when the endpoint is enabled and `skipped` when it
+   * is disabled (docs/webhooks.md#events).
+   * @returns `[{id, subscribedEvents, isEnabled}]` by id, disabled endpoints included.
+   */
+  subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
+    return this.repository.findSubscribers(manager, campaignId);
+  }
+
+  /**
+   * Adds attempts to their endpoints' health counters, in the caller's transaction (the one
+   * recording the attempts), so health is exact and O(1) to read: one UPDATE for any number
+   * of attempts. The "last delivery" fields follow the attempt that started last, even when
+   * attempts finish out of order.
+   */
+  async countAttempts(
+    manager: EntityManager,
+    attempts: Array<AttemptOutcome & { endpointId: number }>,
+  ): Promise<void> {
+    await this.repository.addToHealth(manager, sumByEndpoint(attempts));
+  }
+}
+
+/**
+ * Totals attempts per endpoint: counts, summed duration, and the latest start with its
+ * outcome (ties go to the later attempt in the list). Pure; exported for its unit test.
+ */
+export function sumByEndpoint(
+  attempts: Array<AttemptOutcome & { endpointId: number }>,
+): HealthIncrement[] {
+  const totals = new Map<number, HealthIncrement>();
+  for (const a of attempts) {
+    const t = totals.get(a.endpointId) ?? {
+      endpointId: a.endpointId,
+      attempts: 0,
+      successes: 0,
+      durationMs: 0,
+      lastAt: a.attemptedAt,
+      lastOk: a.success,
+    };
+    t.attempts += 1;
+    t.successes += a.success ? 1 : 0;
+    t.durationMs += a.durationMs;
+    if (a.attemptedAt.getTime() >= t.lastAt.getTime()) {
+      t.lastAt = a.attemptedAt;
+      t.lastOk = a.success;
+    }
+    totals.set(a.endpointId, t);
+  }
+  return [...totals.values()];
+}
