@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { WebhookEndpointsModule } from '../webhooks/webhook-endpoints.module';
 import { AttemptLog } from './attempt-log';
 import { AttemptPartitions } from './attempt-partitions';
@@ -28,6 +29,7 @@ import { WebhookSender } from './webhook-sender';
       EndpointDeliveryRollup,
     ]),
     WebhookEndpointsModule,
+    AuditModule,
   ],
   providers: [
     AttemptPartitions,

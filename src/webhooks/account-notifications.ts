@@ -1,6 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn, Repository } from 'typeorm';
+import {
+  Column,
+  DataSource,
+  Entity,
+  JoinColumn,
+  OneToOne,
+  PrimaryColumn,
+  Repository,
+} from 'typeorm';
+import { AuditLog, type AuditActor } from '../audit/audit-log.service';
 import { Account } from '../campaigns/account.entity';
 import { MAX_URL_LENGTH, validateUrl } from './endpoint-input';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets';
@@ -45,6 +54,8 @@ export class AccountNotifications {
     @InjectRepository(AccountNotification)
     private readonly rows: Repository<AccountNotification>,
     private readonly secretBox: SigningSecretBox,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** The account's URL, null when none is set. */
@@ -56,31 +67,62 @@ export class AccountNotifications {
   /**
    * Sets (`url`) or removes (null) the account's notification URL. A new URL gets a new
    * signing secret, returned this once; the same URL again keeps its secret (none returned).
+   * Every call with an `actor` is recorded as `account.notifications_update`
+   * (`{url, new_secret}`: whether a secret was made, never the secret) in the same transaction
+   * (docs/architecture.md#who-writes-the-audit-log).
    * @returns the setting, with `secret` when a new one was made.
    * @throws InvalidInputError (field `url`) for a URL an endpoint could not have.
    */
   async set(
     accountId: number,
     url: string | null,
+    actor?: AuditActor,
+  ): Promise<NotificationSetting & { secret?: string }> {
+    const normalised = url === null ? null : validateUrl(url);
+    return this.dataSource.transaction(async (manager) => {
+      const result = await this.write(
+        manager.getRepository(AccountNotification),
+        accountId,
+        normalised,
+      );
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId,
+          action: 'account.notifications_update',
+          objectType: 'account',
+          objectId: accountId,
+          details: { url: result.url, new_secret: result.secret !== undefined },
+        },
+        manager,
+      );
+      return result;
+    });
+  }
+
+  /** {@link set}'s change, through `rows` (the transaction's). */
+  private async write(
+    rows: Repository<AccountNotification>,
+    accountId: number,
+    url: string | null,
   ): Promise<NotificationSetting & { secret?: string }> {
     if (url === null) {
-      await this.rows.delete({ accountId });
+      await rows.delete({ accountId });
       return { url: null };
     }
-    const normalised = validateUrl(url);
-    const current = await this.rows.findOne({ where: { accountId } });
-    if (current?.url === normalised) return { url: normalised };
+    const current = await rows.findOne({ where: { accountId } });
+    if (current?.url === url) return { url };
     const secret = generateSigningSecret();
-    await this.rows.upsert(
+    await rows.upsert(
       {
         accountId,
-        url: normalised,
+        url,
         secretEncrypted: this.secretBox.encrypt(secret),
         updatedAt: new Date(),
       },
       ['accountId'],
     );
-    return { url: normalised, secret };
+    return { url, secret };
   }
 
   /** Where and with which secret to send the account's messages; null when it has no URL. */

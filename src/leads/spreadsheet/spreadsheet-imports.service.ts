@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { rejectionsCsv, type ImportRejection } from '../import-rejections';
@@ -144,6 +145,7 @@ export class SpreadsheetImports {
     private readonly capacity: UploadCapacity,
     private readonly tempFiles: SpreadsheetTempFiles,
     private readonly reader: SpreadsheetFileReader,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -279,7 +281,9 @@ export class SpreadsheetImports {
 
   /**
    * Starts an `uploaded` import with a mapping and its compliance record (acknowledged now):
-   * the worker takes it within a second.
+   * the worker takes it within a second. Recorded as `import.start` on the campaign
+   * (`{spreadsheet_import_id, file_name, total_rows, disclaimer_version}`) when this call
+   * started it and an `actor` is given, right after the start commits.
    * @returns the import and whether this call started it; an import already started (two
    *   clicks) is returned as it is, `started` false.
    * @throws NotFoundError; InvalidInputError (field `mapping`) for a bad mapping;
@@ -289,6 +293,7 @@ export class SpreadsheetImports {
     accountId: number,
     id: string,
     options: StartOptions,
+    actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; started: boolean }> {
     const job = await this.get(accountId, id);
     const mapping = checkMapping(options.mapping, job.headers.length);
@@ -314,20 +319,37 @@ export class SpreadsheetImports {
       ],
     );
     const [rows] = updated as [unknown[]];
+    if (rows.length > 0) {
+      await this.audit.recordChange(actor, {
+        accountId,
+        action: 'import.start',
+        objectType: 'campaign',
+        objectId: job.campaign_id,
+        details: {
+          spreadsheet_import_id: job.id,
+          file_name: job.file_name,
+          total_rows: job.total_rows,
+          disclaimer_version: options.disclaimerVersion,
+        },
+      });
+    }
     return { job: await this.get(accountId, id), started: rows.length > 0 };
   }
 
   /**
    * Cancels an import that is `uploaded` or `running`: the chunk under way is rolled back,
-   * those committed stay (their leads are in the campaign). The stored file is deleted.
+   * those committed stay (their leads are in the campaign). The stored file is deleted. When
+   * this call cancelled it and an `actor` is given, recorded as `import.cancel` on the campaign
+   * (`{spreadsheet_import_id, rows_read, total_rows}`) in the same transaction.
    * @returns the import and whether this call cancelled it (false once it had ended).
    * @throws NotFoundError.
    */
   async cancel(
     accountId: number,
     id: string,
+    actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; cancelled: boolean }> {
-    await this.get(accountId, id);
+    const job = await this.get(accountId, id);
     const cancelled = await this.dataSource.transaction(async (manager) => {
       const [rows]: [unknown[]] = await manager.query(
         `UPDATE spreadsheet_import
@@ -338,6 +360,7 @@ export class SpreadsheetImports {
       );
       if (rows.length > 0) {
         await manager.query('DELETE FROM spreadsheet_import_file_part WHERE import_id = $1', [id]);
+        if (actor) await this.recordCancel(manager, actor, accountId, job);
       }
       return rows.length > 0;
     });
@@ -370,6 +393,30 @@ export class SpreadsheetImports {
         after = rows[rows.length - 1].row;
       }
     }
+  }
+
+  /** Records the cancel of `job` in `manager`'s transaction, with its rows read as of now. */
+  private async recordCancel(
+    manager: EntityManager,
+    actor: AuditActor,
+    accountId: number,
+    job: SpreadsheetImportView,
+  ): Promise<void> {
+    const [{ rows_read }]: Array<{ rows_read: number }> = await manager.query(
+      'SELECT rows_read FROM spreadsheet_import WHERE id = $1',
+      [job.id],
+    );
+    await this.audit.recordChange(
+      actor,
+      {
+        accountId,
+        action: 'import.cancel',
+        objectType: 'campaign',
+        objectId: job.campaign_id,
+        details: { spreadsheet_import_id: job.id, rows_read, total_rows: job.total_rows },
+      },
+      manager,
+    );
   }
 
   private async select(where: string, params: unknown[]): Promise<SpreadsheetImportView[]> {
