@@ -257,7 +257,7 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * The campaign and account of endpoint `id` (the CLI's audit entries name the account).
+   * The campaign and account of endpoint `id` (a CLI audit entry belongs to that account).
    * @returns null when no endpoint has that id.
    */
   async ownerOf(id: number): Promise<{ campaignId: number; accountId: number } | null> {
