@@ -33,8 +33,8 @@ export interface EndpointChanges {
  * Managing webhook endpoints (docs/cli.md#commands): what the operator CLI and the dashboard
  * do. Each change is recorded in the audit log under the `AuditActor` the edge passes, in the
  * change's transaction (docs/architecture.md#who-writes-the-audit-log); without an actor (a
- * test's or a script's setup) nothing is recorded. Input errors name the
- * field (`InvalidInputError`); unknown endpoints and campaigns are `NotFoundError`s.
+ * test's or a script's setup) nothing is recorded. Input errors name the field
+ * (`InvalidInputError`); unknown endpoints and campaigns are `NotFoundError`s.
  */
 @Injectable()
 export class WebhookEndpointAdmin {
