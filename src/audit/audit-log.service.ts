@@ -13,22 +13,52 @@ import { AuditRepository, type AuditFilter } from './audit.repository';
  * Who made a change: a dashboard user (the email attempted, for a failed sign-in), the CLI, or
  * the service itself (`system`, e.g. an endpoint disabled because it answered 410 Gone).
  */
-export type AuditActor =
+export type AuditEntryActor =
   | { type: 'user'; userId: number | null; email: string | null }
   | { type: 'cli' }
   | { type: 'system' };
 
 /** The operator CLI as an actor. */
-export const CLI_ACTOR: AuditActor = { type: 'cli' };
+export const CLI_ACTOR: { type: 'cli' } = { type: 'cli' };
 
 /** The service itself as an actor (docs/dashboard.md#audit-log). */
-export const SYSTEM_ACTOR: AuditActor = { type: 'system' };
+export const SYSTEM_ACTOR: AuditEntryActor = { type: 'system' };
+
+/** A signed-in dashboard user asking for a change, from the client IP `ip`. */
+export interface DashboardUserActor {
+  type: 'user';
+  accountId: number;
+  userId: number;
+  email: string;
+  ip: string;
+}
+
+/**
+ * Who asks a domain service for a change (docs/architecture.md#who-writes-the-audit-log): a
+ * dashboard user (the edge builds it from the session) or the operator CLI ({@link CLI_ACTOR}).
+ * The service records the change under this actor.
+ */
+export type AuditActor = DashboardUserActor | { type: 'cli' };
+
+/** A change to record for an {@link AuditActor} ({@link AuditLog.recordChange}). */
+export interface AuditChange {
+  /**
+   * The account the changed object belongs to: used for the CLI; a dashboard user's entry
+   * belongs to the user's account.
+   */
+  accountId: number | null;
+  action: AuditAction;
+  objectType: AuditObjectType;
+  objectId: number | string;
+  /** What changed: never a secret, key, password or hash. */
+  details?: Record<string, unknown>;
+}
 
 /** One entry to record ({@link AuditLog.record}). */
 export interface AuditEntryInput {
   /** The account the entry belongs to; null only for a failed sign-in with an unknown email. */
   accountId: number | null;
-  actor: AuditActor;
+  actor: AuditEntryActor;
   /** The client IP; null for the CLI and the system. */
   ip?: string | null;
   action: AuditAction;
@@ -68,8 +98,9 @@ const SECRET_KEYS = /^(password|password_hash|secret|api_key|key|token|csrf_toke
 
 /**
  * The audit log (docs/dashboard.md#audit-log): who (a dashboard user, `cli` or `system`), when, from
- * which IP, did what to which object. Written by the dashboard's edge and by the CLI after each
- * change, read per account, newest first, by keyset. Never holds secrets: `details` keys that
+ * which IP, did what to which object. Written by the domain services in the transaction of the
+ * change they record (docs/architecture.md#who-writes-the-audit-log), read per account, newest
+ * first, by keyset. Never holds secrets: `details` keys that
  * name one are refused.
  */
 @Injectable()
@@ -102,6 +133,34 @@ export class AuditLog {
       },
       manager,
     );
+  }
+
+  /**
+   * Records `change` made by `actor`, in the caller's transaction when `manager` is given: a
+   * dashboard user's entry belongs to the user's account and carries the user and IP; the
+   * CLI's belongs to `change.accountId`, without IP. Without an actor (a service called by a
+   * test's or a script's set-up, never by an edge) nothing is recorded.
+   * @returns the entry's id, or null when nothing was recorded.
+   * @throws Error when `details` names a secret (a programming error, never user input), or
+   *   the database's error when the entry cannot be written (the caller's transaction then
+   *   rolls back, change included).
+   */
+  async recordChange(
+    actor: AuditActor | undefined,
+    change: AuditChange,
+    manager?: EntityManager,
+  ): Promise<number | null> {
+    if (!actor) return null;
+    const entry: AuditEntryInput =
+      actor.type === 'user'
+        ? {
+            ...change,
+            accountId: actor.accountId,
+            actor: { type: 'user', userId: actor.userId, email: actor.email },
+            ip: actor.ip,
+          }
+        : { ...change, actor: CLI_ACTOR, ip: null };
+    return this.record(entry, manager);
   }
 
   /**

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -8,10 +9,10 @@ import { ApiKeysService } from './api-keys.service';
 /**
  * API keys as a domain (docs/architecture.md#modules-and-tables): creation, listing,
  * revocation and look-ups, with no HTTP, JWT or passport. The HTTP {@link AuthModule}, the CLI
- * and the dashboard build on it.
+ * and the dashboard build on it. Records creations and revocations in the audit log.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([ApiKey]), CampaignsModule],
+  imports: [TypeOrmModule.forFeature([ApiKey]), CampaignsModule, AuditModule],
   providers: [ApiKeysRepository, ApiKeysService],
   exports: [ApiKeysService],
 })

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { IsNull, Repository } from 'typeorm';
+import { IsNull, Repository, type EntityManager } from 'typeorm';
 import { ApiKey } from './api-key.entity';
 
 /**
@@ -12,22 +12,28 @@ export class ApiKeysRepository {
   constructor(@InjectRepository(ApiKey) private readonly apiKeys: Repository<ApiKey>) {}
 
   /**
-   * Inserts a key (its hash, never the key).
+   * Inserts a key (its hash, never the key), in the caller's transaction when `manager` is given.
    * @throws the driver's foreign-key violation (23503) when the account does not exist.
    */
   insert(
     fields: Pick<ApiKey, 'accountId' | 'name' | 'keyHash' | 'keyPrefix' | 'campaignIds'>,
+    manager?: EntityManager,
   ): Promise<ApiKey> {
-    return this.apiKeys.save(this.apiKeys.create({ ...fields, revokedAt: null, lastUsedAt: null }));
+    const repository = manager?.getRepository(ApiKey) ?? this.apiKeys;
+    return repository.save(repository.create({ ...fields, revokedAt: null, lastUsedAt: null }));
   }
 
   /**
-   * Sets `revoked_at` to now unless it is set already.
+   * Sets `revoked_at` to now unless it is set already, in the caller's transaction when
+   * `manager` is given.
    * @returns the key's id and revocation time, or null when no key has that id.
    */
-  async revoke(id: number): Promise<{ id: number; revoked_at: Date } | null> {
+  async revoke(
+    id: number,
+    manager: EntityManager = this.apiKeys.manager,
+  ): Promise<{ id: number; revoked_at: Date } | null> {
     // TypeORM returns [rows, affectedCount] for an UPDATE … RETURNING.
-    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await this.apiKeys.query(
+    const [rows]: [Array<{ id: number; revoked_at: Date }>, number] = await manager.query(
       `UPDATE api_key SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id, revoked_at`,
       [id],
     );

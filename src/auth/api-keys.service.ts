@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+import { AuditLog, type AuditActor } from '../audit/audit-log.service';
 import type { ApiKey } from './api-key.entity';
 import { generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKeysRepository } from './api-keys.repository';
@@ -39,6 +41,8 @@ export const ACTIVE_KEY_CACHE_TTL_MS = 500;
 /**
  * API keys (docs/api.md#authentication): creation and revocation for the operator CLI, look-up by key for the
  * token exchange, and a short-lived cached access check for every authenticated request.
+ * A creation or revocation is recorded in the audit log under the caller's `AuditActor` in its
+ * own transaction (docs/architecture.md#who-writes-the-audit-log); never the key.
  */
 @Injectable()
 export class ApiKeysService {
@@ -61,10 +65,14 @@ export class ApiKeysService {
   constructor(
     private readonly apiKeys: ApiKeysRepository,
     private readonly campaigns: CampaignsService,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
   /**
-   * Creates a key for `accountId`, optionally limited to some of its campaigns.
+   * Creates a key for `accountId`, optionally limited to some of its campaigns. Recorded as
+   * `api_key.create` (`{name, key_prefix, campaign_ids}`) in the same transaction; nothing is
+   * recorded without an `actor`.
    * @returns the stored key and the plaintext key, which is never available again.
    * @throws InvalidInputError (field `name` or `campaigns`) for a bad name or a campaign that
    *   is not the account's; NotFoundError when the account does not exist.
@@ -73,6 +81,7 @@ export class ApiKeysService {
     accountId: number,
     name?: string,
     campaignIds?: number[],
+    actor?: AuditActor,
   ): Promise<{ apiKey: ApiKey; key: string }> {
     if (name !== undefined && (name.trim().length === 0 || name.length > 200)) {
       throw InvalidInputError.field('name', 'must be 1 to 200 characters');
@@ -85,12 +94,33 @@ export class ApiKeysService {
     }
     const { key, hash, displayPrefix } = generateApiKey();
     try {
-      const apiKey = await this.apiKeys.insert({
-        accountId,
-        name: name?.trim() ?? null,
-        keyHash: hash,
-        keyPrefix: displayPrefix,
-        campaignIds: campaignIds && campaignIds.length > 0 ? [...new Set(campaignIds)] : null,
+      const apiKey = await this.dataSource.transaction(async (manager) => {
+        const inserted = await this.apiKeys.insert(
+          {
+            accountId,
+            name: name?.trim() ?? null,
+            keyHash: hash,
+            keyPrefix: displayPrefix,
+            campaignIds: campaignIds && campaignIds.length > 0 ? [...new Set(campaignIds)] : null,
+          },
+          manager,
+        );
+        await this.audit.recordChange(
+          actor,
+          {
+            accountId: inserted.accountId,
+            action: 'api_key.create',
+            objectType: 'api_key',
+            objectId: inserted.id,
+            details: {
+              name: inserted.name,
+              key_prefix: inserted.keyPrefix,
+              campaign_ids: inserted.campaignIds,
+            },
+          },
+          manager,
+        );
+        return inserted;
       });
       return { apiKey, key };
     } catch (error) {
@@ -122,11 +152,30 @@ export class ApiKeysService {
 
   /**
    * Revokes a key; its tokens stop working within {@link KEY_ACCESS_CACHE_TTL_MS} in every process.
-   * Revoking an already revoked key keeps the first revocation time.
+   * Revoking an already revoked key keeps the first revocation time. Recorded as
+   * `api_key.revoke` (each time) in the same transaction; nothing without an `actor`.
    * @throws NotFoundError when no key has that id.
    */
-  async revoke(id: number): Promise<{ id: number; revoked_at: Date }> {
-    const revoked = id > MAX_INT4 ? null : await this.apiKeys.revoke(id);
+  async revoke(id: number, actor?: AuditActor): Promise<{ id: number; revoked_at: Date }> {
+    const key = id > MAX_INT4 ? null : await this.apiKeys.findAccess(id);
+    const revoked = !key
+      ? null
+      : await this.dataSource.transaction(async (manager) => {
+          const row = await this.apiKeys.revoke(id, manager);
+          if (row) {
+            await this.audit.recordChange(
+              actor,
+              {
+                accountId: key.accountId,
+                action: 'api_key.revoke',
+                objectType: 'api_key',
+                objectId: id,
+              },
+              manager,
+            );
+          }
+          return row;
+        });
     if (!revoked) throw new NotFoundError(`api key ${id} does not exist`);
     this.access.delete(id);
     for (const [hash, cached] of this.activeByHash.entries()) {
@@ -136,14 +185,19 @@ export class ApiKeysService {
   }
 
   /**
-   * Revokes key `id` if it is one of `accountId`'s (the dashboard's revoke).
+   * Revokes key `id` if it is one of `accountId`'s (the dashboard's revoke), recorded as
+   * {@link revoke} records it.
    * @throws NotFoundError otherwise: one answer for "not yours" and "does not exist".
    */
-  async revokeOfAccount(accountId: number, id: number): Promise<{ id: number; revoked_at: Date }> {
+  async revokeOfAccount(
+    accountId: number,
+    id: number,
+    actor?: AuditActor,
+  ): Promise<{ id: number; revoked_at: Date }> {
     const key = id > MAX_INT4 ? null : await this.apiKeys.findAccess(id);
     if (!key || key.accountId !== accountId)
       throw new NotFoundError(`api key ${id} does not exist`);
-    return this.revoke(id);
+    return this.revoke(id, actor);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { In, Repository } from 'typeorm';
+import { In, Repository, type EntityManager } from 'typeorm';
 import { Account } from './account.entity';
 import { Campaign } from './campaign.entity';
 
@@ -22,9 +22,13 @@ export class CampaignsRepository {
     @InjectRepository(Campaign) private readonly campaigns: Repository<Campaign>,
   ) {}
 
-  /** Inserts an account. @returns it with its id and creation time. */
-  insertAccount(name: string): Promise<Account> {
-    return this.accounts.save(this.accounts.create({ name }));
+  /**
+   * Inserts an account, in the caller's transaction when `manager` is given.
+   * @returns it with its id and creation time.
+   */
+  insertAccount(name: string, manager?: EntityManager): Promise<Account> {
+    const accounts = manager?.getRepository(Account) ?? this.accounts;
+    return accounts.save(accounts.create({ name }));
   }
 
   /** Whether account `id` exists. */
@@ -38,13 +42,15 @@ export class CampaignsRepository {
   }
 
   /**
-   * Inserts a campaign.
+   * Inserts a campaign, in the caller's transaction when `manager` is given.
    * @throws the driver's foreign-key violation (23503) when the account does not exist.
    */
   insertCampaign(
     fields: Pick<Campaign, 'accountId' | 'name' | 'defaultRegion'>,
+    manager?: EntityManager,
   ): Promise<Campaign> {
-    return this.campaigns.save(this.campaigns.create(fields));
+    const campaigns = manager?.getRepository(Campaign) ?? this.campaigns;
+    return campaigns.save(campaigns.create(fields));
   }
 
   /** The campaigns of `accountId`, oldest first. */

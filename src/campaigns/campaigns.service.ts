@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { DataSource } from 'typeorm';
+import { AuditLog, type AuditActor } from '../audit/audit-log.service';
 import { getCountries, type CountryCode } from 'libphonenumber-js/max';
 import type { Account } from './account.entity';
 import type { Campaign } from './campaign.entity';
@@ -35,11 +37,34 @@ export class CampaignsService {
     ttl: CAMPAIGN_SCOPE_TTL_MS,
   });
 
-  constructor(private readonly repository: CampaignsRepository) {}
+  constructor(
+    private readonly repository: CampaignsRepository,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
+  ) {}
 
-  /** Creates an account. @throws InvalidInputError (field `name`) for a blank or over-long name. */
-  async createAccount(name: string): Promise<Account> {
-    return this.repository.insertAccount(requireName(name));
+  /**
+   * Creates an account, recorded as `account.create` (`{name}`) in the same transaction
+   * (docs/architecture.md#who-writes-the-audit-log); nothing is recorded without an `actor`.
+   * @throws InvalidInputError (field `name`) for a blank or over-long name.
+   */
+  async createAccount(name: string, actor?: AuditActor): Promise<Account> {
+    const checked = requireName(name);
+    return this.dataSource.transaction(async (manager) => {
+      const account = await this.repository.insertAccount(checked, manager);
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId: account.id,
+          action: 'account.create',
+          objectType: 'account',
+          objectId: account.id,
+          details: { name: account.name },
+        },
+        manager,
+      );
+      return account;
+    });
   }
 
   /** Every account, oldest first. */
@@ -64,12 +89,18 @@ export class CampaignsService {
   }
 
   /**
-   * Creates a campaign of `accountId`.
+   * Creates a campaign of `accountId`, recorded as `campaign.create`
+   * (`{name, default_region}`) in the same transaction; nothing without an `actor`.
    * @param region ISO 3166-1 alpha-2 code, upper or lower case (default `US`).
    * @throws InvalidInputError (field `region` or `name`) for a bad region or name;
    *   NotFoundError when the account does not exist.
    */
-  async createCampaign(accountId: number, name: string, region = 'US'): Promise<Campaign> {
+  async createCampaign(
+    accountId: number,
+    name: string,
+    region = 'US',
+    actor?: AuditActor,
+  ): Promise<Campaign> {
     const defaultRegion = region.trim().toUpperCase();
     if (!SUPPORTED_REGIONS.has(defaultRegion)) {
       throw InvalidInputError.field(
@@ -78,7 +109,25 @@ export class CampaignsService {
       );
     }
     await this.requireAccount(accountId);
-    return this.repository.insertCampaign({ accountId, name: requireName(name), defaultRegion });
+    const checked = requireName(name);
+    return this.dataSource.transaction(async (manager) => {
+      const campaign = await this.repository.insertCampaign(
+        { accountId, name: checked, defaultRegion },
+        manager,
+      );
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId: campaign.accountId,
+          action: 'campaign.create',
+          objectType: 'campaign',
+          objectId: campaign.id,
+          details: { name: campaign.name, default_region: campaign.defaultRegion },
+        },
+        manager,
+      );
+      return campaign;
+    });
   }
 
   /** Whether every id in `campaignIds` is a campaign of `accountId` (read now, not cached). */

@@ -1,11 +1,9 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AuditLog } from '../audit/audit-log.service';
-import { AuditModule } from '../audit/audit.module';
+import { CLI_ACTOR } from '../audit/audit-log.service';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { Account } from '../campaigns/account.entity';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { recordCliChange } from './cli-audit';
 import { printJson, requiredOption } from './cli-io';
 
 /** An account as the CLI prints it: `{id, name, created_at}`. */
@@ -16,22 +14,15 @@ function accountJson(account: Account): object {
 /** `account create --name N` → `{id, name, created_at}` (docs/cli.md#commands). */
 @SubCommand({ name: 'create', description: 'Create an account' })
 export class AccountCreateCommand extends CommandRunner {
-  constructor(
-    private readonly campaigns: CampaignsService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly campaigns: CampaignsService) {
     super();
   }
 
   async run(_params: string[], options: { name?: string }): Promise<void> {
-    const account = await this.campaigns.createAccount(requiredOption(options.name, '--name'));
-    await recordCliChange(this.audit, {
-      accountId: account.id,
-      action: 'account.create',
-      objectType: 'account',
-      objectId: account.id,
-      details: { name: account.name },
-    });
+    const account = await this.campaigns.createAccount(
+      requiredOption(options.name, '--name'),
+      CLI_ACTOR,
+    );
     printJson(accountJson(account));
   }
 
@@ -61,8 +52,8 @@ export class AccountListCommand extends CommandRunner {
 })
 export class AccountCommand extends CommandGroup {}
 
-/** The `account` group: the campaigns module, and the audit log for `create`. */
+/** The `account` group: the campaigns module (which records `create` in the audit log). */
 export const ACCOUNT_GROUP: CliGroup = {
   commands: [AccountCommand, AccountCreateCommand, AccountListCommand],
-  imports: [CampaignsModule, AuditModule],
+  imports: [CampaignsModule],
 };

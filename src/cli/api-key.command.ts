@@ -1,10 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AuditLog } from '../audit/audit-log.service';
-import { AuditModule } from '../audit/audit.module';
+import { CLI_ACTOR } from '../audit/audit-log.service';
 import { ApiKeysModule } from '../auth/api-keys.module';
 import { ApiKeysService } from '../auth/api-keys.service';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { recordCliChange } from './cli-audit';
 import { positiveIntListOption, positiveIntOption, printJson } from './cli-io';
 
 interface ApiKeyCreateOptions {
@@ -20,10 +18,7 @@ interface ApiKeyCreateOptions {
  */
 @SubCommand({ name: 'create', description: 'Create an API key (printed once)' })
 export class ApiKeyCreateCommand extends CommandRunner {
-  constructor(
-    private readonly apiKeys: ApiKeysService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly apiKeys: ApiKeysService) {
     super();
   }
 
@@ -33,18 +28,12 @@ export class ApiKeyCreateCommand extends CommandRunner {
       options.campaigns === undefined
         ? undefined
         : positiveIntListOption(options.campaigns, '--campaigns');
-    const { apiKey, key } = await this.apiKeys.create(accountId, options.name, campaignIds);
-    await recordCliChange(this.audit, {
-      accountId: apiKey.accountId,
-      action: 'api_key.create',
-      objectType: 'api_key',
-      objectId: apiKey.id,
-      details: {
-        name: apiKey.name,
-        key_prefix: apiKey.keyPrefix,
-        campaign_ids: apiKey.campaignIds,
-      },
-    });
+    const { apiKey, key } = await this.apiKeys.create(
+      accountId,
+      options.name,
+      campaignIds,
+      CLI_ACTOR,
+    );
     printJson({
       id: apiKey.id,
       api_key: key,
@@ -78,24 +67,12 @@ export class ApiKeyCreateCommand extends CommandRunner {
 /** `api-key revoke --id ID` → `{id, revoked_at}`; its tokens stop working within 30 seconds. */
 @SubCommand({ name: 'revoke', description: 'Revoke an API key' })
 export class ApiKeyRevokeCommand extends CommandRunner {
-  constructor(
-    private readonly apiKeys: ApiKeysService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly apiKeys: ApiKeysService) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    const revoked = await this.apiKeys.revoke(positiveIntOption(options.id, '--id'));
-    // Read after the revocation (which cleared this process's cache): the key exists.
-    const access = await this.apiKeys.getAccess(revoked.id);
-    await recordCliChange(this.audit, {
-      accountId: access?.accountId ?? null,
-      action: 'api_key.revoke',
-      objectType: 'api_key',
-      objectId: revoked.id,
-    });
-    printJson(revoked);
+    printJson(await this.apiKeys.revoke(positiveIntOption(options.id, '--id'), CLI_ACTOR));
   }
 
   @Option({ flags: '--id <id>', description: 'API key id', required: true })
@@ -133,8 +110,11 @@ export class ApiKeyListCommand extends CommandRunner {
 })
 export class ApiKeyCommand extends CommandGroup {}
 
-/** The `api-key` group: the API keys domain module and the audit log, no JWT or HTTP. */
+/**
+ * The `api-key` group: the API keys domain module (which records changes in the audit log), no
+ * JWT or HTTP.
+ */
 export const API_KEY_GROUP: CliGroup = {
   commands: [ApiKeyCommand, ApiKeyCreateCommand, ApiKeyListCommand, ApiKeyRevokeCommand],
-  imports: [ApiKeysModule, AuditModule],
+  imports: [ApiKeysModule],
 };

@@ -1,11 +1,9 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AuditLog } from '../audit/audit-log.service';
-import { AuditModule } from '../audit/audit.module';
+import { CLI_ACTOR } from '../audit/audit-log.service';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { Campaign } from '../campaigns/campaign.entity';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { recordCliChange } from './cli-audit';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 /** A campaign as the CLI prints it. */
@@ -31,10 +29,7 @@ interface CampaignCreateOptions {
  */
 @SubCommand({ name: 'create', description: 'Create a campaign of an account' })
 export class CampaignCreateCommand extends CommandRunner {
-  constructor(
-    private readonly campaigns: CampaignsService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly campaigns: CampaignsService) {
     super();
   }
 
@@ -43,14 +38,8 @@ export class CampaignCreateCommand extends CommandRunner {
       positiveIntOption(options.account, '--account'),
       requiredOption(options.name, '--name'),
       options.region ?? 'US',
+      CLI_ACTOR,
     );
-    await recordCliChange(this.audit, {
-      accountId: campaign.accountId,
-      action: 'campaign.create',
-      objectType: 'campaign',
-      objectId: campaign.id,
-      details: { name: campaign.name, default_region: campaign.defaultRegion },
-    });
     printJson(campaignJson(campaign));
   }
 
@@ -101,8 +90,8 @@ export class CampaignListCommand extends CommandRunner {
 })
 export class CampaignCommand extends CommandGroup {}
 
-/** The `campaign` group: the campaigns module, and the audit log for `create`. */
+/** The `campaign` group: the campaigns module (which records `create` in the audit log). */
 export const CAMPAIGN_GROUP: CliGroup = {
   commands: [CampaignCommand, CampaignCreateCommand, CampaignListCommand],
-  imports: [CampaignsModule, AuditModule],
+  imports: [CampaignsModule],
 };

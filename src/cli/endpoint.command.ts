@@ -1,7 +1,5 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AuditLog } from '../audit/audit-log.service';
-import { AuditModule } from '../audit/audit.module';
-import type { AuditAction } from '../audit/audit-actions';
+import { CLI_ACTOR } from '../audit/audit-log.service';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryAttemptsModule } from '../delivery/attempts/delivery-attempts.module';
 import { DeliveryService } from '../delivery/attempts/delivery.service';
@@ -10,30 +8,10 @@ import {
   type EndpointChanges,
 } from '../webhooks/webhook-endpoint-admin.service';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { recordCliChange } from './cli-audit';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 function eventList(value: string): string[] {
   return value.split(',').map((item) => item.trim());
-}
-
-/** Records a change to endpoint `id` with the account it belongs to (docs/dashboard.md#audit-log). */
-async function recordEndpointChange(
-  endpoints: WebhookEndpointAdmin,
-  audit: AuditLog,
-  owner: { accountId: number } | null,
-  id: number,
-  action: AuditAction,
-  details?: Record<string, unknown>,
-): Promise<void> {
-  const accountId = owner?.accountId ?? (await endpoints.ownerOf(id))?.accountId ?? null;
-  await recordCliChange(audit, {
-    accountId,
-    action,
-    objectType: 'endpoint',
-    objectId: id,
-    details,
-  });
 }
 
 interface EndpointCreateOptions {
@@ -53,10 +31,7 @@ interface EndpointCreateOptions {
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
 export class EndpointCreateCommand extends CommandRunner {
-  constructor(
-    private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -69,14 +44,8 @@ export class EndpointCreateCommand extends CommandRunner {
         description: options.description ?? null,
         enabled: !options.disabled,
       },
+      CLI_ACTOR,
     );
-    await recordEndpointChange(this.endpoints, this.audit, null, endpoint.id, 'endpoint.create', {
-      campaign_id: endpoint.campaign_id,
-      url: endpoint.url,
-      events: endpoint.subscribed_events,
-      description: endpoint.description,
-      enabled: endpoint.is_enabled,
-    });
     printJson({ ...endpoint, secret });
   }
 
@@ -118,10 +87,7 @@ interface EndpointUpdateOptions {
 /** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends CommandRunner {
-  constructor(
-    private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
@@ -139,16 +105,9 @@ export class EndpointUpdateCommand extends CommandRunner {
         'nothing to change: give --url, --events, --description, --enable or --disable',
       );
     }
-    const endpoint = await this.endpoints.update(positiveIntOption(options.id, '--id'), changes);
-    const changed: Record<string, unknown> = {};
-    if (changes.url !== undefined) changed.url = endpoint.url;
-    if (changes.events !== undefined) changed.events = endpoint.subscribed_events;
-    if (changes.description !== undefined) changed.description = endpoint.description;
-    if (changes.enabled !== undefined) changed.enabled = endpoint.is_enabled;
-    await recordEndpointChange(this.endpoints, this.audit, null, endpoint.id, 'endpoint.update', {
-      changes: changed,
-    });
-    printJson(endpoint);
+    printJson(
+      await this.endpoints.update(positiveIntOption(options.id, '--id'), changes, CLI_ACTOR),
+    );
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
@@ -185,22 +144,12 @@ export class EndpointUpdateCommand extends CommandRunner {
 /** `endpoint delete --id ID` → `{id, deleted: true}` (its deliveries and attempts go too). */
 @SubCommand({ name: 'delete', description: 'Delete a webhook endpoint' })
 export class EndpointDeleteCommand extends CommandRunner {
-  constructor(
-    private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    const id = positiveIntOption(options.id, '--id');
-    // Read before the endpoint is gone: its entry belongs to its account.
-    const owner = await this.endpoints.ownerOf(id);
-    const deleted = await this.endpoints.delete(id);
-    await recordEndpointChange(this.endpoints, this.audit, owner, id, 'endpoint.delete', {
-      campaign_id: owner?.campaignId ?? null,
-    });
-    printJson(deleted);
+    printJson(await this.endpoints.delete(positiveIntOption(options.id, '--id'), CLI_ACTOR));
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
@@ -215,16 +164,15 @@ export class EndpointDeleteCommand extends CommandRunner {
   description: 'Replace the signing secret (old one valid 24 h)',
 })
 export class EndpointRotateSecretCommand extends CommandRunner {
-  constructor(
-    private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    const { id, secret } = await this.endpoints.rotateSecret(positiveIntOption(options.id, '--id'));
-    await recordEndpointChange(this.endpoints, this.audit, null, id, 'secret.rotate');
+    const { id, secret } = await this.endpoints.rotateSecret(
+      positiveIntOption(options.id, '--id'),
+      CLI_ACTOR,
+    );
     printJson({ id, secret });
   }
 
@@ -285,8 +233,11 @@ const ENDPOINT_SUBCOMMANDS = [
 })
 export class EndpointCommand extends CommandGroup {}
 
-/** The `endpoint` group: endpoints, the attempt log for `ping` (no queue), and the audit log. */
+/**
+ * The `endpoint` group: endpoints and the attempt log for `ping` (no queue); the endpoints
+ * service brings the audit log it records changes in.
+ */
 export const ENDPOINT_GROUP: CliGroup = {
   commands: [EndpointCommand, ...ENDPOINT_SUBCOMMANDS],
-  imports: [DeliveryAttemptsModule, AuditModule],
+  imports: [DeliveryAttemptsModule],
 };

@@ -1,11 +1,9 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
-import { AuditLog } from '../audit/audit-log.service';
-import { AuditModule } from '../audit/audit.module';
+import { CLI_ACTOR } from '../audit/audit-log.service';
 import { InvalidInputError } from '../common/domain-error';
 import { UsersModule } from '../users/users.module';
 import { UsersService } from '../users/users.service';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { recordCliChange } from './cli-audit';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 /**
@@ -60,10 +58,7 @@ interface UserCreateOptions {
   description: 'Create a dashboard user (prints a generated password once)',
 })
 export class UserCreateCommand extends CommandRunner {
-  constructor(
-    private readonly users: UsersService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly users: UsersService) {
     super();
   }
 
@@ -73,15 +68,8 @@ export class UserCreateCommand extends CommandRunner {
     const role = requiredOption(options.role, '--role');
     const given = options.passwordStdin ? await readPasswordFromStdin() : undefined;
     const { user, password } = await withStdinPasswordErrors(() =>
-      this.users.create(accountId, email, role, given),
+      this.users.create(accountId, email, role, given, CLI_ACTOR),
     );
-    await recordCliChange(this.audit, {
-      accountId: user.account_id,
-      action: 'user.create',
-      objectType: 'user',
-      objectId: user.id,
-      details: { email: user.email, role: user.role, password_generated: password !== undefined },
-    });
     printJson({
       id: user.id,
       account_id: user.account_id,
@@ -140,21 +128,12 @@ export class UserListCommand extends CommandRunner {
 /** `user disable --id ID` → `{id, disabled_at}`; the user's sessions end at once. */
 @SubCommand({ name: 'disable', description: 'Disable a dashboard user and end their sessions' })
 export class UserDisableCommand extends CommandRunner {
-  constructor(
-    private readonly users: UsersService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly users: UsersService) {
     super();
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    const disabled = await this.users.disable(positiveIntOption(options.id, '--id'));
-    await recordCliChange(this.audit, {
-      accountId: disabled.account_id,
-      action: 'user.disable',
-      objectType: 'user',
-      objectId: disabled.id,
-    });
+    const disabled = await this.users.disable(positiveIntOption(options.id, '--id'), CLI_ACTOR);
     printJson({ id: disabled.id, disabled_at: disabled.disabled_at });
   }
 
@@ -173,24 +152,16 @@ export class UserDisableCommand extends CommandRunner {
   description: "Set a new password (generated unless --password-stdin); ends the user's sessions",
 })
 export class UserResetPasswordCommand extends CommandRunner {
-  constructor(
-    private readonly users: UsersService,
-    private readonly audit: AuditLog,
-  ) {
+  constructor(private readonly users: UsersService) {
     super();
   }
 
   async run(_params: string[], options: { id?: string; passwordStdin?: boolean }): Promise<void> {
     const id = positiveIntOption(options.id, '--id');
     const given = options.passwordStdin ? await readPasswordFromStdin() : undefined;
-    const changed = await withStdinPasswordErrors(() => this.users.resetPassword(id, given));
-    await recordCliChange(this.audit, {
-      accountId: changed.account_id,
-      action: 'user.reset_password',
-      objectType: 'user',
-      objectId: changed.id,
-      details: { password_generated: changed.password !== undefined },
-    });
+    const changed = await withStdinPasswordErrors(() =>
+      this.users.resetPassword(id, given, CLI_ACTOR),
+    );
     printJson({
       id: changed.id,
       password_changed_at: changed.password_changed_at,
@@ -228,8 +199,8 @@ const USER_SUBCOMMANDS = [
 })
 export class UserCommand extends CommandGroup {}
 
-/** The `user` group: dashboard users and the audit log; no HTTP, no queue. */
+/** The `user` group: dashboard users (whose service records changes in the audit log); no HTTP, no queue. */
 export const USER_GROUP: CliGroup = {
   commands: [UserCommand, ...USER_SUBCOMMANDS],
-  imports: [UsersModule, AuditModule],
+  imports: [UsersModule],
 };

@@ -6,7 +6,7 @@ import {
   type NotificationSetting,
 } from '../webhooks/account-notifications.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput } from './dashboard-input';
@@ -25,10 +25,7 @@ import {
 @ApiTags('account')
 @DashboardController('account')
 export class AccountNotificationsController {
-  constructor(
-    private readonly notifications: AccountNotifications,
-    private readonly audit: DashboardAudit,
-  ) {}
+  constructor(private readonly notifications: AccountNotifications) {}
 
   @Get('notifications')
   @DashboardAccess('any')
@@ -62,13 +59,6 @@ export class AccountNotificationsController {
     if (input.url === undefined) {
       throw InvalidInputError.field('url', 'is required: an http(s) URL, or null to remove it');
     }
-    const result = await this.notifications.set(actor.accountId, input.url);
-    await this.audit.record(
-      actor,
-      'account.notifications_update',
-      { type: 'account', id: actor.accountId },
-      { url: result.url, new_secret: result.secret !== undefined },
-    );
-    return result;
+    return this.notifications.set(actor.accountId, input.url, actor);
   }
 }

@@ -3,7 +3,7 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { ApiKeysService, type ApiKeySummary } from '../auth/api-keys.service';
 import { InvalidInputError } from '../common/domain-error';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -22,10 +22,7 @@ import {
 @ApiTags('api-keys')
 @DashboardController('api-keys')
 export class ApiKeysController {
-  constructor(
-    private readonly apiKeys: ApiKeysService,
-    private readonly audit: DashboardAudit,
-  ) {}
+  constructor(private readonly apiKeys: ApiKeysService) {}
 
   /** The account's keys, oldest first, revoked ones included: never a key or its hash. */
   @Get()
@@ -61,7 +58,7 @@ export class ApiKeysController {
       );
     }
     const { apiKey, key } = await this.apiKeys
-      .create(actor.accountId, input.name ?? undefined, input.campaign_ids ?? undefined)
+      .create(actor.accountId, input.name ?? undefined, input.campaign_ids ?? undefined, actor)
       .catch((error: unknown) => {
         // The service names the CLI's option; the dashboard's field is campaign_ids.
         if (error instanceof InvalidInputError && error.field === 'campaigns') {
@@ -69,12 +66,6 @@ export class ApiKeysController {
         }
         throw error;
       });
-    await this.audit.record(
-      actor,
-      'api_key.create',
-      { type: 'api_key', id: apiKey.id },
-      { name: apiKey.name, key_prefix: apiKey.keyPrefix, campaign_ids: apiKey.campaignIds },
-    );
     return {
       id: apiKey.id,
       key_prefix: apiKey.keyPrefix,
@@ -105,8 +96,6 @@ export class ApiKeysController {
     @CurrentActor() actor: DashboardActor,
     @Param('id', DashboardIdPipe) id: number,
   ): Promise<{ id: number; revoked_at: Date }> {
-    const revoked = await this.apiKeys.revokeOfAccount(actor.accountId, id);
-    await this.audit.record(actor, 'api_key.revoke', { type: 'api_key', id });
-    return revoked;
+    return this.apiKeys.revokeOfAccount(actor.accountId, id, actor);
   }
 }

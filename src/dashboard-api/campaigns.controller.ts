@@ -4,7 +4,7 @@ import { CampaignsService } from '../campaigns/campaigns.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -26,7 +26,6 @@ export class CampaignsController {
   constructor(
     private readonly campaigns: CampaignsService,
     private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: DashboardAudit,
   ) {}
 
   /** The account's campaigns, oldest first, each with how many endpoints it has. */
@@ -88,23 +87,15 @@ export class CampaignsController {
     // The campaign first: another account's is 404 whatever the body.
     await this.campaigns.requireOfAccount(actor.accountId, campaignId);
     const input = checkedInput(CreateEndpointRequestDto, body);
-    const { endpoint, secret } = await this.endpoints.create(campaignId, {
-      url: input.url,
-      events: input.events,
-      description: input.description ?? null,
-      enabled: input.enabled,
-    });
-    await this.audit.record(
-      actor,
-      'endpoint.create',
-      { type: 'endpoint', id: endpoint.id },
+    const { endpoint, secret } = await this.endpoints.create(
+      campaignId,
       {
-        campaign_id: endpoint.campaign_id,
-        url: endpoint.url,
-        events: endpoint.subscribed_events,
-        description: endpoint.description,
-        enabled: endpoint.is_enabled,
+        url: input.url,
+        events: input.events,
+        description: input.description ?? null,
+        enabled: input.enabled,
       },
+      actor,
     );
     return { endpoint: await this.endpoints.detailOfAccount(actor.accountId, endpoint.id), secret };
   }

@@ -1,16 +1,15 @@
-import { createParamDecorator, Injectable, type ExecutionContext } from '@nestjs/common';
-import { AuditLog } from '../audit/audit-log.service';
-import type { AuditAction, AuditObjectType } from '../audit/audit-actions';
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { DashboardUserActor } from '../audit/audit-log.service';
 import type { DashboardRole } from '../users/dashboard-roles';
 import { dashboardUnauthorized, type DashboardRequest } from './dashboard-request';
 
-/** Who is asking: the session's user, their account, and the client IP (`TRUST_PROXY` applies). */
-export interface DashboardActor {
-  accountId: number;
-  userId: number;
-  email: string;
+/**
+ * Who is asking: the session's user, their account, their role and the client IP
+ * (`TRUST_PROXY` applies). It is the `AuditActor` controllers pass to the domain services,
+ * which record the changes they make under it (docs/architecture.md#who-writes-the-audit-log).
+ */
+export interface DashboardActor extends DashboardUserActor {
   role: DashboardRole;
-  ip: string;
 }
 
 /**
@@ -24,33 +23,6 @@ export const CurrentActor = createParamDecorator(
     const session = request.dashboardSession;
     if (!session) throw dashboardUnauthorized();
     const { id, accountId, email, role } = session.user;
-    return { accountId, userId: id, email, role, ip: request.ip };
+    return { type: 'user', accountId, userId: id, email, role, ip: request.ip };
   },
 );
-
-/**
- * Records a change made through the dashboard in the audit log (docs/dashboard.md#audit-log):
- * the session's account, the user as actor, the client IP. `details` never holds a secret
- * (`AuditLog.record` refuses the keys that name one).
- */
-@Injectable()
-export class DashboardAudit {
-  constructor(private readonly audit: AuditLog) {}
-
-  async record(
-    actor: DashboardActor,
-    action: AuditAction,
-    object: { type: AuditObjectType; id: number },
-    details?: Record<string, unknown>,
-  ): Promise<void> {
-    await this.audit.record({
-      accountId: actor.accountId,
-      actor: { type: 'user', userId: actor.userId, email: actor.email },
-      ip: actor.ip,
-      action,
-      objectType: object.type,
-      objectId: object.id,
-      details,
-    });
-  }
-}

@@ -9,7 +9,6 @@ import { DeliveryRecoveryModule } from '../delivery/recovery/delivery-recovery.m
 import { ApiKeysController } from './api-keys.controller';
 import { AuditLogController } from './audit-log.controller';
 import { CampaignsController } from './campaigns.controller';
-import { DashboardAudit } from './dashboard-actor';
 import { AttemptsController, DeliveriesController } from './delivery-log.controller';
 import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
@@ -65,6 +64,5 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     CampaignSpreadsheetImportsController,
     SpreadsheetImportsController,
   ],
-  providers: [DashboardAudit],
 })
 export class DashboardResourcesModule {}

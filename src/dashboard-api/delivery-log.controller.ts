@@ -6,7 +6,7 @@ import { DeliveryOwnership } from '../delivery/attempts/delivery-ownership.servi
 import { DeliveryService, type AttemptDetail } from '../delivery/attempts/delivery.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { DashboardIdPipe } from './dashboard-input';
@@ -75,7 +75,6 @@ export class DeliveriesController {
     private readonly deliveries: DeliveryService,
     private readonly ownership: DeliveryOwnership,
     private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: DashboardAudit,
   ) {}
 
   @Post(':delivery_id/redeliver')
@@ -103,19 +102,6 @@ export class DeliveriesController {
     ) {
       throw new NotFoundError(`delivery ${id} does not exist`);
     }
-    const attempt = await this.deliveries.redeliver(id);
-    await this.audit.record(
-      actor,
-      'delivery.redeliver',
-      { type: 'delivery', id },
-      {
-        endpoint_id: endpointId,
-        attempt_id: attempt.id,
-        webhook_id: attempt.webhook_id,
-        success: attempt.success,
-        status_code: attempt.status_code,
-      },
-    );
-    return attempt;
+    return this.deliveries.redeliver(id, actor);
   }
 }

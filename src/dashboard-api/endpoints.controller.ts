@@ -15,7 +15,6 @@ import {
   MAX_LOG_LIMIT,
   type DeliveryLogPage,
 } from '../delivery/attempts/delivery-log';
-import { PING } from '../delivery/attempts/test-messages';
 import {
   LEDGER_DEFAULT_DAYS,
   LEDGER_MAX_DAYS,
@@ -29,7 +28,7 @@ import {
 import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
 import { ApiError } from '../common/api-error';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -96,7 +95,6 @@ export class EndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointAdmin,
     private readonly deliveries: DeliveryService,
-    private readonly audit: DashboardAudit,
   ) {}
 
   /** The endpoint with its health and until when its previous secret stays valid. */
@@ -138,18 +136,7 @@ export class EndpointsController {
         'nothing to change: give url, description, events or enabled',
       ]);
     }
-    const endpoint = await this.endpoints.update(id, changes);
-    const changed: Record<string, unknown> = {};
-    if (changes.url !== undefined) changed.url = endpoint.url;
-    if (changes.events !== undefined) changed.events = endpoint.subscribed_events;
-    if (changes.description !== undefined) changed.description = endpoint.description;
-    if (changes.enabled !== undefined) changed.enabled = endpoint.is_enabled;
-    await this.audit.record(
-      actor,
-      'endpoint.update',
-      { type: 'endpoint', id },
-      { changes: changed },
-    );
+    await this.endpoints.update(id, changes, actor);
     return this.endpoints.detailOfAccount(actor.accountId, id);
   }
 
@@ -165,14 +152,8 @@ export class EndpointsController {
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<void> {
-    const endpoint = await this.endpoints.requireOfAccount(actor.accountId, id);
-    await this.endpoints.delete(id);
-    await this.audit.record(
-      actor,
-      'endpoint.delete',
-      { type: 'endpoint', id },
-      { campaign_id: endpoint.campaignId, url: endpoint.url },
-    );
+    await this.endpoints.requireOfAccount(actor.accountId, id);
+    await this.endpoints.delete(id, actor);
   }
 
   /**
@@ -194,8 +175,7 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<{ secret: string }> {
     await this.endpoints.requireOfAccount(actor.accountId, id);
-    const { secret } = await this.endpoints.revealSecret(id);
-    await this.audit.record(actor, 'secret.reveal', { type: 'endpoint', id });
+    const { secret } = await this.endpoints.revealSecret(id, actor);
     return { secret };
   }
 
@@ -215,13 +195,7 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<{ secret: string; previous_secret_expires_at: Date }> {
     await this.endpoints.requireOfAccount(actor.accountId, id);
-    const rotated = await this.endpoints.rotateSecret(id);
-    await this.audit.record(
-      actor,
-      'secret.rotate',
-      { type: 'endpoint', id },
-      { previous_secret_expires_at: rotated.previous_secret_expires_at.toISOString() },
-    );
+    const rotated = await this.endpoints.rotateSecret(id, actor);
     return {
       secret: rotated.secret,
       previous_secret_expires_at: rotated.previous_secret_expires_at,
@@ -251,20 +225,7 @@ export class EndpointsController {
   ): Promise<AttemptRecord> {
     await this.endpoints.requireOfAccount(actor.accountId, id);
     const input = checkedInput(TestEventRequestDto, body);
-    const attempt = await this.deliveries.sendTest(id, input.event_type);
-    await this.audit.record(
-      actor,
-      'endpoint.test',
-      { type: 'endpoint', id },
-      {
-        event_type: input.event_type ?? PING,
-        attempt_id: attempt.id,
-        webhook_id: attempt.webhook_id,
-        success: attempt.success,
-        status_code: attempt.status_code,
-      },
-    );
-    return attempt;
+    return this.deliveries.sendTest(id, input.event_type, actor);
   }
 
   /**

@@ -15,7 +15,7 @@ import {
 } from '../delivery/recovery/delivery-recovery.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -39,7 +39,6 @@ export class EndpointRecoveriesController {
   constructor(
     private readonly recoveries: DeliveryRecoveries,
     private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: DashboardAudit,
   ) {}
 
   /**
@@ -108,15 +107,7 @@ export class EndpointRecoveriesController {
   ): Promise<void> {
     await this.endpoints.requireOfAccount(actor.accountId, id);
     const { since, scope } = checkedInput(StartRecoveryRequestDto, body);
-    const { recovery, started } = await this.recoveries.start(id, since, scope);
-    if (started) {
-      await this.audit.record(
-        actor,
-        recovery.scope === 'missed' ? 'delivery.replay_missed' : 'delivery.bulk_redeliver',
-        { type: 'endpoint', id },
-        { recovery_id: recovery.id, since: recovery.since.toISOString(), total: recovery.total },
-      );
-    }
+    const { recovery, started } = await this.recoveries.start(id, since, scope, actor);
     await reply.status(started ? 202 : 200).send(recovery);
   }
 
@@ -150,7 +141,6 @@ export class RecoveriesController {
   constructor(
     private readonly recoveries: DeliveryRecoveries,
     private readonly endpoints: WebhookEndpointAdmin,
-    private readonly audit: DashboardAudit,
   ) {}
 
   /**
@@ -176,15 +166,7 @@ export class RecoveriesController {
       if (error instanceof NotFoundError) throw new NotFoundError(`recovery ${id} does not exist`);
       throw error;
     }
-    const { recovery, cancelled } = await this.recoveries.cancel(id);
-    if (cancelled) {
-      await this.audit.record(
-        actor,
-        'delivery.bulk_redeliver_cancel',
-        { type: 'endpoint', id: endpointId },
-        { recovery_id: id, processed: recovery.processed, total: recovery.total },
-      );
-    }
+    const { recovery } = await this.recoveries.cancel(id, actor);
     return recovery;
   }
 }

@@ -8,7 +8,6 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { AuditLog } from '../audit/audit-log.service';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { SignInLimiter } from '../rate-limit/sign-in.limiter';
@@ -45,7 +44,8 @@ const CSRF_HEADER_DOC = {
 /**
  * `POST`, `GET` and `DELETE /dashboard/api/session`: sign in, who am I, sign out
  * (docs/dashboard.md#sessions). Every sign-in, succeeded or failed, and every sign-out is
- * recorded in the audit log with the client IP (docs/dashboard.md#audit-log); never a password.
+ * recorded in the audit log with the client IP (docs/dashboard.md#audit-log) by the users and
+ * sessions services; never a password.
  */
 @ApiTags('session')
 @DashboardController('session')
@@ -54,7 +54,6 @@ export class SessionController implements OnModuleInit {
     private readonly users: UsersService,
     private readonly sessions: SessionsService,
     private readonly limiter: SignInLimiter,
-    private readonly audit: AuditLog,
     private readonly config: AppConfig,
   ) {}
 
@@ -108,32 +107,15 @@ export class SessionController implements OnModuleInit {
         { 'Retry-After': String(retryAfter) },
       );
     }
-    const check = await this.users.verifyCredentials(email, password);
+    const check = await this.users.checkSignIn(email, password, request.ip);
     if (!check.ok) {
-      await this.audit.record({
-        accountId: check.user?.accountId ?? null,
-        actor: { type: 'user', userId: null, email: email.trim() },
-        ip: request.ip,
-        action: 'session.sign_in_failed',
-        objectType: check.user ? 'user' : null,
-        objectId: check.user?.id ?? null,
-        details: { reason: check.reason },
-      });
       throw new ApiError(401, 'unauthorized', SIGN_IN_REFUSED);
     }
     const { user } = check;
     // A new session id at every sign-in: whatever session this browser had ends now.
     await this.sessions.end(readSessionCookie(request.headers.cookie), 'replaced');
-    const started = await this.sessions.start(user.id, request.ip);
+    const started = await this.sessions.start(user, request.ip);
     await this.limiter.succeeded(request.ip, email);
-    await this.audit.record({
-      accountId: user.accountId,
-      actor: { type: 'user', userId: user.id, email: user.email },
-      ip: request.ip,
-      action: 'session.sign_in',
-      objectType: 'session',
-      objectId: started.sessionId,
-    });
     void reply.header(
       'set-cookie',
       sessionCookie(started.token, this.config.dashboardInsecureCookies),
@@ -164,15 +146,7 @@ export class SessionController implements OnModuleInit {
     @Req() request: DashboardRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<void> {
-    await this.sessions.end(session.token, 'sign_out');
-    await this.audit.record({
-      accountId: session.user.accountId,
-      actor: { type: 'user', userId: session.user.id, email: session.user.email },
-      ip: request.ip,
-      action: 'session.sign_out',
-      objectType: 'session',
-      objectId: session.sessionId,
-    });
+    await this.sessions.signOut(session, request.ip);
     void reply.header('set-cookie', clearedSessionCookie(this.config.dashboardInsecureCookies));
   }
 }

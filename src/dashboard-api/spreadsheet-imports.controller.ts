@@ -24,6 +24,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
+import { complianceOptions } from '../common/compliance-defaults';
 import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files.service';
 import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity.service';
 import {
@@ -33,7 +34,7 @@ import {
   type SpreadsheetImportView,
 } from '../leads/spreadsheet/spreadsheet-imports.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, DashboardAudit, type DashboardActor } from './dashboard-actor';
+import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
@@ -169,10 +170,7 @@ export class CampaignSpreadsheetImportsController {
 @ApiTags('spreadsheet imports')
 @DashboardController('spreadsheet-imports')
 export class SpreadsheetImportsController {
-  constructor(
-    private readonly spreadsheets: SpreadsheetImports,
-    private readonly audit: DashboardAudit,
-  ) {}
+  constructor(private readonly spreadsheets: SpreadsheetImports) {}
 
   @Get(':import_id')
   @DashboardAccess('any')
@@ -246,27 +244,12 @@ export class SpreadsheetImportsController {
       );
     }
     const input = checkedInput(StartSpreadsheetImportRequestDto, body);
-    const { job, started } = await this.spreadsheets.start(actor.accountId, importId, {
-      mapping: input.mapping,
-      source: (input.source ?? 'spreadsheet').toWellFormed(),
-      tags: (input.tags ?? []).map((tag) => tag.toWellFormed()),
-      skipDuplicates: input.skip_duplicates ?? true,
-      disclaimerVersion: (input.disclaimer_version ?? 'v1.0').toWellFormed(),
-      clientIp: actor.ip,
-    });
-    if (started) {
-      await this.audit.record(
-        actor,
-        'import.start',
-        { type: 'campaign', id: job.campaign_id },
-        {
-          spreadsheet_import_id: job.id,
-          file_name: job.file_name,
-          total_rows: job.total_rows,
-          disclaimer_version: job.disclaimer_version,
-        },
-      );
-    }
+    const { job, started } = await this.spreadsheets.start(
+      actor.accountId,
+      importId,
+      { mapping: input.mapping, ...complianceOptions(input, 'spreadsheet'), clientIp: actor.ip },
+      actor,
+    );
     await reply.status(started ? 202 : 200).send(job);
   }
 
@@ -283,18 +266,7 @@ export class SpreadsheetImportsController {
     @CurrentActor() actor: DashboardActor,
     @Param('import_id') id: string,
   ): Promise<SpreadsheetImportView> {
-    const { job, cancelled } = await this.spreadsheets.cancel(
-      actor.accountId,
-      spreadsheetImportId(id),
-    );
-    if (cancelled) {
-      await this.audit.record(
-        actor,
-        'import.cancel',
-        { type: 'campaign', id: job.campaign_id },
-        { spreadsheet_import_id: job.id, rows_read: job.rows_read, total_rows: job.total_rows },
-      );
-    }
+    const { job } = await this.spreadsheets.cancel(actor.accountId, spreadsheetImportId(id), actor);
     return job;
   }
 

@@ -34,15 +34,18 @@ export class SessionsRepository {
     @InjectRepository(DashboardSession) private readonly sessions: Repository<DashboardSession>,
   ) {}
 
-  /** Inserts an open session. @returns its id. */
-  async insert(fields: {
-    tokenHash: string;
-    userId: number;
-    at: Date;
-    expiresAt: Date;
-    ip: string | null;
-  }): Promise<number> {
-    const [row]: Array<{ id: string }> = await this.sessions.query(
+  /** Inserts an open session, in the caller's transaction when `manager` is given. @returns its id. */
+  async insert(
+    fields: {
+      tokenHash: string;
+      userId: number;
+      at: Date;
+      expiresAt: Date;
+      ip: string | null;
+    },
+    manager: EntityManager = this.sessions.manager,
+  ): Promise<number> {
+    const [row]: Array<{ id: string }> = await manager.query(
       `INSERT INTO dashboard_session (token_hash, user_id, created_at, last_seen_at, expires_at, ip)
        VALUES ($1, $2, $3, $3, $4, $5) RETURNING id`,
       [fields.tokenHash, fields.userId, fields.at, fields.expiresAt, fields.ip],
@@ -102,9 +105,17 @@ export class SessionsRepository {
     );
   }
 
-  /** Ends session `id` at `at` unless it has ended already. */
-  async end(id: number, at: Date, reason: SessionEndReason): Promise<void> {
-    await this.sessions.query(
+  /**
+   * Ends session `id` at `at` unless it has ended already, in the caller's transaction when
+   * `manager` is given.
+   */
+  async end(
+    id: number,
+    at: Date,
+    reason: SessionEndReason,
+    manager: EntityManager = this.sessions.manager,
+  ): Promise<void> {
+    await manager.query(
       `UPDATE dashboard_session SET ended_at = $2, end_reason = $3
         WHERE id = $1 AND ended_at IS NULL`,
       [id, at, reason],

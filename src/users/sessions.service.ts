@@ -1,5 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isIP } from 'node:net';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, type DashboardUserActor } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
 import {
   csrfTokenFor,
@@ -41,7 +43,8 @@ export interface StartedSession {
  * only as its SHA-256; valid until 30 minutes without a request or 12 hours after sign-in,
  * whichever comes first, or until ended (sign-out, a new sign-in from the same browser, the
  * user disabled or their password reset). `last_seen_at` is written at most once a minute.
- * Times come from the injectable {@link Clock}.
+ * Times come from the injectable {@link Clock}. A sign-in and a sign-out are recorded in the
+ * audit log in their own transaction (docs/architecture.md#who-writes-the-audit-log).
  */
 @Injectable()
 export class SessionsService {
@@ -50,21 +53,69 @@ export class SessionsService {
   constructor(
     private readonly sessions: SessionsRepository,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
-  /** Starts a session of `userId`, signed in from `ip`. */
-  async start(userId: number, ip: string | null): Promise<StartedSession> {
+  /**
+   * Starts a session of `user`, signed in from `ip` (the client IP), recorded as
+   * `session.sign_in` by the user, on the new session, in the same transaction.
+   */
+  async start(user: SessionUser, ip: string): Promise<StartedSession> {
     const token = generateSessionToken();
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + SESSION_MAX_LIFETIME_MS);
-    const sessionId = await this.sessions.insert({
-      tokenHash: hashSessionToken(token),
-      userId,
-      at: now,
-      expiresAt,
-      ip: ip !== null && isIP(ip) !== 0 ? ip : null,
+    const sessionId = await this.dataSource.transaction(async (manager) => {
+      const id = await this.sessions.insert(
+        {
+          tokenHash: hashSessionToken(token),
+          userId: user.id,
+          at: now,
+          expiresAt,
+          ip: isIP(ip) !== 0 ? ip : null,
+        },
+        manager,
+      );
+      await this.recordSession(manager, user, ip, 'session.sign_in', id);
+      return id;
     });
     return { sessionId, token, csrfToken: csrfTokenFor(token), expiresAt };
+  }
+
+  /**
+   * Signs out: ends `session` (if still open) and records `session.sign_out` by its user from
+   * `ip`, in one transaction.
+   */
+  async signOut(
+    session: { token: string; sessionId: number; user: SessionUser },
+    ip: string,
+  ): Promise<void> {
+    await this.dataSource.transaction(async (manager) => {
+      await this.end(session.token, 'sign_out', manager);
+      await this.recordSession(manager, session.user, ip, 'session.sign_out', session.sessionId);
+    });
+  }
+
+  /** Records a sign-in or sign-out of session `sessionId` by `user` from `ip`. */
+  private async recordSession(
+    manager: EntityManager,
+    user: SessionUser,
+    ip: string,
+    action: 'session.sign_in' | 'session.sign_out',
+    sessionId: number,
+  ): Promise<void> {
+    const actor: DashboardUserActor = {
+      type: 'user',
+      accountId: user.accountId,
+      userId: user.id,
+      email: user.email,
+      ip,
+    };
+    await this.audit.recordChange(
+      actor,
+      { accountId: user.accountId, action, objectType: 'session', objectId: sessionId },
+      manager,
+    );
   }
 
   /**
@@ -119,14 +170,19 @@ export class SessionsService {
   }
 
   /**
-   * Ends the session of `token` if it is open (sign-out, or replaced by a new sign-in).
+   * Ends the session of `token` if it is open (sign-out, or replaced by a new sign-in), in the
+   * caller's transaction when `manager` is given.
    * @returns whether an open session ended.
    */
-  async end(token: string | undefined, reason: SessionEndReason = 'sign_out'): Promise<boolean> {
+  async end(
+    token: string | undefined,
+    reason: SessionEndReason = 'sign_out',
+    manager?: EntityManager,
+  ): Promise<boolean> {
     if (token === undefined || !isSessionTokenShaped(token)) return false;
     const session = await this.sessions.findWithUser(hashSessionToken(token));
     if (!session || session.endedAt !== null) return false;
-    await this.sessions.end(session.id, this.clock.now(), reason);
+    await this.sessions.end(session.id, this.clock.now(), reason, manager);
     return true;
   }
 }

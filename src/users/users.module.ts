@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../audit/audit.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { Clock } from '../common/clock';
 import { DashboardSession } from './dashboard-session.entity';
@@ -16,7 +17,11 @@ import { UsersService } from './users.service';
  * {@link SessionsService}. Owns `dashboard_user` and `dashboard_session`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([DashboardUser, DashboardSession]), CampaignsModule],
+  imports: [
+    TypeOrmModule.forFeature([DashboardUser, DashboardSession]),
+    CampaignsModule,
+    AuditModule,
+  ],
   providers: [UsersRepository, SessionsRepository, UsersService, SessionsService, Clock],
   exports: [UsersService, SessionsService, Clock],
 })

@@ -14,19 +14,23 @@ export class UsersRepository {
   constructor(@InjectRepository(DashboardUser) private readonly users: Repository<DashboardUser>) {}
 
   /**
-   * Inserts a user.
+   * Inserts a user, in the caller's transaction when `manager` is given.
    * @throws the driver's unique violation (23505) when the email is taken (any case), and its
    *   foreign-key violation (23503) when the account does not exist.
    */
-  insert(fields: {
-    accountId: number;
-    email: string;
-    role: DashboardRole;
-    passwordHash: string;
-    at: Date;
-  }): Promise<DashboardUser> {
-    return this.users.save(
-      this.users.create({
+  insert(
+    fields: {
+      accountId: number;
+      email: string;
+      role: DashboardRole;
+      passwordHash: string;
+      at: Date;
+    },
+    manager?: EntityManager,
+  ): Promise<DashboardUser> {
+    const users = manager?.getRepository(DashboardUser) ?? this.users;
+    return users.save(
+      users.create({
         accountId: fields.accountId,
         email: fields.email,
         role: fields.role,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, type AuditActor } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
 import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
@@ -65,7 +66,9 @@ function sessionUser(user: DashboardUser): SessionUser {
  * passwords by operators with the CLI; their credentials checked at sign-in. Passwords are at
  * least 12 characters and stored only as argon2id hashes; a generated one is returned once.
  * Disabling a user or resetting their password ends all their sessions in the same
- * transaction (docs/dashboard.md#sessions).
+ * transaction (docs/dashboard.md#sessions). Each change is recorded in the audit log under the
+ * caller's `AuditActor` in that transaction too (docs/architecture.md#who-writes-the-audit-log),
+ * never a password; without an actor nothing is recorded.
  */
 @Injectable()
 export class UsersService {
@@ -75,10 +78,12 @@ export class UsersService {
     private readonly campaigns: CampaignsService,
     private readonly dataSource: DataSource,
     private readonly clock: Clock,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
-   * Creates a user of `accountId`.
+   * Creates a user of `accountId`, recorded as `user.create`
+   * (`{email, role, password_generated}`) in the same transaction.
    * @param password the password, or undefined to generate one (24 random characters).
    * @returns the user, and the generated password when one was generated (never again available).
    * @throws InvalidInputError (field `email`, `role` or `password`); NotFoundError when the
@@ -89,6 +94,7 @@ export class UsersService {
     email: string,
     role: string,
     password?: string,
+    actor?: AuditActor,
   ): Promise<{ user: DashboardUserView; password?: string }> {
     const normalised = normaliseEmail(email);
     if (!isDashboardRole(role)) {
@@ -98,12 +104,27 @@ export class UsersService {
     const passwordHash = await hashPassword(generated ?? validatePassword(password!));
     if (accountId > MAX_INT4) throw new NotFoundError(`account ${accountId} does not exist`);
     try {
-      const user = await this.users.insert({
-        accountId,
-        email: normalised,
-        role,
-        passwordHash,
-        at: this.clock.now(),
+      const user = await this.dataSource.transaction(async (manager) => {
+        const inserted = await this.users.insert(
+          { accountId, email: normalised, role, passwordHash, at: this.clock.now() },
+          manager,
+        );
+        await this.audit.recordChange(
+          actor,
+          {
+            accountId: inserted.accountId,
+            action: 'user.create',
+            objectType: 'user',
+            objectId: inserted.id,
+            details: {
+              email: inserted.email,
+              role: inserted.role,
+              password_generated: generated !== undefined,
+            },
+          },
+          manager,
+        );
+        return inserted;
       });
       return generated === undefined
         ? { user: view(user) }
@@ -129,16 +150,20 @@ export class UsersService {
 
   /**
    * Disables user `id` and ends all their sessions; disabling twice keeps the first time.
+   * Recorded as `user.disable` (each time) in the same transaction.
    * @throws NotFoundError when no user has that id.
    */
-  async disable(id: number): Promise<{ id: number; account_id: number; disabled_at: Date }> {
+  async disable(
+    id: number,
+    actor?: AuditActor,
+  ): Promise<{ id: number; account_id: number; disabled_at: Date }> {
     const now = this.clock.now();
     const disabled =
       id > MAX_INT4
         ? null
         : await this.dataSource.transaction(async (manager) => {
             const row = await this.users.disable(manager, id, now);
-            if (row) await this.sessions.endAllFor(manager, id, now, 'disabled');
+            if (row) await this.endSessions(manager, row, now, actor, 'user.disable');
             return row;
           });
     if (!disabled) throw userNotFound(id);
@@ -147,6 +172,7 @@ export class UsersService {
 
   /**
    * Gives user `id` a new password and ends all their sessions. A disabled user stays disabled.
+   * Recorded as `user.reset_password` (`{password_generated}`) in the same transaction.
    * @param password the new password, or undefined to generate one.
    * @returns the change time, and the generated password when one was generated.
    * @throws InvalidInputError (field `password`); NotFoundError when no user has that id.
@@ -154,6 +180,7 @@ export class UsersService {
   async resetPassword(
     id: number,
     password?: string,
+    actor?: AuditActor,
   ): Promise<{ id: number; account_id: number; password_changed_at: Date; password?: string }> {
     const generated = password === undefined ? generatePassword() : undefined;
     const passwordHash = await hashPassword(generated ?? validatePassword(password!));
@@ -163,11 +190,58 @@ export class UsersService {
         ? null
         : await this.dataSource.transaction(async (manager) => {
             const row = await this.users.setPassword(manager, id, passwordHash, now);
-            if (row) await this.sessions.endAllFor(manager, id, now, 'password_reset');
+            if (row) {
+              await this.endSessions(manager, row, now, actor, 'user.reset_password', {
+                password_generated: generated !== undefined,
+              });
+            }
             return row;
           });
     if (!changed) throw userNotFound(id);
     return generated === undefined ? changed : { ...changed, password: generated };
+  }
+
+  /**
+   * Ends every session of `user` (disabled, or given a new password) and records `action` by
+   * `actor`, in `manager`'s transaction.
+   */
+  private async endSessions(
+    manager: EntityManager,
+    user: { id: number; account_id: number },
+    now: Date,
+    actor: AuditActor | undefined,
+    action: 'user.disable' | 'user.reset_password',
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    const reason = action === 'user.disable' ? 'disabled' : 'password_reset';
+    await this.sessions.endAllFor(manager, user.id, now, reason);
+    await this.audit.recordChange(
+      actor,
+      { accountId: user.account_id, action, objectType: 'user', objectId: user.id, details },
+      manager,
+    );
+  }
+
+  /**
+   * {@link verifyCredentials} for a sign-in attempt from `ip`: a refusal is recorded as
+   * `session.sign_in_failed` (`{reason}`; the attempted email, trimmed, as the actor's; the
+   * user and their account when the email is theirs) before it is answered.
+   * @throws the database's error when the refusal cannot be recorded.
+   */
+  async checkSignIn(email: string, password: string, ip: string): Promise<CredentialCheck> {
+    const check = await this.verifyCredentials(email, password);
+    if (!check.ok) {
+      await this.audit.record({
+        accountId: check.user?.accountId ?? null,
+        actor: { type: 'user', userId: null, email: email.trim() },
+        ip,
+        action: 'session.sign_in_failed',
+        objectType: check.user ? 'user' : null,
+        objectId: check.user?.id ?? null,
+        details: { reason: check.reason },
+      });
+    }
+    return check;
   }
 
   /**

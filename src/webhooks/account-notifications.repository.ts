@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { Repository } from 'typeorm';
+import { Repository, type EntityManager } from 'typeorm';
 import { AccountNotification } from './account-notification.entity';
 
-/** Every query on `account_notification` (docs/webhooks.md#operational-messages): one row per account. */
+/**
+ * Every query on `account_notification` (docs/webhooks.md#operational-messages): one row per
+ * account. Methods taking an `EntityManager` run in the caller's transaction.
+ */
 @Injectable()
 export class AccountNotificationsRepository {
   constructor(
@@ -18,19 +21,24 @@ export class AccountNotificationsRepository {
   }
 
   /** The account's row with its encrypted secret, null when it has none. */
-  async find(accountId: number): Promise<AccountNotification | null> {
-    return this.rows.findOne({ where: { accountId } });
+  async find(accountId: number, manager?: EntityManager): Promise<AccountNotification | null> {
+    return this.rowsOf(manager).findOne({ where: { accountId } });
   }
 
   /** Removes the account's row, if any. */
-  async delete(accountId: number): Promise<void> {
-    await this.rows.delete({ accountId });
+  async delete(accountId: number, manager?: EntityManager): Promise<void> {
+    await this.rowsOf(manager).delete({ accountId });
   }
 
   /** Inserts the account's row, or replaces its URL, secret and time (one upsert on `account_id`). */
   async upsert(
     row: Pick<AccountNotification, 'accountId' | 'url' | 'secretEncrypted' | 'updatedAt'>,
+    manager?: EntityManager,
   ): Promise<void> {
-    await this.rows.upsert(row, ['accountId']);
+    await this.rowsOf(manager).upsert(row, ['accountId']);
+  }
+
+  private rowsOf(manager?: EntityManager): Repository<AccountNotification> {
+    return manager ? manager.getRepository(AccountNotification) : this.rows;
   }
 }

@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, type AuditActor } from '../audit/audit-log.service';
 import { AccountNotificationsRepository } from './account-notifications.repository';
 import { validateUrl } from './endpoint-input';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
@@ -17,6 +19,8 @@ export class AccountNotifications {
   constructor(
     private readonly rows: AccountNotificationsRepository,
     private readonly secretBox: SigningSecretBox,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
   /** The account's URL, null when none is set. */
@@ -27,31 +31,60 @@ export class AccountNotifications {
   /**
    * Sets (`url`) or removes (null) the account's notification URL. A new URL gets a new
    * signing secret, returned this once; the same URL again keeps its secret (none returned).
+   * Every call with an `actor` is recorded as `account.notifications_update` (`{url,
+   * new_secret}`: whether a secret was made, never the secret) in the same transaction
+   * (docs/architecture.md#who-writes-the-audit-log).
    * @returns the setting, with `secret` when a new one was made.
    * @throws InvalidInputError (field `url`) for a URL an endpoint could not have.
    */
   async set(
     accountId: number,
     url: string | null,
+    actor?: AuditActor,
   ): Promise<NotificationSetting & { secret?: string }> {
-    if (url === null) {
-      await this.rows.delete(accountId);
-      return { url: null };
-    }
-    const normalised = validateUrl(url);
-    const current = await this.rows.find(accountId);
-    if (current?.url === normalised) return { url: normalised };
-    const secret = generateSigningSecret();
-    await this.rows.upsert({
-      accountId,
-      url: normalised,
-      secretEncrypted: this.secretBox.encrypt(secret),
-      updatedAt: new Date(),
+    const normalised = url === null ? null : validateUrl(url);
+    return this.dataSource.transaction(async (manager) => {
+      const result = await this.write(manager, accountId, normalised);
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId,
+          action: 'account.notifications_update',
+          objectType: 'account',
+          objectId: accountId,
+          details: { url: result.url, new_secret: result.secret !== undefined },
+        },
+        manager,
+      );
+      return result;
     });
-    return { url: normalised, secret };
   }
 
-  /** Where and with which secret to send the account's messages; null when it has no URL. */
+  /** {@link set}'s change, in `manager`'s transaction. */
+  private async write(
+    manager: EntityManager,
+    accountId: number,
+    url: string | null,
+  ): Promise<NotificationSetting & { secret?: string }> {
+    if (url === null) {
+      await this.rows.delete(accountId, manager);
+      return { url: null };
+    }
+    const current = await this.rows.find(accountId, manager);
+    if (current?.url === url) return { url };
+    const secret = generateSigningSecret();
+    await this.rows.upsert(
+      {
+        accountId,
+        url,
+        secretEncrypted: this.secretBox.encrypt(secret),
+        updatedAt: new Date(),
+      },
+      manager,
+    );
+    return { url, secret };
+  }
+
   async target(accountId: number): Promise<{ url: string; secret: string } | null> {
     const row = await this.rows.find(accountId);
     return row ? { url: row.url, secret: this.secretBox.decrypt(row.secretEncrypted) } : null;

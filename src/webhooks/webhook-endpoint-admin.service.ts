@@ -1,5 +1,7 @@
 import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, type AuditActor, type AuditChange } from '../audit/audit-log.service';
 import { NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
@@ -28,8 +30,10 @@ export interface EndpointChanges {
 }
 
 /**
- * Managing webhook endpoints (docs/cli.md#commands): what the
- * operator CLI does today and the dashboard will do. Input errors name the field
+ * Managing webhook endpoints (docs/cli.md#commands): what the operator CLI and the dashboard
+ * do. Each change is recorded in the audit log under the `AuditActor` the edge passes, in the
+ * change's transaction (docs/architecture.md#who-writes-the-audit-log); without an actor (a
+ * test's or a script's setup) nothing is recorded. Input errors name the field
  * (`InvalidInputError`); unknown endpoints and campaigns are `NotFoundError`s.
  */
 @Injectable()
@@ -39,6 +43,8 @@ export class WebhookEndpointAdmin {
     private readonly campaigns: CampaignsService,
     private readonly secretBox: SigningSecretBox,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -52,6 +58,8 @@ export class WebhookEndpointAdmin {
 
   /**
    * Creates an endpoint with a new signing secret; created disabled, it is disabled `manual`.
+   * Recorded as `endpoint.create` (campaign, URL, events, description, enabled; never the
+   * secret) in the same transaction.
    * @returns the endpoint and the plaintext secret, which is never available again.
    * @throws InvalidInputError for a bad URL, event type or description;
    *   CampaignNotFoundError for an unknown campaign.
@@ -59,6 +67,7 @@ export class WebhookEndpointAdmin {
   async create(
     campaignId: number,
     fields: { url: string; events: string[]; description?: string | null; enabled?: boolean },
+    actor?: AuditActor,
   ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
     const secret = generateSigningSecret();
     const entity = this.repository.build({
@@ -72,8 +81,20 @@ export class WebhookEndpointAdmin {
       previousSecretExpiresAt: null,
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
+    const accountId = await this.accountOf(actor, campaignId);
     try {
-      return { endpoint: toEndpointView(await this.repository.save(entity)), secret };
+      const endpoint = await this.dataSource.transaction(async (manager) => {
+        const saved = toEndpointView(await this.repository.save(entity, manager));
+        await this.record(manager, actor, accountId, 'endpoint.create', saved.id, {
+          campaign_id: saved.campaign_id,
+          url: saved.url,
+          events: saved.subscribed_events,
+          description: saved.description,
+          enabled: saved.is_enabled,
+        });
+        return saved;
+      });
+      return { endpoint, secret };
     } catch (error) {
       if ((error as { code?: string }).code === '23503')
         throw new CampaignNotFoundError(campaignId);
@@ -86,10 +107,15 @@ export class WebhookEndpointAdmin {
    * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints),
    * and keeps them as `last_disabled_reason` and `last_disabled_at`: the period whose missed
    * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
-   * Disabling one already disabled keeps its reason and time.
+   * Disabling one already disabled keeps its reason and time. Recorded as `endpoint.update`
+   * with `{changes}`: each field given, as saved.
    * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
    */
-  async update(id: number, changes: EndpointChanges): Promise<WebhookEndpointView> {
+  async update(
+    id: number,
+    changes: EndpointChanges,
+    actor?: AuditActor,
+  ): Promise<WebhookEndpointView> {
     const endpoint = await this.require(id);
     if (changes.url !== undefined) endpoint.url = validateUrl(changes.url);
     if (changes.events !== undefined) endpoint.subscribedEvents = validateEvents(changes.events);
@@ -102,23 +128,53 @@ export class WebhookEndpointAdmin {
       }
       Object.assign(endpoint, enabledState(changes.enabled));
     }
-    return toEndpointView(await this.repository.save(endpoint));
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const saved = toEndpointView(await this.repository.save(endpoint, manager));
+      const changed: Record<string, unknown> = {};
+      if (changes.url !== undefined) changed.url = saved.url;
+      if (changes.events !== undefined) changed.events = saved.subscribed_events;
+      if (changes.description !== undefined) changed.description = saved.description;
+      if (changes.enabled !== undefined) changed.enabled = saved.is_enabled;
+      await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
+      return saved;
+    });
   }
 
-  /** Deletes an endpoint with its deliveries and attempts. @throws NotFoundError for an unknown endpoint. */
-  async delete(id: number): Promise<{ id: number; deleted: true }> {
-    if (id > MAX_INT4 || !(await this.repository.deleteById(id))) throw endpointNotFound(id);
+  /**
+   * Deletes an endpoint with its deliveries and attempts, recorded as `endpoint.delete` in the
+   * same transaction: `{campaign_id, url}` for a dashboard user, `{campaign_id}` for the CLI.
+   * @throws NotFoundError for an unknown endpoint.
+   */
+  async delete(id: number, actor?: AuditActor): Promise<{ id: number; deleted: true }> {
+    const endpoint = await this.require(id);
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    await this.dataSource.transaction(async (manager) => {
+      if (!(await this.repository.deleteById(id, manager))) throw endpointNotFound(id);
+      await this.record(
+        manager,
+        actor,
+        accountId,
+        'endpoint.delete',
+        id,
+        actor?.type === 'user'
+          ? { campaign_id: endpoint.campaignId, url: endpoint.url }
+          : { campaign_id: endpoint.campaignId },
+      );
+    });
     return { id, deleted: true };
   }
 
   /**
    * Replaces the signing secret; the old one stays valid for 24 hours, during which every
-   * delivery carries both signatures (docs/operations.md).
+   * delivery carries both signatures (docs/operations.md). Recorded as `secret.rotate` in the
+   * same transaction (for a dashboard user with `previous_secret_expires_at`; never a secret).
    * @returns the new plaintext secret (shown once) and until when the previous one is valid.
    * @throws NotFoundError for an unknown endpoint.
    */
   async rotateSecret(
     id: number,
+    actor?: AuditActor,
   ): Promise<{ id: number; secret: string; previous_secret_expires_at: Date }> {
     const endpoint = await this.require(id);
     const secret = generateSigningSecret();
@@ -126,7 +182,20 @@ export class WebhookEndpointAdmin {
     const expiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
     endpoint.previousSecretExpiresAt = expiresAt;
     endpoint.secretEncrypted = this.secretBox.encrypt(secret);
-    await this.repository.save(endpoint);
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    await this.dataSource.transaction(async (manager) => {
+      await this.repository.save(endpoint, manager);
+      await this.record(
+        manager,
+        actor,
+        accountId,
+        'secret.rotate',
+        id,
+        actor?.type === 'user'
+          ? { previous_secret_expires_at: expiresAt.toISOString() }
+          : undefined,
+      );
+    });
     return { id, secret, previous_secret_expires_at: expiresAt };
   }
 
@@ -174,23 +243,64 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * The current signing secret in clear, for an admin who asked to see it again (the caller
-   * records that in the audit log).
-   * @throws NotFoundError for an unknown endpoint.
+   * The current signing secret in clear, for an admin who asked to see it again. Recorded as
+   * `secret.reveal` first: when the entry cannot be written, the secret is not returned.
+   * @throws NotFoundError for an unknown endpoint; the database's error when the entry
+   *   cannot be written.
    */
-  async revealSecret(id: number): Promise<{ id: number; secret: string }> {
+  async revealSecret(id: number, actor: AuditActor): Promise<{ id: number; secret: string }> {
     const endpoint = await this.require(id);
-    return { id, secret: this.secretBox.decrypt(endpoint.secretEncrypted) };
+    const secret = this.secretBox.decrypt(endpoint.secretEncrypted);
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    await this.record(undefined, actor, accountId, 'secret.reveal', id);
+    return { id, secret };
   }
 
   /**
-   * The campaign and account of endpoint `id` (the CLI's audit entries name the account).
+   * The campaign and account of endpoint `id` (a CLI audit entry belongs to that account).
    * @returns null when no endpoint has that id.
    */
   async ownerOf(id: number): Promise<{ campaignId: number; accountId: number } | null> {
     const endpoint = id > MAX_INT4 ? null : await this.repository.findById(id);
     const accountId = endpoint ? await this.campaigns.accountOf(endpoint.campaignId) : null;
     return endpoint && accountId !== null ? { campaignId: endpoint.campaignId, accountId } : null;
+  }
+
+  /**
+   * The account an audit entry by `actor` about endpoint `id` belongs to: the user's, or for
+   * the CLI the endpoint's (null when it does not exist).
+   */
+  async accountForEntry(actor: AuditActor | undefined, id: number): Promise<number | null> {
+    if (!actor) return null;
+    return actor.type === 'user' ? actor.accountId : ((await this.ownerOf(id))?.accountId ?? null);
+  }
+
+  /** The account an entry of `actor` about campaign `campaignId`'s endpoint belongs to. */
+  private async accountOf(
+    actor: AuditActor | undefined,
+    campaignId: number,
+  ): Promise<number | null> {
+    if (!actor) return null;
+    return actor.type === 'user' ? actor.accountId : this.campaigns.accountOf(campaignId);
+  }
+
+  /**
+   * Records `action` on endpoint `id` by `actor`, in `manager`'s transaction when given;
+   * nothing without an actor.
+   */
+  private async record(
+    manager: EntityManager | undefined,
+    actor: AuditActor | undefined,
+    accountId: number | null,
+    action: AuditChange['action'],
+    id: number,
+    details?: Record<string, unknown>,
+  ): Promise<void> {
+    await this.audit.recordChange(
+      actor,
+      { accountId, action, objectType: 'endpoint', objectId: id, details },
+      manager,
+    );
   }
 
   private async require(id: number): Promise<WebhookEndpoint> {

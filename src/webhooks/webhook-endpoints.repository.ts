@@ -73,11 +73,11 @@ export class WebhookEndpointsRepository {
   }
 
   /**
-   * Inserts or updates an endpoint.
+   * Inserts or updates an endpoint, in the caller's transaction when `manager` is given.
    * @throws the driver's foreign-key violation (23503) when its campaign does not exist.
    */
-  save(endpoint: WebhookEndpoint): Promise<WebhookEndpoint> {
-    return this.endpoints.save(endpoint);
+  save(endpoint: WebhookEndpoint, manager?: EntityManager): Promise<WebhookEndpoint> {
+    return (manager?.getRepository(WebhookEndpoint) ?? this.endpoints).save(endpoint);
   }
 
   /** Endpoint `id`, or null. */
@@ -112,9 +112,12 @@ export class WebhookEndpointsRepository {
     return new Map(rows.map((row) => [row.campaign_id, row.n]));
   }
 
-  /** Deletes endpoint `id` (its deliveries and attempts cascade). @returns whether it existed. */
-  async deleteById(id: number): Promise<boolean> {
-    const result = await this.endpoints.delete({ id });
+  /**
+   * Deletes endpoint `id` (its deliveries and attempts cascade), in the caller's transaction
+   * when `manager` is given. @returns whether it existed.
+   */
+  async deleteById(id: number, manager?: EntityManager): Promise<boolean> {
+    const result = await (manager?.getRepository(WebhookEndpoint) ?? this.endpoints).delete({ id });
     return (result.affected ?? 0) > 0;
   }
 

@@ -8,6 +8,7 @@ import {
   MaxLength,
   ArrayMaxSize,
 } from 'class-validator';
+import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '../../common/compliance-defaults';
 import { SPREADSHEET_IMPORT_STATUSES } from '../../leads/spreadsheet/spreadsheet-import.entity';
 import { ImportUserDto } from './lead-import.dto';
 
@@ -201,13 +202,13 @@ export class StartSpreadsheetImportRequestDto {
   @Allow()
   compliance_acknowledged!: unknown;
 
-  @ApiPropertyOptional({ maxLength: 32, default: 'v1.0' })
+  @ApiPropertyOptional({ maxLength: 32, default: DEFAULT_DISCLAIMER_VERSION })
   @IsOptional()
   @IsString()
   @MaxLength(32)
   disclaimer_version?: string;
 
-  @ApiPropertyOptional({ maxLength: 100, default: 'spreadsheet' })
+  @ApiPropertyOptional({ maxLength: 100, default: DEFAULT_SOURCE.spreadsheet })
   @IsOptional()
   @IsString()
   @MaxLength(100)

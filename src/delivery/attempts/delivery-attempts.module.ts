@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { AuditModule } from '../../audit/audit.module';
 import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
 import { AttemptLog } from './attempt-log.service';
 import { AttemptPartitionsRepository } from '../retention/attempt-partitions.repository';
@@ -29,6 +30,7 @@ import { WebhookSender } from '../worker/webhook.sender';
       EndpointDeliveryRollup,
     ]),
     WebhookEndpointsModule,
+    AuditModule,
   ],
   providers: [
     AttemptPartitionsRepository,

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
+import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
 import { DeliveryRepository, type AttemptRecord, type DeliveryState } from './delivery.repository';
 import { AttemptLog } from './attempt-log.service';
 import { AttemptRunner } from '../worker/attempt.runner';
@@ -13,7 +15,7 @@ import {
   type DeliveryLogQuery,
 } from './delivery-log';
 import { GONE } from '../worker/retry-schedule';
-import { testMessage } from './test-messages';
+import { PING, testMessage } from './test-messages';
 import {
   isLedgerDays,
   LEDGER_DEFAULT_DAYS,
@@ -72,6 +74,8 @@ export class DeliveryService {
     private readonly runner: AttemptRunner,
     private readonly endpoints: DeliveryTargets,
     private readonly config: AppConfig,
+    private readonly audit: AuditLog,
+    private readonly admin: WebhookEndpointAdmin,
   ) {}
 
   /**
@@ -80,11 +84,14 @@ export class DeliveryService {
    * (docs/webhooks.md#success-retries-and-health). A success marks the delivery succeeded; a
    * failure leaves its schedule as is, except 410 Gone: the endpoint is disabled and the
    * delivery, unless it had succeeded before, is marked failed
-   * (docs/webhooks.md#disabled-endpoints).
+   * (docs/webhooks.md#disabled-endpoints). With an `actor`, recorded as `delivery.redeliver`
+   * (`{endpoint_id, attempt_id, webhook_id, success, status_code}`) once the attempt is
+   * logged: an HTTP request is no part of a transaction. Without one (the CLI's
+   * `delivery redeliver`) it is not recorded (docs/cli.md#commands).
    * @returns the attempt, with its event's type like {@link listAttempts}.
    * @throws NotFoundError for an unknown delivery, or when its endpoint no longer exists.
    */
-  async redeliver(deliveryId: number): Promise<AttemptRecord> {
+  async redeliver(deliveryId: number, actor?: AuditActor): Promise<AttemptRecord> {
     const work =
       deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.repository.findWork(deliveryId);
     if (!work) throw new NotFoundError(`delivery ${deliveryId} does not exist`);
@@ -118,7 +125,15 @@ export class DeliveryService {
             : null,
       }),
     );
-    return { ...record, event_type: work.eventType };
+    const attempt = { ...record, event_type: work.eventType };
+    await this.audit.recordChange(actor, {
+      accountId: await this.admin.accountForEntry(actor, work.endpointId),
+      action: 'delivery.redeliver',
+      objectType: 'delivery',
+      objectId: deliveryId,
+      details: { endpoint_id: work.endpointId, ...attemptDetails(attempt) },
+    });
+    return attempt;
   }
 
   /**
@@ -139,12 +154,18 @@ export class DeliveryService {
    * belongs to no delivery and is never retried, and counts in the endpoint's health like a
    * ping. The delivery log shows it with `event_type` null for a ping (filter: `ping`), else
    * the type. An answer of 410 Gone disables the endpoint, if enabled
-   * (docs/webhooks.md#disabled-endpoints).
+   * (docs/webhooks.md#disabled-endpoints). With an `actor`, recorded as `endpoint.test`
+   * (`{event_type, attempt_id, webhook_id, success, status_code}`) once the attempt is logged;
+   * without one (the CLI's `endpoint ping`) it is not recorded.
    * @returns the finished attempt: status code, duration, error, response excerpt.
    * @throws InvalidInputError (field `event_type`) for an unknown type; NotFoundError for an
    *   unknown endpoint.
    */
-  async sendTest(endpointId: number, eventType?: string): Promise<AttemptRecord> {
+  async sendTest(
+    endpointId: number,
+    eventType?: string,
+    actor?: AuditActor,
+  ): Promise<AttemptRecord> {
     const message = testMessage(endpointId, eventType);
     const target = await this.endpoints.find(endpointId);
     if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
@@ -156,9 +177,17 @@ export class DeliveryService {
     };
     // Not a scheduled start: always begun, never null.
     const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, message.body))!;
-    return this.finished(
+    const attempt = this.finished(
       await this.attempts.finish({ ...start, id, deliveryCreatedAt, result, next: null }),
     );
+    await this.audit.recordChange(actor, {
+      accountId: await this.admin.accountForEntry(actor, endpointId),
+      action: 'endpoint.test',
+      objectType: 'endpoint',
+      objectId: endpointId,
+      details: { event_type: eventType ?? PING, ...attemptDetails(attempt) },
+    });
+    return attempt;
   }
 
   /**
@@ -263,4 +292,14 @@ export class DeliveryService {
       );
     return record;
   }
+}
+
+/** What an audit entry says of an attempt the operator asked for. */
+function attemptDetails(attempt: AttemptRecord): Record<string, unknown> {
+  return {
+    attempt_id: attempt.id,
+    webhook_id: attempt.webhook_id,
+    success: attempt.success,
+    status_code: attempt.status_code,
+  };
 }

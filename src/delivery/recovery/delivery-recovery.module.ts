@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../../audit/audit.module';
 import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
 import { DeliveryRecovery } from './delivery-recovery.entity';
 import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
@@ -10,7 +11,7 @@ import { DeliveryRecoveries } from './delivery-recovery.service';
  * The worker's side (`DeliveryRecoveryRunner`) is in `DeliveryWorkerModule`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([DeliveryRecovery]), WebhookEndpointsModule],
+  imports: [TypeOrmModule.forFeature([DeliveryRecovery]), WebhookEndpointsModule, AuditModule],
   providers: [DeliveryRecoveryRepository, DeliveryRecoveries],
   exports: [DeliveryRecoveries],
 })

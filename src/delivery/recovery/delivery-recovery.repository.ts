@@ -133,6 +133,7 @@ export class DeliveryRecoveryRepository {
    * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`,
    * counting them and noting the highest id counted, in one statement. With nothing to
    * redeliver the recovery is `done` at once.
+   * In the caller's transaction when `manager` is given.
    * @returns null when the endpoint already has a running recovery (the unique partial index
    *   `uq_delivery_recovery_running` refused a second one).
    */
@@ -140,8 +141,9 @@ export class DeliveryRecoveryRepository {
     endpointId: number,
     since: Date,
     scope: RecoveryScope,
+    manager: EntityManager = this.dataSource.manager,
   ): Promise<RecoveryRecord | null> {
-    const rows: RecoveryRecord[] = await this.dataSource.query(
+    const rows: RecoveryRecord[] = await manager.query(
       `WITH covered AS (${coveredDeliveries(scope, 'created_at >= $2')})
        INSERT INTO delivery_recovery
               (endpoint_id, scope, since, status, total, last_delivery_id, cursor_delivery_id,

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
+import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
 import { parseInstant } from '../attempts/delivery-log';
 import { RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
 import { DeliveryRecoveryRepository, type RecoveryRecord } from './delivery-recovery.repository';
@@ -28,13 +31,18 @@ export interface RecoveryPreview {
  * (docs/webhooks.md#replaying-missed-deliveries): preview, start, list and cancel. Starting only
  * records the recovery; the delivery worker's `DeliveryRecoveryRunner` moves its deliveries to
  * `pending` batch by batch. Ids are taken as given: the caller scopes the endpoint (and a
- * recovery's endpoint) to its account first.
+ * recovery's endpoint) to its account first. A start or a cancel is recorded in the audit log
+ * under the caller's `AuditActor`, in its own transaction
+ * (docs/architecture.md#who-writes-the-audit-log); without an actor nothing is recorded.
  */
 @Injectable()
 export class DeliveryRecoveries {
   constructor(
     private readonly repository: DeliveryRecoveryRepository,
     private readonly targets: DeliveryTargets,
+    private readonly admin: WebhookEndpointAdmin,
+    private readonly audit: AuditLog,
+    private readonly dataSource: DataSource,
   ) {}
 
   /**
@@ -56,6 +64,9 @@ export class DeliveryRecoveries {
    * those waiting on a retry, or with `missed` also those `skipped` or `dropped`.
    * @param since as for {@link preview}.
    * @param scope `failed` (the default, when undefined) or `missed`.
+   * A new recovery is recorded as `delivery.bulk_redeliver` (scope `failed`) or
+   * `delivery.replay_missed` (`missed`) on the endpoint, `{recovery_id, since, total}`, in the
+   * transaction that inserts it.
    * @returns the new recovery (`started` true; already `done` when there was nothing to send),
    *   or the endpoint's running recovery, whatever its scope (`started` false): at most one runs
    *   per endpoint, which the database enforces, so two starts at once give one recovery.
@@ -67,11 +78,13 @@ export class DeliveryRecoveries {
     endpointId: number,
     since: unknown,
     scope?: unknown,
+    actor?: AuditActor,
   ): Promise<{ recovery: RecoveryRecord; started: boolean }> {
     const at = parseSince(since);
     const covered = parseScope(scope);
     const target = await this.targets.find(endpointId);
     if (!target) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
+    const accountId = await this.admin.accountForEntry(actor, endpointId);
     // Two tries: a running recovery that ends between the refused insert and the read.
     for (let tries = 0; ; tries += 1) {
       const running = await this.repository.findRunning(endpointId);
@@ -85,7 +98,27 @@ export class DeliveryRecoveries {
           }`,
         );
       }
-      const recovery = await this.repository.insert(endpointId, at, covered);
+      const recovery = await this.dataSource.transaction(async (manager) => {
+        const inserted = await this.repository.insert(endpointId, at, covered, manager);
+        if (!inserted) return null;
+        await this.audit.recordChange(
+          actor,
+          {
+            accountId,
+            action:
+              inserted.scope === 'missed' ? 'delivery.replay_missed' : 'delivery.bulk_redeliver',
+            objectType: 'endpoint',
+            objectId: endpointId,
+            details: {
+              recovery_id: inserted.id,
+              since: inserted.since.toISOString(),
+              total: inserted.total,
+            },
+          },
+          manager,
+        );
+        return inserted;
+      });
       if (recovery) return { recovery, started: true };
       if (tries >= 1) throw new Error(`could not start a recovery of endpoint ${endpointId}`);
     }
@@ -108,13 +141,35 @@ export class DeliveryRecoveries {
 
   /**
    * Cancels recovery `id`: no further batch is taken (a batch being moved commits first);
-   * deliveries already moved back to `pending` are still sent. Idempotent.
+   * deliveries already moved back to `pending` are still sent. Idempotent. When this call
+   * cancels it, recorded as `delivery.bulk_redeliver_cancel` on its endpoint
+   * (`{recovery_id, processed, total}`) in the same transaction.
    * @returns the recovery as it stands, and whether this call cancelled it (false when it had
    *   already ended, `done` or `cancelled`).
    * @throws NotFoundError when there is no such recovery.
    */
-  async cancel(id: number): Promise<{ recovery: RecoveryRecord; cancelled: boolean }> {
-    const cancelled = id > MAX_INT4 ? null : await this.repository.finish(id, 'cancelled');
+  async cancel(
+    id: number,
+    actor?: AuditActor,
+  ): Promise<{ recovery: RecoveryRecord; cancelled: boolean }> {
+    const endpointId = (await this.get(id)).endpoint_id;
+    const accountId = await this.admin.accountForEntry(actor, endpointId);
+    const cancelled = await this.dataSource.transaction(async (manager) => {
+      const finished = await this.repository.finish(id, 'cancelled', manager);
+      if (!finished) return null;
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId,
+          action: 'delivery.bulk_redeliver_cancel',
+          objectType: 'endpoint',
+          objectId: endpointId,
+          details: { recovery_id: id, processed: finished.processed, total: finished.total },
+        },
+        manager,
+      );
+      return finished;
+    });
     if (cancelled) return { recovery: cancelled, cancelled: true };
     return { recovery: await this.get(id), cancelled: false };
   }

@@ -1,4 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
+import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '../../common/compliance-defaults';
 import {
   Allow,
   ArrayMaxSize,
@@ -173,7 +174,7 @@ export class LeadUploadRequestDto {
   @ApiPropertyOptional({
     description: 'Upload source label',
     maxLength: 100,
-    default: 'api',
+    default: DEFAULT_SOURCE.api,
     example: 'crm-sync',
   })
   @present('source')
@@ -208,7 +209,7 @@ export class LeadUploadRequestDto {
   @ApiPropertyOptional({
     description: 'Version of the compliance disclaimer acknowledged',
     maxLength: 32,
-    default: 'v1.0',
+    default: DEFAULT_DISCLAIMER_VERSION,
   })
   @present('disclaimer_version')
   @IsString({ message: 'disclaimer_version must be a string' })

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AuditModule } from '../../audit/audit.module';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
 import { LeadImportModule } from '../upload/lead-import.module';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
@@ -21,7 +22,7 @@ export class SpreadsheetFilesModule {}
 
 /** Spreadsheet imports' side of the dashboard: upload, preview, start, cancel, reads. */
 @Module({
-  imports: [CampaignsModule, SpreadsheetFilesModule],
+  imports: [CampaignsModule, SpreadsheetFilesModule, AuditModule],
   providers: [SpreadsheetImportsRepository, SpreadsheetImports, UploadCapacity],
   exports: [SpreadsheetImports],
 })

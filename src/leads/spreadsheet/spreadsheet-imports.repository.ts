@@ -156,47 +156,60 @@ export class SpreadsheetImportsRepository {
   }
 
   /**
-   * Moves an `uploaded` import to `running` with its mapping and compliance record,
-   * acknowledged and started now.
+   * In one transaction: moves an `uploaded` import to `running` with its mapping and compliance
+   * record, acknowledged and started now, then runs `whenStarted` (the audit entry) in that
+   * transaction if it did.
    * @returns whether this call started it (false when it was no longer `uploaded`).
    */
-  async start(id: string, options: StartedImport): Promise<boolean> {
-    const [rows]: [unknown[]] = await this.dataSource.query(
-      `UPDATE spreadsheet_import
-          SET status = 'running', mapping = $2, source = $3, tags = $4, skip_duplicates = $5,
-              disclaimer_version = $6, compliance_acknowledged_at = now(), client_ip = $7,
-              started_at = now()
-        WHERE id = $1 AND status = 'uploaded'
-        RETURNING id`,
-      [
-        id,
-        JSON.stringify(options.mapping),
-        options.source,
-        options.tags,
-        options.skipDuplicates,
-        options.disclaimerVersion,
-        options.clientIp,
-      ],
-    );
-    return rows.length > 0;
+  start(
+    id: string,
+    options: StartedImport,
+    whenStarted?: (manager: EntityManager) => Promise<void>,
+  ): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [rows]: [unknown[]] = await manager.query(
+        `UPDATE spreadsheet_import
+            SET status = 'running', mapping = $2, source = $3, tags = $4, skip_duplicates = $5,
+                disclaimer_version = $6, compliance_acknowledged_at = now(), client_ip = $7,
+                started_at = now()
+          WHERE id = $1 AND status = 'uploaded'
+          RETURNING id`,
+        [
+          id,
+          JSON.stringify(options.mapping),
+          options.source,
+          options.tags,
+          options.skipDuplicates,
+          options.disclaimerVersion,
+          options.clientIp,
+        ],
+      );
+      if (rows.length > 0 && whenStarted) await whenStarted(manager);
+      return rows.length > 0;
+    });
   }
 
   /**
    * In one transaction: cancels the import if `uploaded` or `running` (ended now, its lease
-   * dropped) and then deletes its stored file.
+   * dropped), deletes its stored file, then runs `whenCancelled` (the audit entry, given the
+   * rows read as of the cancel) in that transaction if it did.
    * @returns whether this call cancelled it.
    */
-  cancel(id: string): Promise<boolean> {
+  cancel(
+    id: string,
+    whenCancelled?: (manager: EntityManager, rowsRead: number) => Promise<void>,
+  ): Promise<boolean> {
     return this.dataSource.transaction(async (manager) => {
-      const [rows]: [unknown[]] = await manager.query(
+      const [rows]: [Array<{ rows_read: number }>] = await manager.query(
         `UPDATE spreadsheet_import
             SET status = 'cancelled', finished_at = now(), lease_owner = NULL, lease_expires_at = NULL
           WHERE id = $1 AND status IN ('uploaded', 'running')
-          RETURNING id`,
+          RETURNING rows_read`,
         [id],
       );
       if (rows.length > 0) {
         await manager.query('DELETE FROM spreadsheet_import_file_part WHERE import_id = $1', [id]);
+        if (whenCancelled) await whenCancelled(manager, rows[0].rows_read);
       }
       return rows.length > 0;
     });

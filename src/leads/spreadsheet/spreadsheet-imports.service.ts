@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { DataSource } from 'typeorm';
+import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { rejectionsCsv } from '../history/import-rejections';
@@ -146,6 +147,7 @@ export class SpreadsheetImports {
     private readonly capacity: UploadCapacity,
     private readonly tempFiles: SpreadsheetTempFiles,
     private readonly reader: SpreadsheetFileReader,
+    private readonly audit: AuditLog,
   ) {}
 
   /**
@@ -274,7 +276,9 @@ export class SpreadsheetImports {
 
   /**
    * Starts an `uploaded` import with a mapping and its compliance record (acknowledged now):
-   * the worker takes it within a second.
+   * the worker takes it within a second. Recorded as `import.start` on the campaign
+   * (`{spreadsheet_import_id, file_name, total_rows, disclaimer_version}`) when this call
+   * started it and an `actor` is given, in the start's transaction.
    * @returns the import and whether this call started it; an import already started (two
    *   clicks) is returned as it is, `started` false.
    * @throws NotFoundError; InvalidInputError (field `mapping`) for a bad mapping;
@@ -284,6 +288,7 @@ export class SpreadsheetImports {
     accountId: number,
     id: string,
     options: StartOptions,
+    actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; started: boolean }> {
     const job = await this.get(accountId, id);
     const mapping = checkMapping(options.mapping, job.headers.length);
@@ -291,29 +296,76 @@ export class SpreadsheetImports {
       if (job.status === 'running' || job.status === 'done') return { job, started: false };
       throw new StateConflictError(`the import is ${job.status}: upload the file again`);
     }
-    const started = await this.repository.start(id, {
-      mapping,
-      source: options.source,
-      tags: options.tags,
-      skipDuplicates: options.skipDuplicates,
-      disclaimerVersion: options.disclaimerVersion,
-      clientIp: options.clientIp,
-    });
+    const started = await this.repository.start(
+      id,
+      {
+        mapping,
+        source: options.source,
+        tags: options.tags,
+        skipDuplicates: options.skipDuplicates,
+        disclaimerVersion: options.disclaimerVersion,
+        clientIp: options.clientIp,
+      },
+      actor &&
+        ((manager) =>
+          this.audit
+            .recordChange(
+              actor,
+              {
+                accountId,
+                action: 'import.start',
+                objectType: 'campaign',
+                objectId: job.campaign_id,
+                details: {
+                  spreadsheet_import_id: job.id,
+                  file_name: job.file_name,
+                  total_rows: job.total_rows,
+                  disclaimer_version: options.disclaimerVersion,
+                },
+              },
+              manager,
+            )
+            .then(() => undefined)),
+    );
     return { job: await this.get(accountId, id), started };
   }
 
   /**
    * Cancels an import that is `uploaded` or `running`: the chunk under way is rolled back,
-   * those committed stay (their leads are in the campaign). The stored file is deleted.
+   * those committed stay (their leads are in the campaign). The stored file is deleted. When
+   * this call cancelled it and an `actor` is given, recorded as `import.cancel` on the campaign
+   * (`{spreadsheet_import_id, rows_read, total_rows}`) in the same transaction.
    * @returns the import and whether this call cancelled it (false once it had ended).
    * @throws NotFoundError.
    */
   async cancel(
     accountId: number,
     id: string,
+    actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; cancelled: boolean }> {
-    await this.get(accountId, id);
-    const cancelled = await this.repository.cancel(id);
+    const job = await this.get(accountId, id);
+    const cancelled = await this.repository.cancel(
+      id,
+      actor &&
+        ((manager, rowsRead) =>
+          this.audit
+            .recordChange(
+              actor,
+              {
+                accountId,
+                action: 'import.cancel',
+                objectType: 'campaign',
+                objectId: job.campaign_id,
+                details: {
+                  spreadsheet_import_id: job.id,
+                  rows_read: rowsRead,
+                  total_rows: job.total_rows,
+                },
+              },
+              manager,
+            )
+            .then(() => undefined)),
+    );
     return { job: await this.get(accountId, id), cancelled };
   }
 

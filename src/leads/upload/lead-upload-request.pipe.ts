@@ -1,5 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from '../../common/api-error';
+import { complianceOptions } from '../../common/compliance-defaults';
 import { validateBody } from '../../common/validate-body';
 import { LeadUploadRequest, LeadUploadRequestDto } from '../dto/lead-upload-request.dto';
 
@@ -9,8 +10,9 @@ import { LeadUploadRequest, LeadUploadRequestDto } from '../dto/lead-upload-requ
  * envelope shape (422 `validation_failed`, every problem named; unknown top-level fields are
  * found in one pass before class-validator runs, ten named and the rest counted). Returns the
  * request with the spec's defaults (`source` "api", `tags` [], `skip_duplicates` true,
- * `disclaimer_version` "v1.0") and its strings well-formed (a lone surrogate becomes U+FFFD,
- * as PostgreSQL stores it), so what is stored is what webhooks deliver. HTTP edge code: it
+ * `disclaimer_version` "v1.0"; `complianceOptions`, src/common/compliance-defaults.ts) and its
+ * strings well-formed (a lone surrogate becomes U+FFFD, as PostgreSQL stores it), so what is
+ * stored is what webhooks deliver. HTTP edge code: it
  * answers with `ApiError` directly.
  *
  * @throws ApiError 400 `compliance_not_acknowledged`, 400 `bad_request` or 422
@@ -33,13 +35,14 @@ export class LeadUploadRequestPipe implements PipeTransform<
       throw ApiError.badRequest('leads is required');
     const { dto, problems } = validateBody(LeadUploadRequestDto, body, true);
     if (problems.length > 0) throw ApiError.validationFailed(problems);
+    const compliance = complianceOptions(dto, 'api');
     return {
       campaign_id: dto.campaign_id,
       leads: dto.leads,
-      source: (dto.source ?? 'api').toWellFormed(),
-      tags: (dto.tags ?? []).map((tag) => tag.toWellFormed()),
-      skip_duplicates: dto.skip_duplicates ?? true,
-      disclaimer_version: (dto.disclaimer_version ?? 'v1.0').toWellFormed(),
+      source: compliance.source,
+      tags: compliance.tags,
+      skip_duplicates: compliance.skipDuplicates,
+      disclaimer_version: compliance.disclaimerVersion,
     };
   }
 }
