@@ -86,7 +86,7 @@ export class ApiKeysController {
    */
   @Post(':id/revoke')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'api-key', param: 'id' })
   @ApiOperation({ summary: 'Revoke an API key', operationId: 'revokeApiKey' })
   @ApiIdParam('id', 'API key id')
   @ApiCsrfHeader()

@@ -17,8 +17,9 @@ import {
 
 /**
  * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints
- * (docs/dashboard.md#routes). Every campaign id is scoped to the session's account: another
- * account's is `404`, like one that does not exist.
+ * (docs/dashboard.md#routes). Every campaign id is declared with `@DashboardAccess`, so the
+ * guard answers another account's with `404`, like one that does not exist, before the route
+ * reads its body.
  */
 @ApiTags('campaigns')
 @DashboardController('campaigns')
@@ -48,7 +49,7 @@ export class CampaignsController {
 
   /** The campaign's endpoints ordered by id, each with its delivery health. */
   @Get(':campaign_id/endpoints')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'List a campaign’s webhook endpoints with their health',
     operationId: 'listEndpoints',
@@ -69,7 +70,7 @@ export class CampaignsController {
    */
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({ summary: 'Create a webhook endpoint', operationId: 'createEndpoint' })
   @ApiIdParam('campaign_id', 'Campaign id')
   @ApiCsrfHeader()
@@ -84,8 +85,6 @@ export class CampaignsController {
     @Param('campaign_id', DashboardIdPipe) campaignId: number,
     @Body() body: Record<string, unknown>,
   ): Promise<{ endpoint: WebhookEndpointDetail; secret: string }> {
-    // The campaign first: another account's is 404 whatever the body.
-    await this.campaigns.requireOfAccount(actor.accountId, campaignId);
     const input = checkedInput(CreateEndpointRequestDto, body);
     const { endpoint, secret } = await this.endpoints.create(
       campaignId,

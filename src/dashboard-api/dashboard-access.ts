@@ -1,48 +1,66 @@
-import { applyDecorators, Controller, SetMetadata } from '@nestjs/common';
+import { applyDecorators, Controller, SetMetadata, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { IS_PUBLIC_KEY } from '../auth/public.decorator';
+import { DashboardResourceGuard } from './dashboard.guards';
+import {
+  DASHBOARD_API_PREFIX,
+  type DashboardAccessLevel,
+  type DashboardResourceRule,
+  type DashboardRouteConfig,
+} from './dashboard-route-config';
 
-/** Where every dashboard API route lives (docs/dashboard.md). */
-export const DASHBOARD_API_PREFIX = '/dashboard/api/';
+export {
+  DASHBOARD_API_PREFIX,
+  type DashboardAccessLevel,
+  type DashboardResourceRule,
+  type DashboardRouteConfig,
+};
 
-/**
- * Who may use a dashboard API route (docs/dashboard.md#access-rules):
- * - `sign-in`: no session needed, only the CSRF rules with the fixed token `sign-in`
- *   (`POST /dashboard/api/session` alone);
- * - `any`: a valid session, of an admin or a viewer;
- * - `admin`: a valid session of an admin (a viewer gets 403).
- */
-export type DashboardAccessLevel = 'sign-in' | 'any' | 'admin';
-
-/** Metadata key of {@link DashboardAccess} on a handler (read by the OpenAPI document). */
+/** Metadata key of {@link DashboardAccess}'s level on a handler (read by the OpenAPI document). */
 export const DASHBOARD_ACCESS_KEY = 'dashboardAccess';
-
-/** What a dashboard route carries in its Fastify route config (`request.routeOptions.config`). */
-export interface DashboardRouteConfig {
-  dashboard?: { access?: DashboardAccessLevel };
-}
+/** Metadata key of {@link DashboardAccess}'s resource rules on a handler (`[]` when none). */
+export const DASHBOARD_RESOURCES_KEY = 'dashboardResources';
 
 /**
- * Declares who may use a dashboard API route. Every route under `/dashboard/api/` must have it
- * on its method: the guards read it from the Fastify route config, a route without it stops
- * the application at start-up ({@link installDashboardRouteCheck}), and the authorisation test
- * (test/dashboard-access.e2e-spec.ts) reads it to know what to expect of each route.
+ * Declares who may use a dashboard API route, and which resources of the session's account its
+ * path names (docs/dashboard.md#access-rules), e.g.
+ * `@DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })`. Every route
+ * under `/dashboard/api/` must have it on its method, with one rule per path parameter: the
+ * guards read it from the Fastify route config, a route without it (or with a path parameter it
+ * does not name) stops the application at start-up ({@link installDashboardRouteCheck}), and
+ * the authorisation test (test/dashboard-access.e2e-spec.ts) reads it to know what to expect
+ * of each route.
+ *
+ * @param access who may call the route.
+ * @param resources the path parameters naming a resource, each checked by
+ *   {@link DashboardResourceGuard}: a malformed id is the route's `400` (`404` for a UUID),
+ *   another account's or a missing one `404 not_found`, before the route runs.
  */
-export const DashboardAccess = (access: DashboardAccessLevel): MethodDecorator =>
+export const DashboardAccess = (
+  access: DashboardAccessLevel,
+  ...resources: DashboardResourceRule[]
+): MethodDecorator =>
   applyDecorators(
-    RouteConfig({ dashboard: { access } } satisfies DashboardRouteConfig),
+    RouteConfig({
+      dashboard: resources.length > 0 ? { access, resources } : { access },
+    } satisfies DashboardRouteConfig),
     SetMetadata(DASHBOARD_ACCESS_KEY, access),
+    SetMetadata(DASHBOARD_RESOURCES_KEY, resources),
   );
 
 /**
  * A controller of the dashboard API at `/dashboard/api/<path>`, outside the `/api/v1` prefix.
  * Its routes take no bearer token (the global bearer guard lets them through, as `@Public` on
  * the class does; the bearer hook only looks at `/api/v1/`): the dashboard guards
- * ({@link DashboardSessionGuard}, {@link DashboardCsrfGuard}, {@link DashboardRoleGuard}) check
- * the session, the CSRF rules and the role instead, on every route under `/dashboard/api/`.
+ * ({@link DashboardSessionGuard}, {@link DashboardCsrfGuard}, {@link DashboardRoleGuard},
+ * {@link DashboardInputGuard}) check the session, the CSRF rules, the role and the query
+ * instead, on every route under `/dashboard/api/`; then {@link DashboardResourceGuard}, put on
+ * the class here (so it runs after those global guards), checks the resources each route
+ * declares against the session's account.
  */
 export const DashboardController = (path: string): ClassDecorator =>
   applyDecorators(
     Controller(`${DASHBOARD_API_PREFIX.slice(1)}${path}`),
     SetMetadata(IS_PUBLIC_KEY, true),
+    UseGuards(DashboardResourceGuard),
   );

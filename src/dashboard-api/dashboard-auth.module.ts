@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { AccountAccessModule } from '../account-access/account-access.module';
 import { AuditModule } from '../audit/audit.module';
 import { RateLimitModule } from '../rate-limit/rate-limit.module';
 import { UsersModule } from '../users/users.module';
@@ -16,11 +17,14 @@ import { SessionController } from './session.controller';
  * registers globally, in order, after the API's: {@link DashboardSessionGuard} (401),
  * {@link DashboardCsrfGuard} (403), {@link DashboardRoleGuard} (403), {@link DashboardInputGuard}
  * (422 for an undocumented query parameter or a NUL in the input). Dashboard resource modules import it for
- * {@link UsersModule} and {@link AuditModule} and declare each route's access with
- * `@DashboardAccess` under `@DashboardController`.
+ * {@link UsersModule} and {@link AuditModule} and declare each route's access, and the
+ * resources its path names, with `@DashboardAccess` under `@DashboardController`, which adds
+ * the fifth guard, `DashboardResourceGuard` (404 for an id not of the session's account).
  */
 @Module({
-  imports: [UsersModule, AuditModule, RateLimitModule],
+  // AccountAccessModule: for DashboardResourceGuard, which `@DashboardController` puts on
+  // SessionController too.
+  imports: [UsersModule, AuditModule, RateLimitModule, AccountAccessModule],
   controllers: [SessionController],
   providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard, DashboardInputGuard],
   exports: [

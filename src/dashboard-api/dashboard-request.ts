@@ -5,8 +5,9 @@ import type { ResolvedSession } from '../users/sessions.service';
 import {
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,
+  type DashboardResourceRule,
   type DashboardRouteConfig,
-} from './dashboard-access';
+} from './dashboard-route-config';
 
 /** The session of a dashboard request, set by {@link DashboardSessionGuard}. */
 export interface DashboardSessionContext extends ResolvedSession {
@@ -28,6 +29,17 @@ export function dashboardAccessOf(
   const url = request.routeOptions?.url;
   if (url === undefined || !url.startsWith(DASHBOARD_API_PREFIX)) return null;
   return (request.routeOptions.config as DashboardRouteConfig | undefined)?.dashboard?.access;
+}
+
+/**
+ * The resources a request's route names in its path (`@DashboardAccess`'s rules): empty for a
+ * route that names none and for a route not under `/dashboard/api/`.
+ */
+export function dashboardResourcesOf(request: FastifyRequest): readonly DashboardResourceRule[] {
+  if (dashboardAccessOf(request) === null) return [];
+  return (
+    (request.routeOptions.config as DashboardRouteConfig | undefined)?.dashboard?.resources ?? []
+  );
 }
 
 /** The dashboard session of the request (docs/dashboard.md#sessions); on routes that need one. */

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
+import { AccountAccessModule } from '../account-access/account-access.module';
 import { AuditModule } from '../audit/audit.module';
 import { ApiKeysModule } from '../auth/api-keys.module';
 import { CampaignsModule } from '../campaigns/campaigns.module';
 import { DeliveryAttemptsModule } from '../delivery/attempts/delivery-attempts.module';
-import { DeliveryOwnershipModule } from '../delivery/attempts/delivery-ownership.module';
 import { AccountNotificationsController } from './account-notifications.controller';
 import { DeliveryRecoveryModule } from '../delivery/recovery/delivery-recovery.module';
 import { ApiKeysController } from './api-keys.controller';
@@ -28,8 +28,11 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
 /**
  * The dashboard's resource routes under `/dashboard/api/` (docs/dashboard.md#routes): thin
  * controllers over the domain services the CLI uses (campaigns, webhook endpoints, the delivery
- * log, API keys, the audit log, the lead search and a lead's deliveries). The session, CSRF and role rules are the global guards of
- * `DashboardAuthModule`; each route scopes its ids to the session's account itself.
+ * log, API keys, the audit log, the lead search and a lead's deliveries). The session, CSRF,
+ * role and query rules are the global guards of `DashboardAuthModule`; the ids each route
+ * declares in `@DashboardAccess` are checked against the session's account by
+ * `DashboardResourceGuard` (put on every controller by `@DashboardController`) through
+ * {@link AccountAccessModule}.
  */
 @Module({
   imports: [
@@ -38,7 +41,7 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
     AuditModule,
     // DeliveryService, and WebhookEndpointAdmin through the re-exported WebhookEndpointsModule.
     DeliveryAttemptsModule,
-    DeliveryOwnershipModule,
+    AccountAccessModule,
     DeliveryRecoveryModule,
     LeadImportsModule,
     LeadDirectoryModule,

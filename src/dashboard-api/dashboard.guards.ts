@@ -1,4 +1,9 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
+import {
+  ACCOUNT_RESOURCES,
+  AccountAccessService,
+  type ResourceRef,
+} from '../account-access/account-access.service';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
 import { csrfTokenMatches } from '../users/session-tokens';
@@ -6,10 +11,18 @@ import { SessionsService } from '../users/sessions.service';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
 import {
   dashboardAccessOf,
+  dashboardResourcesOf,
   dashboardUnauthorized,
   type DashboardRequest,
 } from './dashboard-request';
-import { bodyNulProblems, documentedQueryNames, queryProblems } from './dashboard-input';
+import {
+  bodyNulProblems,
+  DashboardIdPipe,
+  documentedQueryNames,
+  queryProblems,
+  uuidParam,
+} from './dashboard-input';
+import type { DashboardResourceRule } from './dashboard-route-config';
 import { clearedSessionCookie, readSessionCookie } from './session-cookie';
 
 /** The header that carries the CSRF token (docs/dashboard.md#cross-site-request-forgery). */
@@ -128,6 +141,56 @@ export class DashboardInputGuard implements CanActivate {
       ...bodyNulProblems(req.body),
     ];
     if (problems.length > 0) throw ApiError.validationFailed(problems);
+    return true;
+  }
+}
+
+const idPipe = new DashboardIdPipe();
+
+/**
+ * The id a route's path parameter carries, read as the route's own pipe reads it
+ * (docs/dashboard.md#access-rules): an integer through {@link DashboardIdPipe}, a UUID through
+ * {@link uuidParam} (lower-cased).
+ * @param rule the route's declaration of the parameter.
+ * @param value the parameter as Fastify decoded it.
+ * @throws ApiError 400 `bad_request` (`endpoint_id must be a positive integer`) for a malformed
+ *   integer id; NotFoundError (`import abc does not exist`) for a value that is not a UUID.
+ */
+export function resourceIdOf(rule: DashboardResourceRule, value: string | undefined): ResourceRef {
+  const { type, noun } = ACCOUNT_RESOURCES[rule.resource];
+  const raw = value ?? '';
+  return {
+    resource: rule.resource,
+    id:
+      type === 'uuid'
+        ? uuidParam(raw, noun)
+        : idPipe.transform(raw, { type: 'param', data: rule.param }),
+  };
+}
+
+/**
+ * The last dashboard guard (docs/dashboard.md#access-rules), on every dashboard controller
+ * through `@DashboardController`, so after the four global ones: each resource the route
+ * declares with `@DashboardAccess(level, { resource, param })` must be one of the session's
+ * account's, all checked in one query by {@link AccountAccessService}. A malformed id is the
+ * answer of the route's own pipe (`400 bad_request`, `404` for a UUID); another account's
+ * resource, or one that does not exist, `404 not_found` with the domain's message
+ * (`webhook endpoint 7 does not exist`). A route that declares no resource passes.
+ * @throws ApiError 400; NotFoundError (404); ApiError 401 on a declaring route without a session.
+ */
+@Injectable()
+export class DashboardResourceGuard implements CanActivate {
+  constructor(private readonly access: AccountAccessService) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const req = request(context);
+    const rules = dashboardResourcesOf(req);
+    if (rules.length === 0) return true;
+    const session = req.dashboardSession;
+    if (!session) throw dashboardUnauthorized();
+    const params = (req.params ?? {}) as Record<string, string | undefined>;
+    const refs = rules.map((rule) => resourceIdOf(rule, params[rule.param]));
+    await this.access.requireAll(session.user.accountId, refs);
     return true;
   }
 }

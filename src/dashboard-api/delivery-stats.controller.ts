@@ -33,13 +33,10 @@ const DEFAULT_WINDOW = '24h';
 @ApiTags('delivery-analytics')
 @DashboardController('endpoints')
 export class EndpointStatsController {
-  constructor(
-    private readonly stats: DeliveryStatsService,
-    private readonly endpoints: WebhookEndpointAdmin,
-  ) {}
+  constructor(private readonly stats: DeliveryStatsService) {}
 
   @Get(':endpoint_id/stats')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({
     summary: 'Read an endpoint’s delivery figures and charts',
     operationId: 'getEndpointStats',
@@ -48,13 +45,11 @@ export class EndpointStatsController {
   @ApiQueries(STATS_QUERY)
   @ApiOkResponse({ type: DeliveryStatsDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
-  async get(
-    @CurrentActor() actor: DashboardActor,
+  get(
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Query() query: Record<string, unknown>,
   ): Promise<DeliveryStats> {
     const { window } = checkedInput(DeliveryStatsQueryDto, query);
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     return this.stats.of([id], window ?? DEFAULT_WINDOW);
   }
 }
@@ -72,7 +67,7 @@ export class CampaignStatsController {
   ) {}
 
   @Get(':campaign_id/stats')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'Read a campaign’s delivery figures and charts (all its endpoints)',
     operationId: 'getCampaignStats',

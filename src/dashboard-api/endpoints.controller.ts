@@ -83,10 +83,11 @@ const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [
 
 /**
  * `/dashboard/api/endpoints/{endpoint_id}…`: one webhook endpoint, its signing secret, test
- * events, delivery log and delivery ledger (docs/dashboard.md#routes). Every route first asks
- * `WebhookEndpointAdmin.requireOfAccount` for the endpoint of the session's account (another
- * account's is `404`, like one that does not exist), then calls the service the CLI uses.
- * Every change is recorded in the audit log with the user and IP, never a secret.
+ * events, delivery log and delivery ledger (docs/dashboard.md#routes). Every route declares its
+ * `endpoint_id` with `@DashboardAccess`, so the guard answers an endpoint of another account
+ * with `404`, like one that does not exist, before the route runs; the route then calls the
+ * service the CLI uses. Every change is recorded in the audit log with the user and IP, never
+ * a secret.
  */
 @ApiTags('endpoints')
 @ApiIdParam('endpoint_id', 'Endpoint id')
@@ -99,7 +100,7 @@ export class EndpointsController {
 
   /** The endpoint with its health and until when its previous secret stays valid. */
   @Get(':endpoint_id')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Read a webhook endpoint', operationId: 'getEndpoint' })
   @ApiOkResponse({ type: DashboardEndpointDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
@@ -112,7 +113,7 @@ export class EndpointsController {
 
   /** Changes any of `url`, `description`, `events`, `enabled`; recorded as `endpoint.update`. */
   @Patch(':endpoint_id')
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
   @ApiCsrfHeader()
   @ApiBody({ type: UpdateEndpointRequestDto })
@@ -123,7 +124,6 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Body() body: Record<string, unknown>,
   ): Promise<WebhookEndpointDetail> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const input = checkedInput(UpdateEndpointRequestDto, body);
     const changes: EndpointChanges = {
       url: input.url,
@@ -143,7 +143,7 @@ export class EndpointsController {
   /** Deletes the endpoint with its deliveries and log; recorded as `endpoint.delete`. */
   @Delete(':endpoint_id')
   @HttpCode(204)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Delete a webhook endpoint', operationId: 'deleteEndpoint' })
   @ApiCsrfHeader()
   @ApiNoContentResponse({ description: 'Deleted, with its deliveries and delivery log' })
@@ -152,7 +152,6 @@ export class EndpointsController {
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<void> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     await this.endpoints.delete(id, actor);
   }
 
@@ -162,7 +161,7 @@ export class EndpointsController {
    */
   @Post(':endpoint_id/secret/reveal')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({
     summary: 'Reveal the signing secret (recorded in the audit log)',
     operationId: 'revealEndpointSecret',
@@ -174,7 +173,6 @@ export class EndpointsController {
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<{ secret: string }> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const { secret } = await this.endpoints.revealSecret(id, actor);
     return { secret };
   }
@@ -185,7 +183,7 @@ export class EndpointsController {
    */
   @Post(':endpoint_id/secret/rotate')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Rotate the signing secret', operationId: 'rotateEndpointSecret' })
   @ApiCsrfHeader()
   @ApiOkResponse({ type: RotatedSecretDto })
@@ -194,7 +192,6 @@ export class EndpointsController {
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
   ): Promise<{ secret: string; previous_secret_expires_at: Date }> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const rotated = await this.endpoints.rotateSecret(id, actor);
     return {
       secret: rotated.secret,
@@ -209,7 +206,7 @@ export class EndpointsController {
    */
   @Post(':endpoint_id/test')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Send a test event', operationId: 'sendTestEvent' })
   @ApiCsrfHeader()
   @ApiBody({ type: TestEventRequestDto })
@@ -223,7 +220,6 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Body() body: Record<string, unknown>,
   ): Promise<AttemptRecord> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const input = checkedInput(TestEventRequestDto, body);
     return this.deliveries.sendTest(id, input.event_type, actor);
   }
@@ -236,7 +232,7 @@ export class EndpointsController {
    * is `400 bad_request`.
    */
   @Get(':endpoint_id/ledger')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Read an endpoint’s delivery ledger', operationId: 'getDeliveryLedger' })
   @ApiQueries([
     {
@@ -258,7 +254,6 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Query() query: Record<string, unknown>,
   ): Promise<DeliveryLedger> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const days = parseLedgerDays(checkedInput(DeliveryLedgerQueryDto, query).days);
     if (days === null) {
       throw ApiError.badRequest(`days must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
@@ -268,7 +263,7 @@ export class EndpointsController {
 
   /** The delivery log: finished attempts, newest first, filtered and keyset-paged. */
   @Get(':endpoint_id/attempts')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Read an endpoint’s delivery log', operationId: 'listAttempts' })
   @ApiQueries(DELIVERY_LOG_QUERY)
   @ApiOkResponse({ type: DeliveryLogPageDto })
@@ -278,7 +273,6 @@ export class EndpointsController {
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Query() query: Record<string, unknown>,
   ): Promise<DeliveryLogPage> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     return this.deliveries.deliveryLog(id, checkedInput(DeliveryLogQueryDto, query));
   }
 }

@@ -64,7 +64,7 @@ export class CampaignImportsController {
   constructor(private readonly imports: LeadImports) {}
 
   @Get(':campaign_id/imports')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({ summary: 'List a campaign’s imports', operationId: 'listImports' })
   @ApiIdParam('campaign_id', 'Campaign id')
   @ApiQueries(pageQuery(IMPORTS_PAGE_DEFAULT, IMPORTS_PAGE_MAX))
@@ -92,7 +92,7 @@ export class ImportsController {
   constructor(private readonly imports: LeadImports) {}
 
   @Get(':import_id')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'import', param: 'import_id' })
   @ApiOperation({ summary: 'Read an import', operationId: 'getImport' })
   @ApiImportIdParam()
   @ApiOkResponse({ type: LeadImportDto })
@@ -105,7 +105,7 @@ export class ImportsController {
   }
 
   @Get(':import_id/rejections')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'import', param: 'import_id' })
   @ApiOperation({ summary: 'List an import’s rejected rows', operationId: 'listImportRejections' })
   @ApiImportIdParam()
   @ApiQueries(pageQuery(REJECTIONS_PAGE_DEFAULT, REJECTIONS_PAGE_MAX))
@@ -126,7 +126,7 @@ export class ImportsController {
    * unknown one is a `404` envelope, never a half-written file.
    */
   @Get(':import_id/rejections.csv')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'import', param: 'import_id' })
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Download an import’s rejected rows as CSV',

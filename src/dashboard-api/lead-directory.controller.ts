@@ -81,8 +81,8 @@ export type LeadTimelineDelivery = Omit<LeadDelivery, 'endpoint_id'> & {
 /**
  * The dashboard's lead search and lead page (docs/dashboard.md#leads): a campaign's leads by
  * phone, email or name; one lead with its import's compliance record; the lead's webhook
- * deliveries with their attempts. Any role reads them. Campaigns and leads are scoped to the
- * session's account: another account's is `404`, like one that does not exist.
+ * deliveries with their attempts. Any role reads them. Each route declares its campaign or lead
+ * id, so the guard answers another account's with `404`, like one that does not exist.
  */
 @ApiTags('leads')
 @DashboardController('')
@@ -98,7 +98,7 @@ export class LeadsController {
 
   /** Leads of the campaign matching `q`, in the search's order, keyset-paged. */
   @Get('campaigns/:campaign_id/leads')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'Search a campaign’s leads by phone, email or name',
     operationId: 'searchLeads',
@@ -112,6 +112,7 @@ export class LeadsController {
     @Param('campaign_id', DashboardIdPipe) campaignId: number,
     @Query() query: Record<string, unknown>,
   ): Promise<LeadSearchPage> {
+    // The region the phones are read in.
     const campaign = await this.campaigns.requireScopeOfAccount(actor.accountId, campaignId);
     return this.leads.search(
       campaign.id,
@@ -122,7 +123,7 @@ export class LeadsController {
 
   /** One lead with its campaign's name and the compliance record of its import. */
   @Get('leads/:lead_id')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'lead', param: 'lead_id' })
   @ApiOperation({ summary: 'Read one lead with its import', operationId: 'getLead' })
   @ApiIdParam('lead_id', 'Lead id')
   @ApiOkResponse({ type: LeadDetailDto })
@@ -131,10 +132,14 @@ export class LeadsController {
     @CurrentActor() actor: DashboardActor,
     @Param('lead_id', DashboardIdPipe) id: number,
   ): Promise<LeadDetail> {
-    const { lead, campaignName } = await this.leadOfAccount(actor, id);
+    const lead = await this.lead(id);
+    const campaign = (await this.campaigns.listCampaigns(actor.accountId)).find(
+      (c) => c.id === lead.campaign_id,
+    );
+    if (!campaign) throw new NotFoundError(`lead ${id} does not exist`);
     return {
       ...lead,
-      campaign_name: campaignName,
+      campaign_name: campaign.name,
       // The import as the import history shows it (docs/dashboard.md#imports).
       import: await this.imports.find(actor.accountId, lead.import_id),
     };
@@ -142,7 +147,7 @@ export class LeadsController {
 
   /** The lead's webhook deliveries, newest first, each with its attempts. */
   @Get('leads/:lead_id/deliveries')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'lead', param: 'lead_id' })
   @ApiOperation({
     summary: 'List the webhook deliveries about a lead, with their attempts',
     operationId: 'listLeadDeliveries',
@@ -164,7 +169,6 @@ export class LeadsController {
   @ApiOkResponse({ type: LeadDeliveryPageDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
   async deliveriesOf(
-    @CurrentActor() actor: DashboardActor,
     @Param('lead_id', DashboardIdPipe) id: number,
     @Query() query: Record<string, unknown>,
   ): Promise<{
@@ -172,7 +176,7 @@ export class LeadsController {
     next_cursor: string | null;
     retention_days: number;
   }> {
-    const { lead } = await this.leadOfAccount(actor, id);
+    const lead = await this.lead(id);
     const page = await this.deliveries.page(
       lead.campaign_id,
       lead.id,
@@ -198,13 +202,10 @@ export class LeadsController {
     };
   }
 
-  /** Lead `id` if its campaign is one of the session's account's; else `404`. */
-  private async leadOfAccount(actor: DashboardActor, id: number) {
+  /** Lead `id`, which the guard found of the session's account; `404` if gone since. */
+  private async lead(id: number): Promise<LeadRecord> {
     const lead = await this.leads.find(id);
-    const campaign =
-      lead &&
-      (await this.campaigns.listCampaigns(actor.accountId)).find((c) => c.id === lead.campaign_id);
-    if (!lead || !campaign) throw new NotFoundError(`lead ${id} does not exist`);
-    return { lead, campaignName: campaign.name };
+    if (!lead) throw new NotFoundError(`lead ${id} does not exist`);
+    return lead;
   }
 }

@@ -7,13 +7,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { NotFoundError } from '../common/domain-error';
 import type { RecoveryRecord } from '../delivery/recovery/delivery-recovery.repository';
 import {
   DeliveryRecoveries,
   type RecoveryPreview,
 } from '../delivery/recovery/delivery-recovery.service';
-import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
@@ -30,16 +28,13 @@ import {
  * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery), and the
  * replay of what it missed while disabled (scope `missed`,
  * docs/dashboard.md#replaying-missed-deliveries): preview, start and progress, under
- * `/dashboard/api/endpoints/{endpoint_id}/`. Each route checks the endpoint is the account's
- * first: another account's is `404` like one that does not exist.
+ * `/dashboard/api/endpoints/{endpoint_id}/`. Each route declares its `endpoint_id`, so the
+ * guard answers another account's endpoint with `404`, like one that does not exist, first.
  */
 @ApiTags('recovery')
 @DashboardController('endpoints')
 export class EndpointRecoveriesController {
-  constructor(
-    private readonly recoveries: DeliveryRecoveries,
-    private readonly endpoints: WebhookEndpointAdmin,
-  ) {}
+  constructor(private readonly recoveries: DeliveryRecoveries) {}
 
   /**
    * `{since, failed_count, retrying_count, skipped_count}`: what a recovery since `since` would
@@ -47,7 +42,7 @@ export class EndpointRecoveriesController {
    * skipped and dropped ones too).
    */
   @Get(':endpoint_id/recovery/preview')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({
     summary:
       'Count the endpoint’s failed, waiting on a retry, and skipped or dropped, deliveries since a time',
@@ -64,12 +59,10 @@ export class EndpointRecoveriesController {
   ])
   @ApiOkResponse({ type: RecoveryPreviewDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
-  async preview(
-    @CurrentActor() actor: DashboardActor,
+  preview(
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Query() query: Record<string, unknown>,
   ): Promise<RecoveryPreview> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const { since } = checkedInput(RecoveryPreviewQueryDto, query);
     return this.recoveries.preview(id, since);
   }
@@ -82,7 +75,7 @@ export class EndpointRecoveriesController {
    */
   @Post(':endpoint_id/recoveries')
   @HttpCode(202)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({
     summary:
       'Redeliver every failed (or, with the scope `missed`, every missed) delivery since a time, in the background',
@@ -105,7 +98,6 @@ export class EndpointRecoveriesController {
     // itself (errors thrown before still go through the error envelope filter).
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
     const { since, scope } = checkedInput(StartRecoveryRequestDto, body);
     const { recovery, started } = await this.recoveries.start(id, since, scope, actor);
     await reply.status(started ? 202 : 200).send(recovery);
@@ -113,7 +105,7 @@ export class EndpointRecoveriesController {
 
   /** The endpoint's last 10 recoveries, newest first. */
   @Get(':endpoint_id/recoveries')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({
     summary: 'List the endpoint’s recent recoveries with their progress',
     operationId: 'listRecoveries',
@@ -121,27 +113,20 @@ export class EndpointRecoveriesController {
   @ApiIdParam('endpoint_id', 'Endpoint id')
   @ApiOkResponse({ type: [RecoveryDto], description: 'The last 10, newest first' })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  async list(
-    @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
-  ): Promise<RecoveryRecord[]> {
-    await this.endpoints.requireOfAccount(actor.accountId, id);
+  list(@Param('endpoint_id', DashboardIdPipe) id: number): Promise<RecoveryRecord[]> {
     return this.recoveries.list(id);
   }
 }
 
 /**
  * `POST /dashboard/api/recoveries/{recovery_id}/cancel` (docs/dashboard.md#bulk-recovery):
- * stops a recovery before its next batch. Scoped through the recovery's endpoint; another
- * account's recovery is `404` like one that does not exist.
+ * stops a recovery before its next batch. The guard checks the recovery against the session's
+ * account (through its endpoint); another account's is `404` like one that does not exist.
  */
 @ApiTags('recovery')
 @DashboardController('recoveries')
 export class RecoveriesController {
-  constructor(
-    private readonly recoveries: DeliveryRecoveries,
-    private readonly endpoints: WebhookEndpointAdmin,
-  ) {}
+  constructor(private readonly recoveries: DeliveryRecoveries) {}
 
   /**
    * The recovery, `cancelled` (or as it ended: cancelling again, or a finished recovery,
@@ -149,7 +134,7 @@ export class RecoveriesController {
    */
   @Post(':recovery_id/cancel')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'recovery', param: 'recovery_id' })
   @ApiOperation({ summary: 'Cancel a running recovery', operationId: 'cancelRecovery' })
   @ApiIdParam('recovery_id', 'Recovery id')
   @ApiCsrfHeader()
@@ -159,13 +144,6 @@ export class RecoveriesController {
     @CurrentActor() actor: DashboardActor,
     @Param('recovery_id', DashboardIdPipe) id: number,
   ): Promise<RecoveryRecord> {
-    const { endpoint_id: endpointId } = await this.recoveries.get(id);
-    try {
-      await this.endpoints.requireOfAccount(actor.accountId, endpointId);
-    } catch (error) {
-      if (error instanceof NotFoundError) throw new NotFoundError(`recovery ${id} does not exist`);
-      throw error;
-    }
     const { recovery } = await this.recoveries.cancel(id, actor);
     return recovery;
   }

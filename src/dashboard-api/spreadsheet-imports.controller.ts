@@ -76,7 +76,7 @@ export class CampaignSpreadsheetImportsController {
    */
   @Post(':campaign_id/spreadsheet-imports')
   @HttpCode(201)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'Upload a CSV or XLSX file to import into the campaign',
     operationId: 'uploadSpreadsheet',
@@ -106,8 +106,6 @@ export class CampaignSpreadsheetImportsController {
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<SpreadsheetImportView> {
     const body = request.body;
-    // The campaign first: another account's is 404 whatever the body.
-    await this.spreadsheets.requireCampaign(actor.accountId, campaignId);
     if (!(body instanceof Readable)) {
       throw new ApiError(
         415,
@@ -146,7 +144,7 @@ export class CampaignSpreadsheetImportsController {
   }
 
   @Get(':campaign_id/spreadsheet-imports')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'List the campaign’s last 20 spreadsheet imports',
     operationId: 'listSpreadsheetImports',
@@ -173,7 +171,7 @@ export class SpreadsheetImportsController {
   constructor(private readonly spreadsheets: SpreadsheetImports) {}
 
   @Get(':import_id')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'spreadsheet-import', param: 'import_id' })
   @ApiOperation({
     summary: 'Read a spreadsheet import and its progress',
     operationId: 'getSpreadsheetImport',
@@ -191,7 +189,7 @@ export class SpreadsheetImportsController {
   /** The sample rows under a mapping, validated as the import will validate them. */
   @Post(':import_id/preview')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'spreadsheet-import', param: 'import_id' })
   @ApiOperation({
     summary: 'Preview the first rows under a column mapping, validated',
     operationId: 'previewSpreadsheetImport',
@@ -218,7 +216,7 @@ export class SpreadsheetImportsController {
    * already.
    */
   @Post(':import_id/start')
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'spreadsheet-import', param: 'import_id' })
   @ApiOperation({
     summary: 'Start importing the file in the background',
     operationId: 'startSpreadsheetImport',
@@ -256,7 +254,7 @@ export class SpreadsheetImportsController {
   /** Cancels the import before its next chunk: recorded as `import.cancel` when it did. */
   @Post(':import_id/cancel')
   @HttpCode(200)
-  @DashboardAccess('admin')
+  @DashboardAccess('admin', { resource: 'spreadsheet-import', param: 'import_id' })
   @ApiOperation({ summary: 'Cancel a spreadsheet import', operationId: 'cancelSpreadsheetImport' })
   @ApiSpreadsheetImportIdParam()
   @ApiCsrfHeader()
@@ -272,7 +270,7 @@ export class SpreadsheetImportsController {
 
   /** Every chunk's rejected rows as one CSV, by file row; the import is looked up first. */
   @Get(':import_id/rejections.csv')
-  @DashboardAccess('any')
+  @DashboardAccess('any', { resource: 'spreadsheet-import', param: 'import_id' })
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Download a spreadsheet import’s rejected rows as CSV',
