@@ -108,5 +108,7 @@ function idKey(resource: AccountResource, id: number | string): string | null {
 
 function notFound({ resource, id }: ResourceRef): NotFoundError {
   if (resource === 'campaign' && typeof id === 'number') return new CampaignNotFoundError(id);
-  return new NotFoundError(`${ACCOUNT_RESOURCES[resource].noun} ${id} does not exist`);
+  const { type, noun } = ACCOUNT_RESOURCES[resource];
+  const shown = type === 'uuid' && typeof id === 'string' ? id.toLowerCase() : id;
+  return new NotFoundError(`${noun} ${shown} does not exist`);
 }

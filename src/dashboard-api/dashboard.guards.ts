@@ -156,7 +156,7 @@ const idPipe = new DashboardIdPipe();
  * @throws ApiError 400 `bad_request` (`endpoint_id must be a positive integer`) for a malformed
  *   integer id; NotFoundError (`import abc does not exist`) for a value that is not a UUID.
  */
-export function resourceIdOf(rule: DashboardResourceRule, value: string | undefined): ResourceRef {
+function resourceIdOf(rule: DashboardResourceRule, value: string | undefined): ResourceRef {
   const { type, noun } = ACCOUNT_RESOURCES[rule.resource];
   const raw = value ?? '';
   return {
