@@ -151,14 +151,6 @@ export class SpreadsheetImports {
   ) {}
 
   /**
-   * Checks the campaign is the account's.
-   * @throws NotFoundError otherwise.
-   */
-  requireCampaign(accountId: number, campaignId: number): Promise<void> {
-    return this.campaigns.requireOfAccount(accountId, campaignId);
-  }
-
-  /**
    * Receives an uploaded file and keeps it (docs/security.md#spreadsheet-uploads): the body is
    * written to a local file as it arrives (no database connection is held meanwhile), read
    * through in a parse thread within the reading bounds, and only then stored in PostgreSQL,
