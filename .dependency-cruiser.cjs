@@ -11,12 +11,13 @@
  */
 const SHARED = '(common|config|database|redis|tracing)';
 /**
- * What a feature offers the others: its Nest modules, the services and publishers they
- * export, its queues' definitions, entities (for TypeORM relations), guards, decorators and
- * interceptors (for edges), and its domain errors. Everything else in a feature folder is internal.
+ * What a feature offers the others: its Nest modules, the services, publishers, limiters and
+ * hooks they export, its queues' definitions, entities (for TypeORM relations), guards,
+ * decorators, interceptors and DTOs (for edges), its vocabulary (`*.constants.ts`: event types,
+ * audit actions, roles) and its domain errors. Everything else in a feature folder is internal.
  */
 const PUBLIC_SURFACE =
-  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue)[.]ts$|-errors[.]ts$';
+  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue|limiter|hook|dto|constants)[.]ts$|-errors[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -30,6 +31,9 @@ module.exports = {
       to: {
         path: '^src/([^/]+)/',
         pathNot: [`^src/$1/`, `^src/${SHARED}/`, PUBLIC_SURFACE],
+        // A type crosses freely (it is erased at build time and couples no behaviour); a value
+        // only through the public surface.
+        dependencyTypesNot: ['type-only'],
       },
     },
     {

@@ -54,11 +54,15 @@ const rulesOf = (violations: Violation[]) =>
     .sort();
 
 describe('architecture rules (docs/architecture.md#layering-rules)', () => {
-  it('refuse a feature reaching into another feature’s repository, and let it use the module', () => {
+  it('refuse a feature reaching into another feature’s repository, and let it use the module, its vocabulary and its types', () => {
     const violations = violationsOf(
       {
-        'src/leads/leads.repository.ts': 'export class LeadsRepository {}\n',
+        'src/leads/leads.repository.ts':
+          'export class LeadsRepository {}\nexport interface LeadRow { id: number }\n',
         'src/leads/lead-import.module.ts': 'export class LeadImportModule {}\n',
+        'src/leads/lead-fields.constants.ts': "export const LEAD_FIELDS = ['phone'];\n",
+        'src/delivery/vocabulary.ts':
+          "import { LEAD_FIELDS } from '../leads/lead-fields.constants';\nimport type { LeadRow } from '../leads/leads.repository';\nexport const z: LeadRow[] = [];\nexport const w = LEAD_FIELDS;\n",
         'src/delivery/wrong.ts':
           "import { LeadsRepository } from '../leads/leads.repository';\nexport const x = LeadsRepository;\n",
         'src/delivery/right.ts':

@@ -10,7 +10,7 @@ import { MIGRATIONS } from '../src/database/migrations';
 import { DeliveryLog1795500000001 } from '../src/database/migrations/1795500000001-DeliveryLog';
 import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import type { DeliveryLogItem, DeliveryLogQuery } from '../src/delivery/attempts/delivery-log';
-import { EVENT_EXAMPLES } from '../src/webhooks/event-examples';
+import { EVENT_EXAMPLES } from '../src/webhooks/event-examples.constants';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 
 const UPLOAD = '/api/v1/leads/upload';

@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { InvalidInputError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { parsePageLimit } from '../common/page-limit';
-import { AUDIT_ACTIONS, type AuditAction, type AuditObjectType } from './audit-actions';
+import { AUDIT_ACTIONS, type AuditAction, type AuditObjectType } from './audit-actions.constants';
 import { decodeAuditCursor, encodeAuditCursor } from './audit-cursor';
 import type { AuditActorType } from './audit-log-entry.entity';
 import { AuditRepository, type AuditFilter } from './audit.repository';

@@ -6,7 +6,7 @@ import { InvalidInputError } from '../common/domain-error';
 import { DeliveryModule } from '../delivery/delivery.module';
 import { WebhookEventPublisher } from '../delivery/outbox/webhook-event.publisher';
 import { CommandGroup, type CliGroup } from './cli-group';
-import { EVENT_TYPES, isEventType } from '../webhooks/event-types';
+import { EVENT_TYPES, isEventType } from '../webhooks/event-types.constants';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 interface EventEmitOptions {

@@ -1,6 +1,6 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AUDIT_ACTIONS } from '../audit/audit-actions';
+import { AUDIT_ACTIONS } from '../audit/audit-actions.constants';
 import {
   AUDIT_PAGE_DEFAULT,
   AUDIT_PAGE_MAX,

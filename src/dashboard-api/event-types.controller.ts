@@ -1,7 +1,7 @@
 import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { eventTypeExamples, type ExampleData } from '../webhooks/event-examples';
-import type { EventType } from '../webhooks/event-types';
+import { eventTypeExamples, type ExampleData } from '../webhooks/event-examples.constants';
+import type { EventType } from '../webhooks/event-types.constants';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { EventTypeDto } from './dto/event-type.dto';

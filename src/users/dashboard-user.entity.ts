@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import { Account } from '../campaigns/account.entity';
-import type { DashboardRole } from './dashboard-roles';
+import type { DashboardRole } from './dashboard-roles.constants';
 
 /**
  * A person who signs in to the dashboard (docs/dashboard.md#users-and-roles): one account, one

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { DashboardSession } from './dashboard-session.entity';
-import type { DashboardRole } from './dashboard-roles';
+import type { DashboardRole } from './dashboard-roles.constants';
 
 /** How a session ended (`dashboard_session.end_reason`). */
 export type SessionEndReason =

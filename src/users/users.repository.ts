@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import type { EntityManager, Repository } from 'typeorm';
 import { DashboardUser } from './dashboard-user.entity';
-import type { DashboardRole } from './dashboard-roles';
+import type { DashboardRole } from './dashboard-roles.constants';
 
 /**
  * Every query on `dashboard_user` (docs/architecture.md#modules-and-tables). Ids are assumed to

@@ -6,7 +6,7 @@ import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../common/
 import { MAX_INT4 } from '../common/ids';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import type { DashboardUser } from './dashboard-user.entity';
-import { DASHBOARD_ROLES, isDashboardRole, type DashboardRole } from './dashboard-roles';
+import { DASHBOARD_ROLES, isDashboardRole, type DashboardRole } from './dashboard-roles.constants';
 import {
   dummyPasswordHash,
   generatePassword,

@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../common/domain-error';
-import { isEventType } from './event-types';
+import { isEventType } from './event-types.constants';
 
 /** Longest endpoint URL accepted, as typed and as normalised (characters). */
 export const MAX_URL_LENGTH = 2048;

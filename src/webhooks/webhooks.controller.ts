@@ -3,7 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@
 import { ApiErrorResponses } from '../common/error-response.dto';
 import { AuthorizedCampaign, CampaignAccessGuard } from '../auth/campaign-access.guard';
 import type { CampaignScope } from '../campaigns/campaigns.service';
-import { EVENT_TYPES, type EventType } from './event-types';
+import { EVENT_TYPES, type EventType } from './event-types.constants';
 import { WebhookEndpointReads } from './webhook-endpoint-reads.service';
 import type { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './dto/webhook-endpoint.dto';

@@ -1,7 +1,7 @@
 import type request from 'supertest';
 import type { TestApp } from './test-app';
 import { UsersService } from '../../src/users/users.service';
-import type { DashboardRole } from '../../src/users/dashboard-roles';
+import type { DashboardRole } from '../../src/users/dashboard-roles.constants';
 
 /** The dashboard API's session route (docs/dashboard.md#sessions). */
 export const SESSION = '/dashboard/api/session';

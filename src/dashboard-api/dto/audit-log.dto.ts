@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { AUDIT_ACTIONS } from '../../audit/audit-actions';
+import { AUDIT_ACTIONS } from '../../audit/audit-actions.constants';
 import { PageQueryDto } from './page-query.dto';
 
 /**

@@ -1,8 +1,8 @@
 import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { PageQueryDto } from './page-query.dto';
-import { PING } from '../../delivery/attempts/test-messages';
-import { EVENT_TYPES } from '../../webhooks/event-types';
+import { PING } from '../../delivery/attempts/test-messages.constants';
+import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 
 // The delivery log's schemas (docs/dashboard.md#delivery-log). The shapes are the delivery
 // domain's (`AttemptRecord`, `DeliveryLogPage`, `AttemptDetail`); the query's values are checked

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
 import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
-import { PING } from '../../delivery/attempts/test-messages';
-import { EVENT_TYPES } from '../../webhooks/event-types';
+import { PING } from '../../delivery/attempts/test-messages.constants';
+import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
   WebhookEndpointDto,
   WebhookEndpointHealthDto,

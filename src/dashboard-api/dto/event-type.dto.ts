@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from '../../webhooks/event-types';
+import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 
 /** An event type with the example `data` a test event of that type sends (docs/webhooks.md#payloads). */
 @ApiSchema({ name: 'EventType' })

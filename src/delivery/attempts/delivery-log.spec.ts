@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { InvalidInputError } from '../../common/domain-error';
-import { EVENT_TYPES } from '../../webhooks/event-types';
+import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
   decodeLogCursor,
   encodeLogCursor,

@@ -1,9 +1,9 @@
 import { InvalidInputError } from '../../common/domain-error';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { parsePageLimit } from '../../common/page-limit';
-import { EVENT_TYPES, isEventType } from '../../webhooks/event-types';
+import { EVENT_TYPES, isEventType } from '../../webhooks/event-types.constants';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
-import { PING } from './test-messages';
+import { PING } from './test-messages.constants';
 
 /** Rows per page of the delivery log when the caller names no `limit`. */
 export const DEFAULT_LOG_LIMIT = 50;

@@ -15,7 +15,7 @@ import {
   type DeliveryLogQuery,
 } from './delivery-log';
 import { GONE } from '../worker/retry-schedule';
-import { PING, testMessage } from './test-messages';
+import { PING, testMessage } from './test-messages.constants';
 import {
   isLedgerDays,
   LEDGER_DEFAULT_DAYS,

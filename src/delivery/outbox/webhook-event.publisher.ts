@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
-import type { EventType } from '../../webhooks/event-types';
+import type { EventType } from '../../webhooks/event-types.constants';
 import { DeliveryTargets, type Subscriber } from '../../webhooks/delivery-targets.service';
 import { DeliveryDispatcher } from './delivery.dispatcher';
 import {

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from '../event-types';
+import { EVENT_TYPES } from '../event-types.constants';
 import type { WebhookEndpointHealthView, WebhookEndpointView } from '../webhook-endpoint.views';
 
 // The OpenAPI schemas of the webhook reads; the shapes themselves are the domain's views.

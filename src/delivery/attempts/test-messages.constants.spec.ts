@@ -1,8 +1,8 @@
 import { InvalidInputError } from '../../common/domain-error';
 import { leadEvents } from '../../leads/lead-events';
-import { EVENT_EXAMPLES, eventTypeExamples } from '../../webhooks/event-examples';
-import { EVENT_TYPES } from '../../webhooks/event-types';
-import { testMessage } from './test-messages';
+import { EVENT_EXAMPLES, eventTypeExamples } from '../../webhooks/event-examples.constants';
+import { EVENT_TYPES } from '../../webhooks/event-types.constants';
+import { testMessage } from './test-messages.constants';
 
 /** The JSON type of a value, as a receiver sees it. */
 const jsonType = (value: unknown) =>

@@ -1,4 +1,4 @@
-import { EVENT_TYPES, type EventType } from './event-types';
+import { EVENT_TYPES, type EventType } from './event-types.constants';
 
 /** A JSON object: the `data` of an event. */
 export type ExampleData = { readonly [key: string]: ExampleValue };
@@ -14,7 +14,7 @@ const CALL_ID = 'CA9f2c1e7b04d3';
  * One realistic `data` object per event type (docs/webhooks.md#payloads), sent by the dashboard's
  * test events (docs/webhooks.md#test-events) and shown next to each type. `lead.created` and
  * `leads.bulk_created` have exactly the fields a lead upload sends (`src/leads/lead-events.ts`,
- * checked by `src/delivery/attempts/test-messages.spec.ts`); the other five types carry what their
+ * checked by `src/delivery/attempts/test-messages.constants.spec.ts`); the other five types carry what their
  * publisher gives, so theirs are plausible shapes, not a contract. Ids are made up: they name no
  * stored row. Deeply frozen.
  */
