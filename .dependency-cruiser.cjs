@@ -1,8 +1,6 @@
 /**
  * The architecture's import rules (docs/architecture.md#layering-rules), checked in CI by
  * `npm run lint:architecture`. A rule names what it protects; `comment` says why.
- * Known violations waiting for their refactor are listed in
- * .dependency-cruiser-known-violations.json (regenerate it only to remove entries).
  */
 
 /**

@@ -6,7 +6,6 @@ import {
 } from '../account-access/account-access.service';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
-import { csrfTokenMatches } from '../users/session-tokens';
 import { SessionsService } from '../users/sessions.service';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
 import {
@@ -77,6 +76,8 @@ export class DashboardSessionGuard implements CanActivate {
  */
 @Injectable()
 export class DashboardCsrfGuard implements CanActivate {
+  constructor(private readonly sessions: SessionsService) {}
+
   canActivate(context: ExecutionContext): boolean {
     const req = request(context);
     const access = dashboardAccessOf(req);
@@ -89,7 +90,8 @@ export class DashboardCsrfGuard implements CanActivate {
     const valid =
       access === 'sign-in'
         ? token === SIGN_IN_CSRF_TOKEN
-        : req.dashboardSession !== undefined && csrfTokenMatches(req.dashboardSession.token, token);
+        : req.dashboardSession !== undefined &&
+          this.sessions.csrfTokenMatches(req.dashboardSession.token, token);
     if (!valid) {
       throw ApiError.forbidden(
         access === 'sign-in'

@@ -9,18 +9,18 @@ import {
 } from '@nestjs/swagger';
 import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
 import { DeliveryService } from '../delivery/attempts/delivery.service';
+import type { DeliveryLogPage } from '../delivery/attempts/delivery-log';
 import {
   DEFAULT_LOG_LIMIT,
   LOG_OUTCOMES,
   MAX_LOG_LIMIT,
-  type DeliveryLogPage,
-} from '../delivery/attempts/delivery-log';
+} from '../delivery/attempts/delivery-log.constants';
+import type { DeliveryLedger } from '../delivery/analytics/delivery-ledger';
 import {
   LEDGER_DEFAULT_DAYS,
   LEDGER_MAX_DAYS,
   parseLedgerDays,
-  type DeliveryLedger,
-} from '../delivery/analytics/delivery-ledger';
+} from '../delivery/analytics/delivery-ledger.constants';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,

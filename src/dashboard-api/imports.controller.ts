@@ -1,15 +1,12 @@
-import { Get, Header, Param, Query, StreamableFile } from '@nestjs/common';
+import { Get, Param, Query, StreamableFile } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import { Readable } from 'node:stream';
 import { parsePageLimit } from '../common/page-limit';
-import { rejectionsCsv } from '../leads/history/import-rejections';
 import {
   IMPORTS_PAGE_DEFAULT,
   IMPORTS_PAGE_LIMITS,
@@ -22,6 +19,7 @@ import {
   type Page,
 } from '../leads/history/lead-import-history.service';
 import type { ImportRejection } from '../leads/history/import-rejections';
+import { ApiCsvDownload, csvDownload } from './csv-download';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
@@ -127,36 +125,23 @@ export class ImportsController {
    */
   @Get(':import_id/rejections.csv')
   @DashboardAccess('any', { resource: 'import', param: 'import_id' })
-  @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Download an import’s rejected rows as CSV',
     operationId: 'downloadImportRejections',
   })
   @ApiImportIdParam()
-  @ApiProduces('text/csv')
-  @ApiOkResponse({
-    description:
-      'RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote',
-    content: { 'text/csv': { schema: { type: 'string' } } },
-  })
+  @ApiCsvDownload(
+    'RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote',
+  )
   @DashboardErrorResponses(401, 404, 500, 503)
   async csv(
     @CurrentActor() actor: DashboardActor,
     @Param('import_id') id: string,
   ): Promise<StreamableFile> {
     const found = await this.imports.find(actor.accountId, importId(id));
-    const pages = this.imports.allRejections(actor.accountId, found.id);
-    async function* lines() {
-      let header = true;
-      for await (const page of pages) {
-        yield rejectionsCsv(page, header);
-        header = false;
-      }
-      if (header) yield rejectionsCsv([], true);
-    }
-    return new StreamableFile(Readable.from(lines()), {
-      type: 'text/csv; charset=utf-8',
-      disposition: `attachment; filename="import-${found.id}-rejected.csv"`,
-    });
+    return csvDownload(
+      this.imports.rejectionsCsv(actor.accountId, found.id),
+      `import-${found.id}-rejected.csv`,
+    );
   }
 }

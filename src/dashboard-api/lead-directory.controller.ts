@@ -17,7 +17,7 @@ import {
   MAX_SEARCH_LIMIT,
   MAX_SEARCH_TEXT,
   SEARCH_FIELDS,
-} from '../leads/search/lead-search';
+} from '../leads/search/lead-search.constants';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

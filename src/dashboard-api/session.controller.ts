@@ -11,9 +11,8 @@ import type { FastifyReply } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { SignInLimiter } from '../rate-limit/sign-in.limiter';
-import { MAX_PASSWORD_LENGTH, dummyPasswordHash } from '../users/passwords';
+import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../users/user-limits.constants';
 import { SessionsService } from '../users/sessions.service';
-import { MAX_EMAIL_LENGTH } from '../users/user-email';
 import { UsersService, type SessionUser } from '../users/users.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { DashboardErrorResponses } from './dashboard-error-responses';
@@ -59,7 +58,7 @@ export class SessionController implements OnModuleInit {
 
   /** Makes the dummy hash now, so the first sign-in with an unknown email is not slower. */
   async onModuleInit(): Promise<void> {
-    await dummyPasswordHash();
+    await this.users.prepareSignIn();
   }
 
   /**

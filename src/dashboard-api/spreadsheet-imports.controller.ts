@@ -1,15 +1,4 @@
-import {
-  Body,
-  Get,
-  Header,
-  HttpCode,
-  Param,
-  Post,
-  Query,
-  Req,
-  Res,
-  StreamableFile,
-} from '@nestjs/common';
+import { Body, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -18,7 +7,6 @@ import {
   ApiOkResponse,
   ApiOperation,
   ApiParam,
-  ApiProduces,
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -33,6 +21,7 @@ import {
   type PreviewRow,
   type SpreadsheetImportView,
 } from '../leads/spreadsheet/spreadsheet-imports.service';
+import { ApiCsvDownload, csvDownload } from './csv-download';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
@@ -271,30 +260,23 @@ export class SpreadsheetImportsController {
   /** Every chunk's rejected rows as one CSV, by file row; the import is looked up first. */
   @Get(':import_id/rejections.csv')
   @DashboardAccess('any', { resource: 'spreadsheet-import', param: 'import_id' })
-  @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Download a spreadsheet import’s rejected rows as CSV',
     operationId: 'downloadSpreadsheetRejections',
   })
   @ApiSpreadsheetImportIdParam()
-  @ApiProduces('text/csv')
-  @ApiOkResponse({
-    description:
-      'RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote',
-    content: { 'text/csv': { schema: { type: 'string' } } },
-  })
+  @ApiCsvDownload(
+    'RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote',
+  )
   @DashboardErrorResponses(401, 404, 500, 503)
   async csv(
     @CurrentActor() actor: DashboardActor,
     @Param('import_id') id: string,
   ): Promise<StreamableFile> {
     const job = await this.spreadsheets.get(actor.accountId, spreadsheetImportId(id));
-    return new StreamableFile(
-      Readable.from(this.spreadsheets.rejectionsCsv(actor.accountId, job.id)),
-      {
-        type: 'text/csv; charset=utf-8',
-        disposition: `attachment; filename="spreadsheet-import-${job.id}-rejected.csv"`,
-      },
+    return csvDownload(
+      this.spreadsheets.rejectionsCsv(actor.accountId, job.id),
+      `spreadsheet-import-${job.id}-rejected.csv`,
     );
   }
 }

@@ -5,6 +5,7 @@ import { AuditLog, type DashboardUserActor } from '../audit/audit-log.service';
 import { Clock } from '../common/clock';
 import {
   csrfTokenFor,
+  csrfTokenMatches,
   generateSessionToken,
   hashSessionToken,
   isSessionTokenShaped,
@@ -56,6 +57,14 @@ export class SessionsService {
     private readonly audit: AuditLog,
     private readonly dataSource: DataSource,
   ) {}
+
+  /**
+   * Whether `presented` is the CSRF token of the session whose token is `sessionToken`,
+   * compared in constant time (docs/dashboard.md#cross-site-request-forgery). Pure; no query.
+   */
+  csrfTokenMatches(sessionToken: string, presented: string | undefined): boolean {
+    return csrfTokenMatches(sessionToken, presented);
+  }
 
   /**
    * Starts a session of `user`, signed in from `ip` (the client IP), recorded as

@@ -1,8 +1,7 @@
 import { isEmail } from 'class-validator';
 import { InvalidInputError } from '../common/domain-error';
-
-/** Longest email accepted, in characters (as for lead emails: docs/decisions.md#uploads). */
-export const MAX_EMAIL_LENGTH = 320;
+import { MAX_EMAIL_LENGTH } from './user-limits.constants';
+export { MAX_EMAIL_LENGTH } from './user-limits.constants';
 
 /**
  * Normalises and checks a dashboard user's email (docs/dashboard.md#users-and-roles): trimmed,

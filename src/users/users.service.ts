@@ -223,6 +223,15 @@ export class UsersService {
   }
 
   /**
+   * Makes the hash a sign-in with an unknown email is checked against, so that the first such
+   * sign-in is not slower than one with a known email (docs/security.md). The dashboard calls
+   * it at start; idempotent (the hash is made once per process).
+   */
+  async prepareSignIn(): Promise<void> {
+    await dummyPasswordHash();
+  }
+
+  /**
    * {@link verifyCredentials} for a sign-in attempt from `ip`: a refusal is recorded as
    * `session.sign_in_failed` (`{reason}`; the attempted email, trimmed, as the actor's; the
    * user and their account when the email is theirs) before it is answered.

@@ -1,10 +1,7 @@
 import { InvalidInputError } from '../common/domain-error';
 import { isEventType } from './event-types.constants';
-
-/** Longest endpoint URL accepted, as typed and as normalised (characters). */
-export const MAX_URL_LENGTH = 2048;
-/** Longest endpoint description accepted (characters). */
-export const MAX_DESCRIPTION_LENGTH = 500;
+import { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
+export { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
 
 /**
  * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme

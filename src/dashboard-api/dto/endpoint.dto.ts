@@ -6,7 +6,7 @@ import {
   WebhookEndpointDto,
   WebhookEndpointHealthDto,
 } from '../../webhooks/dto/webhook-endpoint.dto';
-import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-input';
+import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-limits.constants';
 import {
   DISABLED_REASONS,
   FAILING_REASONS,

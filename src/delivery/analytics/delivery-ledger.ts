@@ -1,7 +1,5 @@
-/** Days of a delivery ledger when the caller names none (docs/dashboard.md#delivery-ledger). */
-export const LEDGER_DEFAULT_DAYS = 30;
-/** The most days one delivery ledger covers. */
-export const LEDGER_MAX_DAYS = 90;
+import { LEDGER_MAX_DAYS } from './delivery-ledger.constants';
+export { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from './delivery-ledger.constants';
 
 /**
  * One UTC day of an endpoint's delivery ledger (docs/dashboard.md#delivery-ledger): the
@@ -29,22 +27,6 @@ export interface LedgerDay {
 /** An endpoint's delivery ledger: one entry per UTC day, newest first, empty days as zeros. */
 export interface DeliveryLedger {
   days: LedgerDay[];
-}
-
-const DAYS_TEXT = /^[1-9][0-9]?$/;
-
-/**
- * Reads the ledger's `days` as a client writes it (a query parameter): absent is
- * {@link LEDGER_DEFAULT_DAYS}; else decimal digits without sign or leading zero, from 1 to
- * {@link LEDGER_MAX_DAYS}.
- * @returns the number of days, or null when `value` is not such a number (the caller's error
- *   to report: the dashboard answers `400 bad_request`).
- */
-export function parseLedgerDays(value: string | undefined): number | null {
-  if (value === undefined) return LEDGER_DEFAULT_DAYS;
-  if (!DAYS_TEXT.test(value)) return null;
-  const days = Number(value);
-  return days <= LEDGER_MAX_DAYS ? days : null;
 }
 
 /** Whether `days` is a whole number of days a ledger may cover (1 to {@link LEDGER_MAX_DAYS}). */

@@ -4,14 +4,8 @@ import { parsePageLimit } from '../../common/page-limit';
 import { EVENT_TYPES, isEventType } from '../../webhooks/event-types.constants';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
 import { PING } from './test-messages.constants';
-
-/** Rows per page of the delivery log when the caller names no `limit`. */
-export const DEFAULT_LOG_LIMIT = 50;
-/** The largest `limit` of a delivery log page. */
-export const MAX_LOG_LIMIT = 100;
-
-/** The `outcome` filter values: `succeeded` (a 2xx in time) and `failed` (anything else). */
-export const LOG_OUTCOMES = ['succeeded', 'failed'] as const;
+import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';
+export { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';
 
 /**
  * The delivery log's parameters as a client passes them (docs/dashboard.md#delivery-log), named

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { NotFoundError } from '../../common/domain-error';
 import type { PageLimits } from '../../common/page-limit';
-import type { ImportRejection } from './import-rejections';
+import { rejectionsCsv, type ImportRejection } from './import-rejections';
 import { LeadImportsRepository, type LeadImportView } from './lead-import-history.repository';
 
 export type { LeadImportView } from './lead-import-history.repository';
@@ -131,5 +131,18 @@ export class LeadImports {
       if (page.items.length > 0) yield page.items;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
+  }
+
+  /**
+   * Every rejected row of an import as CSV pages (the header first, then one page per
+   * {@link allRejections} page), each cell neutralised against formula injection
+   * (docs/dashboard.md#imports): a download written as it is read.
+   * @throws NotFoundError for an unknown import or another account's (before the header).
+   */
+  async *rejectionsCsv(accountId: number, importId: string): AsyncGenerator<string> {
+    const pages = this.allRejections(accountId, importId);
+    const first = await pages.next();
+    yield rejectionsCsv(first.done ? [] : first.value, true);
+    for await (const page of pages) yield rejectionsCsv(page, false);
   }
 }

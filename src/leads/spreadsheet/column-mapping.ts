@@ -1,6 +1,6 @@
 import Fuse from 'fuse.js';
 import { InvalidInputError } from '../../common/domain-error';
-import { LEAD_FIELDS, type LeadField } from '../lead-fields';
+import { LEAD_FIELDS, type LeadField } from '../lead-fields.constants';
 import type { ColumnMapping } from './spreadsheet-import.entity';
 
 /**
