@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { hash, verify, type Algorithm, type Options } from '@node-rs/argon2';
 import { InvalidInputError } from '../common/domain-error';
 import { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './user-limits.constants';
-export { MIN_PASSWORD_LENGTH, MAX_PASSWORD_LENGTH } from './user-limits.constants';
 
 /** Random bytes of a generated password: 18 bytes are 24 base64url characters (144 bits). */
 const GENERATED_PASSWORD_BYTES = 18;

@@ -1,7 +1,6 @@
 import { isEmail } from 'class-validator';
 import { InvalidInputError } from '../common/domain-error';
 import { MAX_EMAIL_LENGTH } from './user-limits.constants';
-export { MAX_EMAIL_LENGTH } from './user-limits.constants';
 
 /**
  * Normalises and checks a dashboard user's email (docs/dashboard.md#users-and-roles): trimmed,

@@ -11,11 +11,11 @@ import {
   dummyPasswordHash,
   generatePassword,
   hashPassword,
-  MAX_PASSWORD_LENGTH,
   validatePassword,
   verifyPassword,
 } from './passwords';
 import { SessionsRepository } from './sessions.repository';
+import { MAX_PASSWORD_LENGTH } from './user-limits.constants';
 import { normaliseEmail } from './user-email';
 import { UsersRepository } from './users.repository';
 

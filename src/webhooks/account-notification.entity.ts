@@ -1,6 +1,6 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
 import { Account } from '../campaigns/account.entity';
-import { MAX_URL_LENGTH } from './endpoint-input';
+import { MAX_URL_LENGTH } from './endpoint-limits.constants';
 
 /**
  * Where an account gets the service's operational messages about its endpoints

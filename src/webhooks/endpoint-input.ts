@@ -1,7 +1,6 @@
 import { InvalidInputError } from '../common/domain-error';
 import { isEventType } from './event-types.constants';
 import { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
-export { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
 
 /**
  * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme

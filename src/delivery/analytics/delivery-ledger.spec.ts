@@ -1,9 +1,5 @@
-import {
-  isLedgerDays,
-  LEDGER_DEFAULT_DAYS,
-  LEDGER_MAX_DAYS,
-  parseLedgerDays,
-} from './delivery-ledger';
+import { isLedgerDays } from './delivery-ledger';
+import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from './delivery-ledger.constants';
 
 describe('the delivery ledger’s days (docs/dashboard.md#delivery-ledger)', () => {
   it('defaults to 30 and reads 1 to 90 written as plain decimal digits', () => {

@@ -1,5 +1,4 @@
 import { LEDGER_MAX_DAYS } from './delivery-ledger.constants';
-export { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from './delivery-ledger.constants';
 
 /**
  * One UTC day of an endpoint's delivery ledger (docs/dashboard.md#delivery-ledger): the

@@ -5,7 +5,6 @@ import { EVENT_TYPES, isEventType } from '../../webhooks/event-types.constants';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
 import { PING } from './test-messages.constants';
 import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';
-export { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';
 
 /**
  * The delivery log's parameters as a client passes them (docs/dashboard.md#delivery-log), named

@@ -16,12 +16,8 @@ import {
 } from './delivery-log';
 import { GONE } from '../worker/retry-schedule';
 import { PING, testMessage } from './test-messages.constants';
-import {
-  isLedgerDays,
-  LEDGER_DEFAULT_DAYS,
-  LEDGER_MAX_DAYS,
-  type DeliveryLedger,
-} from '../analytics/delivery-ledger';
+import { isLedgerDays, type DeliveryLedger } from '../analytics/delivery-ledger';
+import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS } from '../analytics/delivery-ledger.constants';
 
 /** The most attempts `delivery list` prints at once (docs/cli.md#commands). */
 export const MAX_CLI_LIST_LIMIT = 1000;

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { LeadDirectoryRepository, type LeadRecord } from './lead-directory.repository';
 import { encodeSearchCursor, parseLeadSearch, type LeadSearchQuery } from './lead-search';
-import type { SearchField } from './lead-search';
+import type { SearchField } from './lead-search.constants';
 
 /** A page of a lead search (docs/dashboard.md#leads). */
 export interface LeadSearchPage {

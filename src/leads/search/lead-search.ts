@@ -10,13 +10,6 @@ import {
   SEARCH_FIELDS,
   type SearchField,
 } from './lead-search.constants';
-export {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_SEARCH_LIMIT,
-  MAX_SEARCH_TEXT,
-  SEARCH_FIELDS,
-  type SearchField,
-} from './lead-search.constants';
 
 /**
  * A search as a client passes it (docs/dashboard.md#leads), named like the query parameters so
