@@ -162,6 +162,10 @@ describe('docs/architecture.md, modules and tables', () => {
     );
   });
 
+  it('finds every module in a *.module.ts file', () => {
+    expect(modules.filter(({ file }) => !file.endsWith('.module.ts'))).toEqual([]);
+  });
+
   it("names in each module's row the tables it registers and the providers it exports", () => {
     const rowsOfFile = (file: string) =>
       [...guide.values()]

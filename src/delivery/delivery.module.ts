@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { ImportRejectionRetentionModule } from '../leads/history/import-rejection-retention.service';
+import { ImportRejectionRetentionModule } from '../leads/history/import-rejection-retention.module';
 import { DeliveryAttemptsModule } from './attempts/delivery-attempts.module';
 import { DELIVERY_QUEUE } from './outbox/delivery.queue';
 import { DeliveryDispatcher } from './outbox/delivery.dispatcher';

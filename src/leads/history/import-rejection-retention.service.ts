@@ -1,4 +1,4 @@
-import { Injectable, Module } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { ImportRejectionsRepository } from './import-rejections.repository';
 
@@ -21,13 +21,3 @@ export class ImportRejectionRetention {
     return this.repository.deleteCreatedBefore(session, cutoff, limit);
   }
 }
-
-/**
- * {@link ImportRejectionRetention} as a module of its own: it needs only the caller's session,
- * so the delivery worker imports it without the lead import domain (which imports delivery).
- */
-@Module({
-  providers: [ImportRejectionsRepository, ImportRejectionRetention],
-  exports: [ImportRejectionRetention],
-})
-export class ImportRejectionRetentionModule {}
