@@ -11,6 +11,7 @@ export class ServiceProcess {
   output = '';
   private readonly child: ChildProcess;
   private readonly exited: Promise<number | null>;
+  private signalled = false;
 
   constructor(entrypoint: 'main.js' | 'worker.js', env: Record<string, string>) {
     this.child = spawn(process.execPath, [join(DIST, entrypoint)], {
@@ -19,7 +20,18 @@ export class ServiceProcess {
     });
     this.child.stdout!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
     this.child.stderr!.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    this.exited = new Promise((resolve) =>
+      this.child.on('exit', (code, signal) => {
+        // A process that ends on its own, and not cleanly, says why in the test's output.
+        if (!this.signalled && code !== 0) {
+          const tail = this.output.split('\n').slice(-40).join('\n');
+          process.stderr.write(
+            `${entrypoint} exited (${code ?? signal}); its last output:\n${tail}\n`,
+          );
+        }
+        resolve(code);
+      }),
+    );
   }
 
   /** Resolves with the first match of `pattern` in the output; rejects after `timeoutMs`. */
@@ -35,12 +47,14 @@ export class ServiceProcess {
 
   /** Sends SIGTERM and resolves with the exit code. */
   async stop(): Promise<number | null> {
+    this.signalled = true;
     this.child.kill('SIGTERM');
     return this.exited;
   }
 
   /** Sends `signal` without waiting. */
   signal(signal: NodeJS.Signals): void {
+    this.signalled = true;
     this.child.kill(signal);
   }
 
