@@ -131,11 +131,12 @@ const CEILING_CONCURRENCY = 50;
  * run. `--guard` (CI) exits 1 when a ratio falls below half of its goal: loose enough for a
  * noisy shared machine, tight enough to catch a 10× regression. Absolute goals (token exchanges
  * per second, p99 and delivery latency) are reported but not guarded: they measure the machine
- * as much as the code. The token exchange is guarded as a share of bare Fastify's reads/s
- * instead, which held at 0.20-0.21 on machines 7× apart (18,619/s beside 87,812 req/s; 2,508/s
- * beside 12,347 req/s).
+ * as much as the code. The token exchange is guarded instead as a share of our own health
+ * reads/s, measured just before in the same process: 0.46-0.91 in six runs on two machines 7×
+ * apart (bare Fastify, the other ceiling, swung from 12,347 to 48,019 req/s on this one, so a
+ * share of it did not hold still).
  */
-const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3, token: 0.15 };
+const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3, token: 0.25 };
 const TOKEN_GOAL_PER_S = 6_000;
 const HEALTH_P99_GOAL_MS = 10;
 const LATENCY_GOALS_MS = { p50: 20, p99: 100 };
@@ -1348,13 +1349,13 @@ function buildRows(r) {
     goal: `≥ ${count(TOKEN_GOAL_PER_S)}/s`,
     met: r.tokenLoad.requests_per_s >= TOKEN_GOAL_PER_S,
   });
-  const tokenRatio = ratioOf(r.tokenLoad.requests_per_s, ceiling.requests_per_s);
-  add(`token exchange vs bare Fastify reads (${conns})`, {
+  const tokenRatio = ratioOf(r.tokenLoad.requests_per_s, ours.requests_per_s);
+  add(`token exchange vs our health reads (${conns})`, {
     ours: r.tokenLoad.requests_per_s,
-    ceiling: ceiling.requests_per_s,
+    ceiling: ours.requests_per_s,
     unit: 'exchanges/s',
-    label,
-    goal: `≥ ${GOALS.token} of bare Fastify`,
+    label: 'our health reads',
+    goal: `≥ ${GOALS.token} of our health reads`,
     met: tokenRatio == null ? null : tokenRatio >= GOALS.token,
     guard: GOALS.token,
   });
