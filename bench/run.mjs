@@ -132,7 +132,7 @@ const CEILING_CONCURRENCY = 50;
  * noisy shared machine, tight enough to catch a 10× regression. Absolute goals (token exchanges
  * per second, p99 and delivery latency) are reported but not guarded: they measure the machine
  * as much as the code. The token exchange is guarded instead as a share of our own health
- * reads/s, measured just before in the same process: 0.46-0.91 in six runs on two machines 7×
+ * reads/s, measured just before in the same process: 0.31-0.91 in seven runs on two machines 7×
  * apart (bare Fastify, the other ceiling, swung from 12,347 to 48,019 req/s on this one, so a
  * share of it did not hold still).
  */
