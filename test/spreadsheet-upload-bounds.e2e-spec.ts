@@ -35,6 +35,7 @@ describe('Spreadsheet upload bounds (docs/security.md#spreadsheet-uploads)', () 
     await t.app.listen(0, '127.0.0.1');
     port = (t.app.getHttpServer().address() as { port: number }).port;
   });
+  afterEach(() => RawConnection.destroyAll());
   afterAll(() => t.close());
 
   async function admin() {

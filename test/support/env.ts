@@ -35,3 +35,9 @@ process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
 process.env.RATE_LIMIT_TOKEN_PER_MIN = '1000000';
 process.env.RATE_LIMIT_API_PER_MIN = '1000000';
 process.env.RATE_LIMIT_AUTH_FAILURES_PER_MIN = '1000000';
+
+// An uncaught error is reported by Jest with its stack filtered of Node's own frames, which can
+// leave nothing; print it whole first, so an error raised inside Node's streams says where.
+process.on('uncaughtExceptionMonitor', (error, origin) => {
+  process.stderr.write(`${origin} in ${process.pid}: ${error.stack ?? String(error)}\n`);
+});

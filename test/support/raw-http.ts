@@ -72,6 +72,8 @@ export function parseResponse(text: string): {
  * response, see whether the server closed it.
  */
 export class RawConnection {
+  /** Every connection not yet closed, so a suite can cut what a test left open. */
+  private static readonly live = new Set<RawConnection>();
   private text = '';
   private closedFlag = false;
   private readonly closedPromise: Promise<void>;
@@ -85,6 +87,7 @@ export class RawConnection {
     this.closedPromise = new Promise((resolve) =>
       this.socket.on('close', () => {
         this.closedFlag = true;
+        RawConnection.live.delete(this);
         resolve();
       }),
     );
@@ -93,6 +96,7 @@ export class RawConnection {
   /** Opens a connection to 127.0.0.1:`port`. */
   static async open(port: number): Promise<RawConnection> {
     const connection = new RawConnection(port);
+    RawConnection.live.add(connection);
     await new Promise<void>((resolve, reject) => {
       connection.socket.once('connect', () => resolve());
       connection.socket.once('error', reject);
@@ -135,5 +139,15 @@ export class RawConnection {
 
   destroy(): void {
     this.socket.destroy();
+  }
+
+  /**
+   * Destroys every connection still open and resolves once all have closed: a test's leftover
+   * socket (a file still being written, say) must not be cut by the app's shutdown instead.
+   */
+  static async destroyAll(): Promise<void> {
+    const left = [...RawConnection.live];
+    for (const connection of left) connection.destroy();
+    await Promise.all(left.map((connection) => connection.closedPromise));
   }
 }

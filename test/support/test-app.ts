@@ -35,8 +35,20 @@ export async function startTestApp(overrides: Record<string, string> = {}): Prom
   const http = () => request.agent(app.getHttpServer());
   // Closed in the production order (HTTP, then attempts, then queued deliveries, then the rest).
   const close = async () => {
-    for (const step of shutdownSequence(app, { worker: config.runWorker })) await step.run();
-    await app.close();
+    const steps = [
+      ...shutdownSequence(app, { worker: config.runWorker }),
+      { name: 'app.close()', run: () => app.close() },
+    ];
+    for (const step of steps) {
+      try {
+        await step.run();
+      } catch (error) {
+        // Says which step failed, with the original error (and its stack) as the cause.
+        throw new Error(`Closing the test app, step "${step.name}" failed: ${String(error)}`, {
+          cause: error,
+        });
+      }
+    }
   };
   return { app, config, db, http, given: new Given(app, http), close };
 }

@@ -86,6 +86,11 @@ export class SpreadsheetTempFiles implements OnModuleDestroy {
   ): Promise<{ path: string; sizeBytes: number }> {
     const path = await this.makePath(purpose);
     const out = createWriteStream(path, { flags: 'wx', mode: 0o600 });
+    // Destroying the stream while a write is still in flight (the client went away, or sent
+    // too much) makes it emit `ERR_STREAM_DESTROYED` once that write completes, after the
+    // loop below stopped listening: an error event nobody listens to would end the process.
+    // Errors that matter still reach us through `once(out, 'drain')` and `finished(out)`.
+    out.on('error', () => undefined);
     let sizeBytes = 0;
     try {
       for await (const chunk of source) {
@@ -98,7 +103,9 @@ export class SpreadsheetTempFiles implements OnModuleDestroy {
       await finished(out);
       return { path, sizeBytes };
     } catch (error) {
-      out.destroy();
+      // The file is removed once its descriptor is closed (after any write in flight).
+      if (!out.closed)
+        await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()));
       await this.remove(path);
       throw error;
     }
