@@ -7,6 +7,10 @@ import { TEST_DATABASE_URL } from './support/env';
 import { verifyWebhook, WebhookReceiver } from './support/webhook-receiver';
 
 const run = promisify(execFile);
+
+// Each command starts a Node process that boots the CLI (about a second, several on a busy
+// machine), and some tests run ten of them: a generous limit, not a timing assertion.
+jest.setTimeout(180_000);
 const CLI = join(__dirname, '..', 'dist', 'cli.js');
 
 interface CliResult {
