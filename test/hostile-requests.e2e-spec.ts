@@ -9,7 +9,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { startTestApp, type TestApp, type Caller, uploadBody } from './support/test-app';
-import { ServiceProcess } from './support/processes';
+import { ServiceProcess, PROCESS_START_TIMEOUT_MS } from './support/processes';
 import { WebhookReceiver } from './support/webhook-receiver';
 import { parseResponse, rawExchange } from './support/raw-http';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
@@ -179,7 +179,7 @@ describe('Hostile requests: huge bodies, slow clients, secrets in URLs, odd enco
         HOST: '127.0.0.1',
       });
       base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
-    });
+    }, PROCESS_START_TIMEOUT_MS);
     afterAll(() => api?.stop());
 
     it('logs the URL with query values redacted and never adopts a secret-shaped request id', async () => {

@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp, uploadBody } from './support/test-app';
 import request from 'supertest';
-import { ServiceProcess } from './support/processes';
+import { ServiceProcess, PROCESS_START_TIMEOUT_MS } from './support/processes';
 
 const TOKEN = '/api/v1/auth/api-key/token';
 
@@ -240,7 +240,7 @@ describe('Logs of the running service (docs/operations.md#logs)', () => {
       HOST: '127.0.0.1',
     });
     base = (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1];
-  });
+  }, PROCESS_START_TIMEOUT_MS);
   afterAll(() => api?.stop());
 
   const entries = () =>

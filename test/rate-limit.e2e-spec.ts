@@ -1,7 +1,12 @@
 import { Client } from 'pg';
 import { request as httpRequest, Agent } from 'undici';
 import { TEST_DATABASE_URL } from './support/env';
-import { givenCampaign, runCli, ServiceProcess } from './support/processes';
+import {
+  givenCampaign,
+  runCli,
+  ServiceProcess,
+  PROCESS_START_TIMEOUT_MS,
+} from './support/processes';
 
 /**
  * The per-key limit (docs/api.md#rate-limits) as several API processes enforce it together:
@@ -30,7 +35,7 @@ describe('Rate limits across API processes', () => {
         async (api) => (await api.waitForOutput(/listening on (http:\/\/127\.0\.0\.1:\d+)/))[1],
       ),
     );
-  });
+  }, PROCESS_START_TIMEOUT_MS);
 
   afterAll(async () => {
     await Promise.all(apis.map((api) => api.stop()));

@@ -6,6 +6,14 @@ import { TEST_DATABASE_URL } from './env';
 
 const DIST = join(__dirname, '..', '..', 'dist');
 
+/**
+ * How long a test hook may wait for service processes to start, in ms: a process starts in a
+ * second or two, but several starting at once on a busy 2-core machine took over 20 s.
+ * {@link ServiceProcess.waitForOutput} waits 10 s less by default, so its own error (with the
+ * process's output) comes before the hook's timeout.
+ */
+export const PROCESS_START_TIMEOUT_MS = 90_000;
+
 /** A compiled entrypoint (`main.js`, `worker.js`) running as its own process, with its output kept. */
 export class ServiceProcess {
   output = '';
@@ -35,7 +43,10 @@ export class ServiceProcess {
   }
 
   /** Resolves with the first match of `pattern` in the output; rejects after `timeoutMs`. */
-  async waitForOutput(pattern: RegExp, timeoutMs = 20_000): Promise<RegExpMatchArray> {
+  async waitForOutput(
+    pattern: RegExp,
+    timeoutMs = PROCESS_START_TIMEOUT_MS - 10_000,
+  ): Promise<RegExpMatchArray> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const match = this.output.match(pattern);
