@@ -1,3 +1,4 @@
+import type { SignatureScheme } from './signature-schemes.constants';
 import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
@@ -12,6 +13,16 @@ export interface WebhookEndpointView {
   created_at: string;
   /** Outcome of the most recent delivery attempt; null before the first. */
   last_delivery_is_successful: boolean | null;
+  /**
+   * How deliveries are signed (docs/webhooks.md#signatures): `symmetric` (`v1,` HMAC with the
+   * `whsec_` secret) or `asymmetric` (`v1a,` ed25519).
+   */
+  signature_scheme: SignatureScheme;
+  /**
+   * The `whpk_` public key receivers verify `v1a,` signatures with, while `asymmetric`; null
+   * while `symmetric`. Not a secret.
+   */
+  public_key: string | null;
 }
 
 /** Delivery health of one endpoint (docs/api.md#webhook-reads). Counts attempts, pings included. */
@@ -74,6 +85,12 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * not failing.
    */
   auto_disable_at: string | null;
+  /**
+   * The `whpk_` public key of the previous key while it still signs (until
+   * `previous_secret_expires_at`) and is an ed25519 key; null otherwise
+   * (docs/webhooks.md#rotating-keys).
+   */
+  previous_public_key: string | null;
 }
 
 /**
@@ -87,6 +104,7 @@ export function toEndpointDetail(
 ): WebhookEndpointDetail {
   const { endpoint_id: _id, url: _url, is_enabled: _enabled, ...health } = toHealthView(endpoint);
   const expires = endpoint.previousSecretExpiresAt;
+  const previousValid = Boolean(endpoint.previousSecretEncrypted && expires && expires > now);
   return {
     ...toEndpointView(endpoint),
     health,
@@ -100,6 +118,7 @@ export function toEndpointDetail(
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
+    previous_public_key: previousValid ? (endpoint.previousPublicKey ?? null) : null,
   };
 }
 
@@ -125,6 +144,8 @@ export function toEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
     is_enabled: endpoint.isEnabled,
     created_at: endpoint.createdAt.toISOString(),
     last_delivery_is_successful: endpoint.lastDeliveryIsSuccessful,
+    signature_scheme: endpoint.signatureScheme ?? 'symmetric',
+    public_key: endpoint.publicKey ?? null,
   };
 }
 
