@@ -86,7 +86,9 @@ function decodeKey(key: string, prefix: string, what: string): Buffer {
   const body = key.startsWith(prefix) ? key.slice(prefix.length) : '';
   const bytes = Buffer.from(body, 'base64');
   if (bytes.length !== KEY_BYTES || bytes.toString('base64') !== body) {
-    throw new Error(`not a Standard Webhooks ed25519 ${what} (its prefix, then base64 of 32 bytes)`);
+    throw new Error(
+      `not a Standard Webhooks ed25519 ${what} (its prefix, then base64 of 32 bytes)`,
+    );
   }
   return bytes;
 }
