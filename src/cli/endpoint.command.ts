@@ -46,8 +46,8 @@ interface EndpointCreateOptions {
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
  * [--signature-scheme symmetric|asymmetric]` → the endpoint plus `secret`, the only time the
- * signing secret is shown; an `asymmetric` endpoint has no `secret` to show, and its public key
- * is the endpoint's `public_key` (docs/cli.md).
+ * signing secret is shown; an `asymmetric` endpoint has no `secret` to show, and gets
+ * `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
 @SubCommand({
   name: 'create',
@@ -59,7 +59,7 @@ export class EndpointCreateCommand extends CommandRunner {
   }
 
   async run(_params: string[], options: EndpointCreateOptions): Promise<void> {
-    const { endpoint, secret } = await this.endpoints.create(
+    const { endpoint, ...key } = await this.endpoints.create(
       positiveIntOption(options.campaign, '--campaign'),
       {
         url: requiredOption(options.url, '--url'),
@@ -73,7 +73,11 @@ export class EndpointCreateCommand extends CommandRunner {
       },
       CLI_ACTOR,
     );
-    printJson(secret === null ? endpoint : { ...endpoint, secret });
+    printJson(
+      key.secret !== null
+        ? { ...endpoint, secret: key.secret }
+        : { ...endpoint, signature_scheme: key.signature_scheme, public_key: key.public_key },
+    );
   }
 
   @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })

@@ -80,8 +80,8 @@ export class WebhookEndpointAdmin {
    * created disabled, it is disabled `manual`. Recorded as `endpoint.create` (campaign, URL,
    * events, description, enabled, and the scheme when asymmetric; never a secret) in the same
    * transaction.
-   * @returns the endpoint and, for `symmetric`, the plaintext secret, which is never available
-   *   again; null for `asymmetric` (its public key is in the endpoint).
+   * @returns the endpoint and its new key: for `symmetric` the plaintext secret, which is never
+   *   available again; for `asymmetric` no secret and the public key.
    * @throws InvalidInputError for a bad URL, event type, description or scheme;
    *   CampaignNotFoundError for an unknown campaign.
    */
@@ -95,12 +95,11 @@ export class WebhookEndpointAdmin {
       signatureScheme?: string;
     },
     actor?: AuditActor,
-  ): Promise<{ endpoint: WebhookEndpointView; secret: string | null }> {
+  ): Promise<NewSigningKey & { endpoint: WebhookEndpointView }> {
     const url = validateUrl(fields.url);
     const subscribedEvents = validateEvents(fields.events);
     const description = validateDescription(fields.description ?? null);
     const key = this.newKey(validateSignatureScheme(fields.signatureScheme));
-    const secret = key.shown.secret;
     const entity = this.repository.build({
       campaignId,
       url,
@@ -125,11 +124,11 @@ export class WebhookEndpointAdmin {
           events: saved.subscribed_events,
           description: saved.description,
           enabled: saved.is_enabled,
-          ...(saved.signature_scheme === 'asymmetric' ? { signature_scheme: 'asymmetric' } : {}),
+          ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
         });
         return saved;
       });
-      return { endpoint, secret };
+      return { endpoint, ...key.shown };
     } catch (error) {
       if ((error as { code?: string }).code === '23503')
         throw new CampaignNotFoundError(campaignId);

@@ -47,8 +47,6 @@ describe('the dashboard view of an endpoint', () => {
       is_enabled: true,
       created_at: '2026-11-20T08:00:00.000Z',
       last_delivery_is_successful: false,
-      signature_scheme: 'symmetric',
-      public_key: null,
       health: {
         total_deliveries: 2,
         successful_deliveries: 1,
@@ -66,6 +64,8 @@ describe('the dashboard view of an endpoint', () => {
       failing_since: null,
       failing_reason: null,
       auto_disable_at: null,
+      signature_scheme: 'symmetric',
+      public_key: null,
       previous_public_key: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');

@@ -13,16 +13,6 @@ export interface WebhookEndpointView {
   created_at: string;
   /** Outcome of the most recent delivery attempt; null before the first. */
   last_delivery_is_successful: boolean | null;
-  /**
-   * How deliveries are signed (docs/webhooks.md#signatures): `symmetric` (`v1,` HMAC with the
-   * `whsec_` secret) or `asymmetric` (`v1a,` ed25519).
-   */
-  signature_scheme: SignatureScheme;
-  /**
-   * The `whpk_` public key receivers verify `v1a,` signatures with, while `asymmetric`; null
-   * while `symmetric`. Not a secret.
-   */
-  public_key: string | null;
 }
 
 /** Delivery health of one endpoint (docs/api.md#webhook-reads). Counts attempts, pings included. */
@@ -50,8 +40,9 @@ export type EndpointHealthFigures = Omit<
 
 /**
  * An endpoint as the dashboard shows it (docs/dashboard.md#routes): the listing view, its
- * delivery health, until when the previous signing secret stays valid after a rotation, and
- * why and since when it is disabled. Never a secret.
+ * delivery health, until when the previous signing secret stays valid after a rotation, why
+ * and since when it is disabled, and its signature scheme with its public keys (not secrets).
+ * Never a secret.
  */
 export interface WebhookEndpointDetail extends WebhookEndpointView {
   health: EndpointHealthFigures;
@@ -86,6 +77,16 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    */
   auto_disable_at: string | null;
   /**
+   * How deliveries are signed (docs/webhooks.md#signatures): `symmetric` (`v1,` HMAC with the
+   * `whsec_` secret) or `asymmetric` (`v1a,` ed25519).
+   */
+  signature_scheme: SignatureScheme;
+  /**
+   * The `whpk_` public key receivers verify `v1a,` signatures with, while `asymmetric`; null
+   * while `symmetric`. Not a secret.
+   */
+  public_key: string | null;
+  /**
    * The `whpk_` public key of the previous key while it still signs (until
    * `previous_secret_expires_at`) and is an ed25519 key; null otherwise
    * (docs/webhooks.md#rotating-keys).
@@ -118,7 +119,9 @@ export function toEndpointDetail(
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
-    previous_public_key: previousValid ? (endpoint.previousPublicKey ?? null) : null,
+    signature_scheme: endpoint.signatureScheme,
+    public_key: endpoint.publicKey,
+    previous_public_key: previousValid ? endpoint.previousPublicKey : null,
   };
 }
 
@@ -144,8 +147,6 @@ export function toEndpointView(endpoint: WebhookEndpoint): WebhookEndpointView {
     is_enabled: endpoint.isEnabled,
     created_at: endpoint.createdAt.toISOString(),
     last_delivery_is_successful: endpoint.lastDeliveryIsSuccessful,
-    signature_scheme: endpoint.signatureScheme ?? 'symmetric',
-    public_key: endpoint.publicKey ?? null,
   };
 }
 

@@ -112,6 +112,23 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
   auto_disable_at!: string | null;
 
   @ApiProperty({
+    enum: SIGNATURE_SCHEMES,
+    example: 'symmetric',
+    description:
+      'How deliveries are signed: `symmetric` (`v1,` HMAC-SHA256 with the endpoint’s `whsec_` secret) or `asymmetric` (`v1a,` ed25519, verified with `public_key`)',
+  })
+  signature_scheme!: SignatureScheme;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',
+    description:
+      'The `whpk_` ed25519 public key that verifies `v1a,` signatures, while `asymmetric`; null while `symmetric`. Not a secret',
+  })
+  public_key!: string | null;
+
+  @ApiProperty({
     type: 'string',
     nullable: true,
     example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',

@@ -1,6 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { EVENT_TYPES } from '../event-types.constants';
-import { SIGNATURE_SCHEMES, type SignatureScheme } from '../signature-schemes.constants';
 import type { WebhookEndpointHealthView, WebhookEndpointView } from '../webhook-endpoint.views';
 
 // The OpenAPI schemas of the webhook reads; the shapes themselves are the domain's views.
@@ -36,23 +35,6 @@ export class WebhookEndpointDto implements WebhookEndpointView {
     description: 'Outcome of the most recent delivery attempt',
   })
   last_delivery_is_successful!: boolean | null;
-
-  @ApiProperty({
-    enum: SIGNATURE_SCHEMES,
-    example: 'symmetric',
-    description:
-      'How deliveries are signed: `symmetric` (`v1,` HMAC-SHA256 with the endpoint’s `whsec_` secret) or `asymmetric` (`v1a,` ed25519, verified with `public_key`)',
-  })
-  signature_scheme!: SignatureScheme;
-
-  @ApiProperty({
-    type: 'string',
-    nullable: true,
-    example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',
-    description:
-      'The `whpk_` ed25519 public key that verifies `v1a,` signatures, while `asymmetric`; null while `symmetric`. Not a secret',
-  })
-  public_key!: string | null;
 }
 
 /** Delivery health of one endpoint (docs/api.md#webhook-reads). Counts attempts, pings included. */
