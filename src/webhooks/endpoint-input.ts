@@ -65,7 +65,7 @@ export function validateDescription(description: string | null): string | null {
 
 /**
  * An endpoint's signature scheme as given, `symmetric` when not given
- * (docs/webhooks.md#signatures).
+ * (docs/webhooks.md#signing).
  * @throws InvalidInputError (field `signature_scheme`) for anything but `symmetric` or
  *   `asymmetric`.
  */

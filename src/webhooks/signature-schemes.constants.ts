@@ -1,5 +1,5 @@
 /**
- * How an endpoint's deliveries are signed (docs/webhooks.md#signatures): `symmetric`, an
+ * How an endpoint's deliveries are signed (docs/webhooks.md#signing): `symmetric`, an
  * HMAC-SHA256 `v1,` signature with a shared `whsec_` secret (the default), or `asymmetric`, an
  * ed25519 `v1a,` signature whose `whpk_` public key receivers verify with.
  */

@@ -28,7 +28,7 @@ import {
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
 /**
- * What a new key of an endpoint shows (docs/webhooks.md#signatures): for `symmetric` the
+ * What a new key of an endpoint shows (docs/webhooks.md#signing): for `symmetric` the
  * `whsec_` secret (shown this once) and no public key; for `asymmetric` no secret (its `whsk_`
  * secret key is never shown) and the `whpk_` public key.
  */
@@ -76,7 +76,7 @@ export class WebhookEndpointAdmin {
 
   /**
    * Creates an endpoint with a new signing key of its `signatureScheme` (`symmetric` when not
-   * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signatures);
+   * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing);
    * created disabled, it is disabled `manual`. Recorded as `endpoint.create` (campaign, URL,
    * events, description, enabled, and the scheme when asymmetric; never a secret) in the same
    * transaction.

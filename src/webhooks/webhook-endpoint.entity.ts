@@ -157,7 +157,7 @@ export class WebhookEndpoint {
   lastDeliveryIsSuccessful!: boolean | null;
 
   /**
-   * How deliveries are signed (docs/webhooks.md#signatures): `symmetric` (`secret_encrypted`
+   * How deliveries are signed (docs/webhooks.md#signing): `symmetric` (`secret_encrypted`
    * holds a `whsec_` secret, `v1,` signatures) or `asymmetric` (it holds a `whsk_` ed25519
    * secret key, `v1a,` signatures). The previous key, during its overlap, may be of the other
    * scheme: its plaintext's prefix tells.

@@ -77,7 +77,7 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    */
   auto_disable_at: string | null;
   /**
-   * How deliveries are signed (docs/webhooks.md#signatures): `symmetric` (`v1,` HMAC with the
+   * How deliveries are signed (docs/webhooks.md#signing): `symmetric` (`v1,` HMAC with the
    * `whsec_` secret) or `asymmetric` (`v1a,` ed25519).
    */
   signature_scheme: SignatureScheme;

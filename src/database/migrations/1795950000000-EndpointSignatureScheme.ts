@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An endpoint's signature scheme (docs/webhooks.md#signatures): `symmetric` (HMAC `v1,` with a
+ * An endpoint's signature scheme (docs/webhooks.md#signing): `symmetric` (HMAC `v1,` with a
  * `whsec_` secret, what every endpoint used so far) or `asymmetric` (ed25519 `v1a,`), with the
  * `whpk_` public keys of the current and the previous key. An asymmetric endpoint's `whsk_`
  * secret key is stored in `secret_encrypted`, encrypted like a `whsec_` secret. Existing

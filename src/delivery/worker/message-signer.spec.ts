@@ -89,7 +89,7 @@ describe('ed25519 keys and signatures (docs/webhooks.md#asymmetric-signatures)',
   });
 });
 
-describe('message signatures (docs/webhooks.md#signatures)', () => {
+describe('message signatures (docs/webhooks.md#signing)', () => {
   const id = 'msg_2KWPBgLlAfxdpx2AI54pPJ85f4W';
   const at = new Date('2026-11-27T10:00:00.750Z');
   const body = '{"type":"lead.created","timestamp":"2026-11-27T10:00:00.000Z","data":{"id":1}}';

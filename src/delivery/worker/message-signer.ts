@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { isSigningKey, signingKeyObject } from '../../common/signing-keys';
 
 /**
- * The content Standard Webhooks signs (docs/webhooks.md#signatures):
+ * The content Standard Webhooks signs (docs/webhooks.md#signing):
  * `${webhook-id}.${webhook-timestamp}.${body}`, the timestamp in whole seconds.
  */
 export function signedContent(id: string, timestamp: Date, body: string): string {
@@ -20,7 +20,7 @@ export function ed25519Signature(secretKey: string, content: string | Buffer): s
 }
 
 /**
- * One `webhook-signature` entry of a message (docs/webhooks.md#signatures), by the kind of key:
+ * One `webhook-signature` entry of a message (docs/webhooks.md#signing), by the kind of key:
  * `v1,<base64 HMAC-SHA256>` for a `whsec_` secret (the `standardwebhooks` package), and
  * `v1a,<base64 ed25519 signature>` for a `whsk_` secret key, both over {@link signedContent}.
  * @throws Error when the key is neither.
