@@ -10,7 +10,7 @@ import {
   Tooltip,
 } from '@mantine/core';
 import { IconCheck, IconCopy, IconRefresh } from '@tabler/icons-react';
-import { useId } from 'react';
+import { useId, type ReactNode } from 'react';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { Timestamp } from '../../../components/ui/timestamp';
 import type { Endpoint } from '../../../api/types';
@@ -27,7 +27,7 @@ export function PublicKeyValue({
 }: {
   label: string;
   value: string;
-  description?: React.ReactNode;
+  description?: ReactNode;
 }) {
   const id = useId();
   return (
