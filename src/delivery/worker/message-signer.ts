@@ -1,6 +1,23 @@
-import { sign } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { sign, type KeyObject } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { isSigningKey, signingKeyObject } from '../../common/signing-keys';
+
+/**
+ * `whsk_` key → its parsed private key. Parsing costs about twice the signature itself, and an
+ * endpoint signs with the same key for every delivery; the plaintext keys are already held in
+ * memory by the secret box's cache, so this keeps nothing new.
+ */
+const privateKeys = new LRUCache<string, KeyObject>({ max: 10_000 });
+
+function privateKeyOf(secretKey: string): KeyObject {
+  let key = privateKeys.get(secretKey);
+  if (key === undefined) {
+    key = signingKeyObject(secretKey);
+    privateKeys.set(secretKey, key);
+  }
+  return key;
+}
 
 /**
  * The content Standard Webhooks signs (docs/webhooks.md#signing):
@@ -16,7 +33,7 @@ export function signedContent(id: string, timestamp: Date, body: string): string
  * @throws Error when `secretKey` is not a `whsk_` key.
  */
 export function ed25519Signature(secretKey: string, content: string | Buffer): string {
-  return sign(null, Buffer.from(content), signingKeyObject(secretKey)).toString('base64');
+  return sign(null, Buffer.from(content), privateKeyOf(secretKey)).toString('base64');
 }
 
 /**
