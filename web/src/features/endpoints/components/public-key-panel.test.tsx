@@ -54,6 +54,23 @@ describe('an asymmetric endpoint’s keys', () => {
     expect(screen.queryByRole('button', { name: 'Rotate secret' })).toBeNull();
   });
 
+  it('says until when the previous whsec_ secret still signs after a switch from symmetric', async () => {
+    fakeDashboard(
+      pageApi({
+        signature_scheme: 'asymmetric',
+        public_key: PUBLIC_KEY,
+        previous_public_key: null,
+        previous_secret_expires_at: '2026-11-28T10:00:00Z',
+      }),
+    );
+    renderApp('/endpoints/5');
+    expect(await screen.findByLabelText('Public key')).toHaveValue(PUBLIC_KEY);
+    expect(screen.queryByLabelText('Previous public key')).toBeNull();
+    expect(screen.getByTestId('previous-secret')).toHaveTextContent(
+      /previous signing secret .* still signs every delivery until/,
+    );
+  });
+
   it('shows a viewer the public key, with no control to change it', async () => {
     fakeDashboard(pageApi(asymmetric), 'viewer');
     renderApp('/endpoints/5');

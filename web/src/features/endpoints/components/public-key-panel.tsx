@@ -100,6 +100,12 @@ export function PublicKeyPanel({
             }
           />
         )}
+        {!endpoint.previous_public_key && endpoint.previous_secret_expires_at && (
+          <Text size="sm" data-testid="previous-secret">
+            The previous signing secret (<code>whsec_</code>, <code>v1</code> signatures) still
+            signs every delivery until <Timestamp value={endpoint.previous_secret_expires_at} />.
+          </Text>
+        )}
         {canChange && endpoint.signature_scheme === 'asymmetric' && (
           <Group gap="sm">
             <ConfirmButton

@@ -1,4 +1,4 @@
-import { Radio, Stack, Text } from '@mantine/core';
+import { Card, Group, Radio, Stack, Text, Title } from '@mantine/core';
 import { IconArrowsExchange } from '@tabler/icons-react';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { SecretValue } from '../../../components/ui/secret-value';
@@ -61,28 +61,43 @@ export function SignatureSchemeSwitch({ endpoint }: { endpoint: Endpoint }) {
   const target: SignatureScheme =
     endpoint.signature_scheme === 'asymmetric' ? 'symmetric' : 'asymmetric';
   return (
-    <Stack gap="xs" align="flex-start" data-testid="signature-scheme">
-      <Text size="sm">
-        Signature scheme: <strong>{SCHEME_LABELS[endpoint.signature_scheme].label}</strong>
-      </Text>
-      <ConfirmButton
-        label={`Switch to ${target}`}
-        title={`Switch to ${SCHEME_LABELS[target].label}?`}
-        message={`${SCHEME_LABELS[target].description} The current key keeps signing every delivery for 24 hours, next to the new one, so update your receiver before then.`}
-        confirmLabel="Switch now"
-        color="orange"
-        leftSection={<IconArrowsExchange size={16} aria-hidden />}
-        pending={change.isPending}
-        error={change.error}
-        onConfirm={() => change.mutateAsync(target)}
-      />
-      {change.data?.secret && (
-        <SecretValue value={change.data.secret} title="New signing secret" once>
-          <Text size="xs" c="dimmed">
-            Deliveries carry a v1 signature with it from now on.
-          </Text>
-        </SecretValue>
-      )}
-    </Stack>
+    <Card
+      withBorder
+      radius="md"
+      padding="lg"
+      component="section"
+      aria-labelledby="scheme-title"
+      data-testid="signature-scheme"
+    >
+      <Stack gap="sm">
+        <Title order={2} size="h4" id="scheme-title">
+          Signature scheme
+        </Title>
+        <Text size="sm">
+          <strong>{SCHEME_LABELS[endpoint.signature_scheme].label}</strong>:{' '}
+          {SCHEME_LABELS[endpoint.signature_scheme].description}
+        </Text>
+        <Group gap="sm">
+          <ConfirmButton
+            label={`Switch to ${target}`}
+            title={`Switch to ${SCHEME_LABELS[target].label}?`}
+            message={`${SCHEME_LABELS[target].description} The current key keeps signing every delivery for 24 hours, next to the new one, so update your receiver before then.`}
+            confirmLabel="Switch now"
+            color="orange"
+            leftSection={<IconArrowsExchange size={16} aria-hidden />}
+            pending={change.isPending}
+            error={change.error}
+            onConfirm={() => change.mutateAsync(target)}
+          />
+        </Group>
+        {change.data?.secret && (
+          <SecretValue value={change.data.secret} title="New signing secret" once>
+            <Text size="xs" c="dimmed">
+              Deliveries carry a v1 signature with it from now on.
+            </Text>
+          </SecretValue>
+        )}
+      </Stack>
+    </Card>
   );
 }
