@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, createPublicKey, verify } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
@@ -340,6 +340,68 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     expect(await json('endpoint', 'delete', '--id', id)).toEqual({ id: created.id, deleted: true });
     const gone = await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1', [created.id]);
     expect(gone.rows).toHaveLength(0);
+  });
+
+  it('creates an asymmetric endpoint, rotates its key pair and switches its scheme, printing public keys and never a secret key', async () => {
+    const created = await createEndpoint('lead.created', '--signature-scheme', 'asymmetric');
+    const id = String(created.id);
+    expect(created).toMatchObject({
+      signature_scheme: 'asymmetric',
+      public_key: expect.stringMatching(/^whpk_[A-Za-z0-9+/]{43}=$/),
+    });
+    expect(created).not.toHaveProperty('secret');
+    const pinged = receiver.received.length;
+    await json('endpoint', 'ping', '--id', id);
+    const [ping] = (await receiver.waitFor(pinged + 1)).slice(pinged);
+    const raw = Buffer.from(String(created.public_key).slice(5), 'base64');
+    const key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: raw.toString('base64url') },
+      format: 'jwk',
+    });
+    const signature = String(ping.headers['webhook-signature']);
+    expect(signature).toMatch(/^v1a,/);
+    const content = `${String(ping.headers['webhook-id'])}.${String(ping.headers['webhook-timestamp'])}.${ping.body}`;
+    expect(verify(null, Buffer.from(content), key, Buffer.from(signature.slice(4), 'base64'))).toBe(
+      true,
+    );
+
+    const rotated = await json('endpoint', 'rotate-secret', '--id', id);
+    expect(rotated).toEqual({ id: created.id, public_key: expect.stringMatching(/^whpk_/) });
+    expect(rotated.public_key).not.toBe(created.public_key);
+    await expectOneLineFailure(
+      ['endpoint', 'change-scheme', '--id', id, '--signature-scheme', 'asymmetric'],
+      /^error: webhook endpoint \d+ already uses the asymmetric signature scheme/,
+    );
+    await expectOneLineFailure(
+      ['endpoint', 'change-scheme', '--id', id, '--signature-scheme', 'rsa'],
+      /^error: --signature-scheme must be one of symmetric, asymmetric, got "rsa"/,
+    );
+    const changed = await json(
+      'endpoint',
+      'change-scheme',
+      '--id',
+      id,
+      '--signature-scheme',
+      'symmetric',
+    );
+    expect(changed).toEqual({
+      id: created.id,
+      signature_scheme: 'symmetric',
+      secret: expect.stringMatching(/^whsec_/),
+      previous_secret_expires_at: expect.stringMatching(/Z$/),
+    });
+    const { rows } = await db.query(
+      `SELECT action, details FROM audit_log_entry
+        WHERE object_type = 'endpoint' AND object_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(rows.map((row: { action: string }) => row.action)).toEqual([
+      'endpoint.create',
+      'secret.rotate',
+      'secret.change_scheme',
+    ]);
+    expect(JSON.stringify(rows)).not.toContain('whsk_');
+    expect(await json('endpoint', 'delete', '--id', id)).toEqual({ id: created.id, deleted: true });
   });
 
   it('emits an event, lists its delivery attempt and redelivers it with the same webhook-id', async () => {

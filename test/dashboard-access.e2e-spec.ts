@@ -246,6 +246,12 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(endpoint),
     foreign: theirs(endpoint),
   },
+  'POST /dashboard/api/endpoints/:endpoint_id/signature-scheme': {
+    access: 'admin',
+    params: mine(endpoint),
+    body: async () => ({ signature_scheme: 'asymmetric' }),
+    foreign: theirs(endpoint),
+  },
   'POST /dashboard/api/endpoints/:endpoint_id/test': {
     access: 'admin',
     params: mine(endpoint),

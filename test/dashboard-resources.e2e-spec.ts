@@ -253,6 +253,9 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: null,
         failing_reason: null,
         auto_disable_at: null,
+        signature_scheme: 'symmetric',
+        public_key: null,
+        previous_public_key: null,
       });
       const {
         health: _health,
@@ -264,6 +267,9 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: _failingSince,
         failing_reason: _failingReason,
         auto_disable_at: _autoDisableAt,
+        signature_scheme: _scheme,
+        public_key: _publicKey,
+        previous_public_key: _previousPublicKey,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -516,7 +522,13 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const before = Date.now();
       const res = await c.dash.post(`/endpoints/${id}/secret/rotate`);
       expect(res.status).toBe(200);
-      expect(Object.keys(res.body).sort()).toEqual(['previous_secret_expires_at', 'secret']);
+      expect(Object.keys(res.body).sort()).toEqual([
+        'previous_secret_expires_at',
+        'public_key',
+        'secret',
+        'signature_scheme',
+      ]);
+      expect(res.body).toMatchObject({ signature_scheme: 'symmetric', public_key: null });
       const { secret, previous_secret_expires_at: expiresAt } = res.body as {
         secret: string;
         previous_secret_expires_at: string;
@@ -1169,7 +1181,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const routes = dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
         (route) => route.method !== 'HEAD' && route.access !== undefined,
       );
-      expect(routes.length).toBe(43);
+      expect(routes.length).toBe(44);
       for (const route of routes) {
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         const operation = doc.paths[path]?.[route.method.toLowerCase() as Method];

@@ -434,7 +434,7 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       const { id: endpointId, secret: oldSecret } = await t.given.endpoint(me.campaignId, r.url, [
         'leads.bulk_created',
       ]);
-      const { secret } = await t.app.get(WebhookEndpointAdmin).rotateSecret(endpointId);
+      const secret = (await t.app.get(WebhookEndpointAdmin).rotateSecret(endpointId)).secret!;
       await upload(me, [{ phone: '+14155550100' }]);
       const [w] = await r.waitFor(1);
       expect(verifyWebhook(secret, w).type).toBe('leads.bulk_created');

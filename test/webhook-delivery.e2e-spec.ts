@@ -424,7 +424,7 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
     const { id, secret: oldSecret } = await t.given.endpoint(me.campaignId, r.url, [
       'leads.bulk_created',
     ]);
-    const { secret: newSecret } = await t.app.get(WebhookEndpointAdmin).rotateSecret(id);
+    const newSecret = (await t.app.get(WebhookEndpointAdmin).rotateSecret(id)).secret!;
     await upload(me, [{ phone: '+14155550100' }]);
     const [w] = await r.waitFor(1);
     expect(String(w.headers['webhook-signature']).split(' ')).toHaveLength(2);

@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.recovered',
   'secret.rotate',
   'secret.reveal',
+  'secret.change_scheme',
   'endpoint.test',
   'delivery.redeliver',
   'delivery.bulk_redeliver',

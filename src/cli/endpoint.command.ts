@@ -6,12 +6,32 @@ import { DeliveryService } from '../delivery/attempts/delivery.service';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,
+  type NewSigningKey,
 } from '../webhooks/webhook-endpoint-admin.service';
+import { isSignatureScheme, SIGNATURE_SCHEMES } from '../webhooks/signature-schemes.constants';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
 function eventList(value: string): string[] {
   return value.split(',').map((item) => item.trim());
+}
+
+/**
+ * The value of `--signature-scheme`.
+ * @throws InvalidInputError unless it is `symmetric` or `asymmetric`.
+ */
+function signatureSchemeOption(value: string): string {
+  if (!isSignatureScheme(value)) {
+    throw new InvalidInputError(
+      `--signature-scheme must be one of ${SIGNATURE_SCHEMES.join(', ')}, got "${value}"`,
+    );
+  }
+  return value;
+}
+
+/** What a new key shows: `secret` for `symmetric`, `public_key` for `asymmetric` (never both). */
+function shownKey(key: NewSigningKey): { secret: string } | { public_key: string } {
+  return key.secret !== null ? { secret: key.secret } : { public_key: key.public_key! };
 }
 
 interface EndpointCreateOptions {
@@ -20,11 +40,14 @@ interface EndpointCreateOptions {
   events?: string;
   description?: string;
   disabled?: boolean;
+  signatureScheme?: string;
 }
 
 /**
- * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]` →
- * the endpoint plus `secret`, the only time the signing secret is shown (docs/cli.md).
+ * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
+ * [--signature-scheme symmetric|asymmetric]` → the endpoint plus `secret`, the only time the
+ * signing secret is shown; an `asymmetric` endpoint has no `secret` to show, and gets
+ * `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
 @SubCommand({
   name: 'create',
@@ -36,17 +59,25 @@ export class EndpointCreateCommand extends CommandRunner {
   }
 
   async run(_params: string[], options: EndpointCreateOptions): Promise<void> {
-    const { endpoint, secret } = await this.endpoints.create(
+    const { endpoint, ...key } = await this.endpoints.create(
       positiveIntOption(options.campaign, '--campaign'),
       {
         url: requiredOption(options.url, '--url'),
         events: eventList(requiredOption(options.events, '--events')),
         description: options.description ?? null,
         enabled: !options.disabled,
+        signatureScheme:
+          options.signatureScheme === undefined
+            ? undefined
+            : signatureSchemeOption(options.signatureScheme),
       },
       CLI_ACTOR,
     );
-    printJson({ ...endpoint, secret });
+    printJson(
+      key.secret !== null
+        ? { ...endpoint, secret: key.secret }
+        : { ...endpoint, signature_scheme: key.signature_scheme, public_key: key.public_key },
+    );
   }
 
   @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })
@@ -72,6 +103,14 @@ export class EndpointCreateCommand extends CommandRunner {
   @Option({ flags: '--disabled', description: 'Create it disabled' })
   parseDisabled(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--signature-scheme <scheme>',
+    description: 'symmetric (HMAC v1, the default) or asymmetric (ed25519 v1a)',
+  })
+  parseSignatureScheme(value: string): string {
+    return value;
   }
 }
 
@@ -158,7 +197,10 @@ export class EndpointDeleteCommand extends CommandRunner {
   }
 }
 
-/** `endpoint rotate-secret --id ID` → `{id, secret}`; the previous secret stays valid 24 hours. */
+/**
+ * `endpoint rotate-secret --id ID` → `{id, secret}`, or `{id, public_key}` for an `asymmetric`
+ * endpoint (a new ed25519 key pair); the previous key stays valid 24 hours.
+ */
 @SubCommand({
   name: 'rotate-secret',
   description: 'Replace the signing secret (old one valid 24 h)',
@@ -169,15 +211,59 @@ export class EndpointRotateSecretCommand extends CommandRunner {
   }
 
   async run(_params: string[], options: { id?: string }): Promise<void> {
-    const { id, secret } = await this.endpoints.rotateSecret(
+    const rotated = await this.endpoints.rotateSecret(
       positiveIntOption(options.id, '--id'),
       CLI_ACTOR,
     );
-    printJson({ id, secret });
+    printJson({ id: rotated.id, ...shownKey(rotated) });
   }
 
   @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
   parseId(value: string): string {
+    return value;
+  }
+}
+
+/**
+ * `endpoint change-scheme --id ID --signature-scheme symmetric|asymmetric` →
+ * `{id, signature_scheme, secret | public_key, previous_secret_expires_at}`: a new key of that
+ * scheme signs from now on, the current one keeps signing 24 hours
+ * (docs/webhooks.md#changing-the-signature-scheme).
+ */
+@SubCommand({
+  name: 'change-scheme',
+  description: 'Switch to the other signature scheme (old key valid 24 h)',
+})
+export class EndpointChangeSchemeCommand extends CommandRunner {
+  constructor(private readonly endpoints: WebhookEndpointAdmin) {
+    super();
+  }
+
+  async run(_params: string[], options: { id?: string; signatureScheme?: string }): Promise<void> {
+    const changed = await this.endpoints.changeSignatureScheme(
+      positiveIntOption(options.id, '--id'),
+      signatureSchemeOption(requiredOption(options.signatureScheme, '--signature-scheme')),
+      CLI_ACTOR,
+    );
+    printJson({
+      id: changed.id,
+      signature_scheme: changed.signature_scheme,
+      ...shownKey(changed),
+      previous_secret_expires_at: changed.previous_secret_expires_at.toISOString(),
+    });
+  }
+
+  @Option({ flags: '--id <id>', description: 'Endpoint id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--signature-scheme <scheme>',
+    description: 'symmetric (HMAC v1) or asymmetric (ed25519 v1a)',
+    required: true,
+  })
+  parseSignatureScheme(value: string): string {
     return value;
   }
 }
@@ -222,6 +308,7 @@ const ENDPOINT_SUBCOMMANDS = [
   EndpointUpdateCommand,
   EndpointDeleteCommand,
   EndpointRotateSecretCommand,
+  EndpointChangeSchemeCommand,
   EndpointPingCommand,
 ];
 

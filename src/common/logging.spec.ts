@@ -49,7 +49,7 @@ describe('redactUrl', () => {
 });
 
 describe('looksLikeSecret', () => {
-  it.each([API_KEY, `x-${API_KEY}`, 'whsec_abc', JWT, 'eyJhbGciOiJIUzI1NiJ9', 'a.b.c'])(
+  it.each([API_KEY, `x-${API_KEY}`, 'whsec_abc', 'whsk_abc', JWT, 'eyJhbGciOiJIUzI1NiJ9', 'a.b.c'])(
     'recognises %s',
     (value) => expect(looksLikeSecret(value)).toBe(true),
   );

@@ -1,19 +1,21 @@
 import type { Params } from 'nestjs-pino';
 import { requestIdMixin } from './request-logging';
-import { API_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
+import { API_KEY_PREFIX, SIGNING_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
 
 /** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Whether `value` looks like one of our secrets or a bearer token: it contains an API key
- * prefix (`capi_`) or a signing-secret prefix (`whsec_`), starts with `eyJ` (a base64url JSON
- * object, as every JWT does) or has a JWT's three dot-separated base64url parts.
+ * prefix (`capi_`), a signing-secret prefix (`whsec_`) or an ed25519 secret-key prefix
+ * (`whsk_`), starts with `eyJ` (a base64url JSON object, as every JWT does) or has a JWT's three
+ * dot-separated base64url parts.
  */
 export function looksLikeSecret(value: string): boolean {
   return (
     value.includes(API_KEY_PREFIX) ||
     value.includes(SIGNING_SECRET_PREFIX) ||
+    value.includes(SIGNING_KEY_PREFIX) ||
     value.startsWith('eyJ') ||
     JWT_SHAPE.test(value)
   );

@@ -66,7 +66,8 @@ export class CampaignsController {
 
   /**
    * Creates an endpoint with the CLI's rules (`WebhookEndpointAdmin`); answers it with its
-   * signing secret, shown this once. Recorded as `endpoint.create` (never the secret).
+   * signing secret, shown this once (null for an `asymmetric` endpoint: its public key is in the
+   * endpoint). Recorded as `endpoint.create` (never the secret).
    */
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
@@ -84,7 +85,7 @@ export class CampaignsController {
     @CurrentActor() actor: DashboardActor,
     @Param('campaign_id', DashboardIdPipe) campaignId: number,
     @Body() body: Record<string, unknown>,
-  ): Promise<{ endpoint: WebhookEndpointDetail; secret: string }> {
+  ): Promise<{ endpoint: WebhookEndpointDetail; secret: string | null }> {
     const input = checkedInput(CreateEndpointRequestDto, body);
     const { endpoint, secret } = await this.endpoints.create(
       campaignId,
@@ -93,6 +94,7 @@ export class CampaignsController {
         events: input.events,
         description: input.description ?? null,
         enabled: input.enabled,
+        signatureScheme: input.signature_scheme,
       },
       actor,
     );

@@ -24,6 +24,7 @@ import {
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,
+  type NewSigningKey,
 } from '../webhooks/webhook-endpoint-admin.service';
 import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
 import { ApiError } from '../common/api-error';
@@ -40,6 +41,7 @@ import {
 } from './dto/delivery-log.dto';
 import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from './dto/delivery-ledger.dto';
 import {
+  ChangeSignatureSchemeRequestDto,
   DashboardEndpointDto,
   RevealedSecretDto,
   RotatedSecretDto,
@@ -157,7 +159,8 @@ export class EndpointsController {
 
   /**
    * The current signing secret. Recorded as `secret.reveal` before it is answered: when the
-   * entry cannot be written, the secret is not shown.
+   * entry cannot be written, the secret is not shown. An `asymmetric` endpoint's secret key is
+   * never shown: `409`.
    */
   @Post(':endpoint_id/secret/reveal')
   @HttpCode(200)
@@ -168,7 +171,7 @@ export class EndpointsController {
   })
   @ApiCsrfHeader()
   @ApiOkResponse({ type: RevealedSecretDto })
-  @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
+  @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 500, 503)
   async revealSecret(
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
@@ -178,8 +181,9 @@ export class EndpointsController {
   }
 
   /**
-   * A new signing secret (shown once); the previous one stays valid 24 hours, during which
-   * every delivery carries both signatures. Recorded as `secret.rotate`.
+   * A new signing secret (shown once), or for an `asymmetric` endpoint a new ed25519 key pair
+   * (its public key answered, its secret key never); the previous key stays valid 24 hours,
+   * during which every delivery carries both signatures. Recorded as `secret.rotate`.
    */
   @Post(':endpoint_id/secret/rotate')
   @HttpCode(200)
@@ -191,12 +195,40 @@ export class EndpointsController {
   async rotateSecret(
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
-  ): Promise<{ secret: string; previous_secret_expires_at: Date }> {
-    const rotated = await this.endpoints.rotateSecret(id, actor);
-    return {
-      secret: rotated.secret,
-      previous_secret_expires_at: rotated.previous_secret_expires_at,
-    };
+  ): Promise<NewSigningKey & { previous_secret_expires_at: Date }> {
+    const { id: _id, ...rotated } = await this.endpoints.rotateSecret(id, actor);
+    return rotated;
+  }
+
+  /**
+   * Switches the endpoint to the other signature scheme (docs/webhooks.md#changing-the-signature-scheme):
+   * a new key of that scheme signs from now on, and the current key keeps signing for 24 hours,
+   * so deliveries carry both a `v1,` and a `v1a,` signature until then. Answers like a
+   * rotation; the same scheme again is `409`. Recorded as `secret.change_scheme`.
+   */
+  @Post(':endpoint_id/signature-scheme')
+  @HttpCode(200)
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @ApiOperation({
+    summary: 'Change the signature scheme (symmetric or asymmetric)',
+    operationId: 'changeEndpointSignatureScheme',
+  })
+  @ApiCsrfHeader()
+  @ApiBody({ type: ChangeSignatureSchemeRequestDto })
+  @ApiOkResponse({ type: RotatedSecretDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 422, 500, 503)
+  async changeSignatureScheme(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Body() body: Record<string, unknown>,
+  ): Promise<NewSigningKey & { previous_secret_expires_at: Date }> {
+    const input = checkedInput(ChangeSignatureSchemeRequestDto, body);
+    const { id: _id, ...changed } = await this.endpoints.changeSignatureScheme(
+      id,
+      input.signature_scheme,
+      actor,
+    );
+    return changed;
   }
 
   /**

@@ -25,11 +25,12 @@ describe('scrubAttributes', () => {
     });
   });
 
-  it('replaces any value holding an API key, a signing secret or a JWT', () => {
+  it('replaces any value holding an API key, a signing secret, an ed25519 secret key or a JWT', () => {
     expect(
       scrubAttributes({
         a: 'key capi_abc',
         b: 'whsec_abc',
+        e: 'key whsk_abc',
         c: `Bearer ${JWT}`,
         d: ['ok', JWT],
         'db.query.text': 'SELECT 1 FROM lead WHERE phone = $1',
@@ -37,6 +38,7 @@ describe('scrubAttributes', () => {
     ).toEqual({
       a: REDACTED,
       b: REDACTED,
+      e: REDACTED,
       c: REDACTED,
       d: ['ok', REDACTED],
       'db.query.text': 'SELECT 1 FROM lead WHERE phone = $1',

@@ -1,7 +1,11 @@
 import type { Attributes, AttributeValue, SpanStatus } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter, TimedEvent } from '@opentelemetry/sdk-trace';
-import { API_KEY_PREFIX, SIGNING_SECRET_PREFIX } from '../common/secret-prefixes';
+import {
+  API_KEY_PREFIX,
+  SIGNING_KEY_PREFIX,
+  SIGNING_SECRET_PREFIX,
+} from '../common/secret-prefixes';
 
 /** Attribute names never exported, whatever their value: headers and fields that carry secrets. */
 const SECRET_NAME =
@@ -31,7 +35,12 @@ function redactString(name: string, value: string): string | undefined {
     const frames = text.indexOf('\n    at ');
     text = frames === -1 ? '' : text.slice(frames + 1);
   }
-  if (text.includes(API_KEY_PREFIX) || text.includes(SIGNING_SECRET_PREFIX) || JWT.test(text)) {
+  if (
+    text.includes(API_KEY_PREFIX) ||
+    text.includes(SIGNING_SECRET_PREFIX) ||
+    text.includes(SIGNING_KEY_PREFIX) ||
+    JWT.test(text)
+  ) {
     return REDACTED;
   }
   return text;
@@ -52,7 +61,8 @@ function scrubValue(name: string, value: AttributeValue | undefined): AttributeV
  * (docs/operations.md#what-traces-never-hold): names that carry secrets (`authorization`,
  * `cookie`, `*signature*`, `*token*`, …) and the query string (`url.query`) dropped; URLs and
  * paths cut at `?`; an exception's message dropped and its stack trace kept from the first
- * frame; any string holding an API key (`capi_`), a signing secret (`whsec_`) or a JWT replaced
+ * frame; any string holding an API key (`capi_`), a signing secret (`whsec_`), an ed25519 secret
+ * key (`whsk_`) or a JWT replaced
  * by `[redacted]`. Pure; returns a new object.
  */
 export function scrubAttributes(attributes: Attributes | undefined): Attributes {

@@ -14,7 +14,11 @@ export interface DeliveryTarget {
   id: number;
   url: string;
   isEnabled: boolean;
-  /** Plaintext signing secrets: the current one, then the previous one while it is still valid. */
+  /**
+   * Plaintext signing keys, `whsec_` secrets or `whsk_` ed25519 secret keys
+   * (docs/webhooks.md#asymmetric-signatures): the current one, then the previous one while it is
+   * still valid, each of either scheme.
+   */
   secrets: string[];
   /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
   readAt: number;

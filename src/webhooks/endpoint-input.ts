@@ -1,6 +1,12 @@
 import { InvalidInputError } from '../common/domain-error';
 import { isEventType } from './event-types.constants';
 import { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
+import {
+  DEFAULT_SIGNATURE_SCHEME,
+  isSignatureScheme,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from './signature-schemes.constants';
 
 /**
  * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme
@@ -55,4 +61,20 @@ export function validateDescription(description: string | null): string | null {
       `must be at most ${MAX_DESCRIPTION_LENGTH} characters`,
     );
   return description.trim();
+}
+
+/**
+ * An endpoint's signature scheme as given, `symmetric` when not given
+ * (docs/webhooks.md#signing).
+ * @throws InvalidInputError (field `signature_scheme`) for anything but `symmetric` or
+ *   `asymmetric`.
+ */
+export function validateSignatureScheme(scheme: unknown): SignatureScheme {
+  if (scheme === undefined || scheme === null) return DEFAULT_SIGNATURE_SCHEME;
+  if (!isSignatureScheme(scheme))
+    throw InvalidInputError.field(
+      'signature_scheme',
+      `must be one of ${SIGNATURE_SCHEMES.join(', ')}, got "${String(scheme)}"`,
+    );
+  return scheme;
 }

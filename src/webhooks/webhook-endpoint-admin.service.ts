@@ -2,11 +2,18 @@ import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor, type AuditChange } from '../audit/audit-log.service';
-import { NotFoundError } from '../common/domain-error';
+import { NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import { CampaignsService } from '../campaigns/campaigns.service';
-import { validateDescription, validateEvents, validateUrl } from './endpoint-input';
+import { generateSigningKeyPair } from '../common/signing-keys';
+import {
+  validateDescription,
+  validateEvents,
+  validateSignatureScheme,
+  validateUrl,
+} from './endpoint-input';
+import type { SignatureScheme } from './signature-schemes.constants';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -19,6 +26,17 @@ import {
 
 /** How long the previous signing secret stays valid after a rotation (docs/operations.md). */
 export const SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * What a new key of an endpoint shows (docs/webhooks.md#signing): for `symmetric` the
+ * `whsec_` secret (shown this once) and no public key; for `asymmetric` no secret (its `whsk_`
+ * secret key is never shown) and the `whpk_` public key.
+ */
+export interface NewSigningKey {
+  signature_scheme: SignatureScheme;
+  secret: string | null;
+  public_key: string | null;
+}
 
 /** Fields an operator may set on an endpoint (docs/cli.md); `undefined` leaves one as is. */
 export interface EndpointChanges {
@@ -57,28 +75,43 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * Creates an endpoint with a new signing secret; created disabled, it is disabled `manual`.
-   * Recorded as `endpoint.create` (campaign, URL, events, description, enabled; never the
-   * secret) in the same transaction.
-   * @returns the endpoint and the plaintext secret, which is never available again.
-   * @throws InvalidInputError for a bad URL, event type or description;
+   * Creates an endpoint with a new signing key of its `signatureScheme` (`symmetric` when not
+   * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing);
+   * created disabled, it is disabled `manual`. Recorded as `endpoint.create` (campaign, URL,
+   * events, description, enabled, and the scheme when asymmetric; never a secret) in the same
+   * transaction.
+   * @returns the endpoint and its new key: for `symmetric` the plaintext secret, which is never
+   *   available again; for `asymmetric` no secret and the public key.
+   * @throws InvalidInputError for a bad URL, event type, description or scheme;
    *   CampaignNotFoundError for an unknown campaign.
    */
   async create(
     campaignId: number,
-    fields: { url: string; events: string[]; description?: string | null; enabled?: boolean },
+    fields: {
+      url: string;
+      events: string[];
+      description?: string | null;
+      enabled?: boolean;
+      signatureScheme?: string;
+    },
     actor?: AuditActor,
-  ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
-    const secret = generateSigningSecret();
+  ): Promise<NewSigningKey & { endpoint: WebhookEndpointView }> {
+    const url = validateUrl(fields.url);
+    const subscribedEvents = validateEvents(fields.events);
+    const description = validateDescription(fields.description ?? null);
+    const key = this.newKey(validateSignatureScheme(fields.signatureScheme));
     const entity = this.repository.build({
       campaignId,
-      url: validateUrl(fields.url),
-      subscribedEvents: validateEvents(fields.events),
-      description: validateDescription(fields.description ?? null),
+      url,
+      subscribedEvents,
+      description,
       ...enabledState(fields.enabled ?? true),
-      secretEncrypted: this.secretBox.encrypt(secret),
+      secretEncrypted: key.secretEncrypted,
       previousSecretEncrypted: null,
       previousSecretExpiresAt: null,
+      signatureScheme: key.shown.signature_scheme,
+      publicKey: key.shown.public_key,
+      previousPublicKey: null,
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -91,10 +124,11 @@ export class WebhookEndpointAdmin {
           events: saved.subscribed_events,
           description: saved.description,
           enabled: saved.is_enabled,
+          ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
         });
         return saved;
       });
-      return { endpoint, secret };
+      return { endpoint, ...key.shown };
     } catch (error) {
       if ((error as { code?: string }).code === '23503')
         throw new CampaignNotFoundError(campaignId);
@@ -166,23 +200,28 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * Replaces the signing secret; the old one stays valid for 24 hours, during which every
-   * delivery carries both signatures (docs/operations.md). Recorded as `secret.rotate` in the
-   * same transaction (for a dashboard user with `previous_secret_expires_at`; never a secret).
-   * @returns the new plaintext secret (shown once) and until when the previous one is valid.
+   * Replaces the signing key with a new one of the same scheme (docs/webhooks.md#rotating-keys):
+   * a `whsec_` secret, or an ed25519 key pair for an `asymmetric` endpoint. The old key stays
+   * valid for 24 hours, during which every delivery carries both signatures
+   * (docs/operations.md). Recorded as `secret.rotate` in the same transaction (for a dashboard
+   * user with `previous_secret_expires_at`; for an asymmetric endpoint also its scheme and new
+   * public key; never a secret).
+   * @returns the new plaintext secret (shown once; null for `asymmetric`), the new public key
+   *   (null for `symmetric`) and until when the previous key is valid.
    * @throws NotFoundError for an unknown endpoint.
    */
   async rotateSecret(
     id: number,
     actor?: AuditActor,
-  ): Promise<{ id: number; secret: string; previous_secret_expires_at: Date }> {
+  ): Promise<NewSigningKey & { id: number; previous_secret_expires_at: Date }> {
     const endpoint = await this.require(id);
-    const secret = generateSigningSecret();
-    endpoint.previousSecretEncrypted = endpoint.secretEncrypted;
-    const expiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
-    endpoint.previousSecretExpiresAt = expiresAt;
-    endpoint.secretEncrypted = this.secretBox.encrypt(secret);
+    const key = this.newKey(endpoint.signatureScheme);
+    const expiresAt = replaceKey(endpoint, key);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
+    const asymmetric =
+      key.shown.public_key === null
+        ? {}
+        : { signature_scheme: 'asymmetric', public_key: key.shown.public_key };
     await this.dataSource.transaction(async (manager) => {
       await this.repository.save(endpoint, manager);
       await this.record(
@@ -192,11 +231,53 @@ export class WebhookEndpointAdmin {
         'secret.rotate',
         id,
         actor?.type === 'user'
-          ? { previous_secret_expires_at: expiresAt.toISOString() }
-          : undefined,
+          ? { previous_secret_expires_at: expiresAt.toISOString(), ...asymmetric }
+          : key.shown.public_key === null
+            ? undefined
+            : asymmetric,
       );
     });
-    return { id, secret, previous_secret_expires_at: expiresAt };
+    return { id, ...key.shown, previous_secret_expires_at: expiresAt };
+  }
+
+  /**
+   * Switches the endpoint to another signature scheme (docs/webhooks.md#changing-the-signature-scheme):
+   * like a rotation, a new key of the new scheme signs from now on, and the old key (of the old
+   * scheme) keeps signing for 24 hours, so every delivery carries both a `v1,` and a `v1a,`
+   * signature until then and a receiver can switch without losing a delivery. Recorded as
+   * `secret.change_scheme` (`{signature_scheme, previous_signature_scheme,
+   * previous_secret_expires_at}`, with the new public key for `asymmetric`; never a secret) in
+   * the same transaction.
+   * @returns the new key as {@link rotateSecret} does.
+   * @throws NotFoundError for an unknown endpoint; InvalidInputError for an unknown scheme;
+   *   StateConflictError when the endpoint already uses that scheme (rotate instead).
+   */
+  async changeSignatureScheme(
+    id: number,
+    scheme: string,
+    actor?: AuditActor,
+  ): Promise<NewSigningKey & { id: number; previous_secret_expires_at: Date }> {
+    const wanted = validateSignatureScheme(scheme);
+    const endpoint = await this.require(id);
+    const previousScheme = endpoint.signatureScheme;
+    if (previousScheme === wanted) {
+      throw new StateConflictError(
+        `webhook endpoint ${id} already uses the ${wanted} signature scheme: rotate its key instead`,
+      );
+    }
+    const key = this.newKey(wanted);
+    const expiresAt = replaceKey(endpoint, key);
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    await this.dataSource.transaction(async (manager) => {
+      await this.repository.save(endpoint, manager);
+      await this.record(manager, actor, accountId, 'secret.change_scheme', id, {
+        signature_scheme: wanted,
+        previous_signature_scheme: previousScheme,
+        previous_secret_expires_at: expiresAt.toISOString(),
+        ...(key.shown.public_key === null ? {} : { public_key: key.shown.public_key }),
+      });
+    });
+    return { id, ...key.shown, previous_secret_expires_at: expiresAt };
   }
 
   /**
@@ -250,6 +331,11 @@ export class WebhookEndpointAdmin {
    */
   async revealSecret(id: number, actor: AuditActor): Promise<{ id: number; secret: string }> {
     const endpoint = await this.require(id);
+    if (endpoint.signatureScheme === 'asymmetric') {
+      throw new StateConflictError(
+        `webhook endpoint ${id} signs with an ed25519 key, whose secret key is never shown: receivers verify with its public key`,
+      );
+    }
     const secret = this.secretBox.decrypt(endpoint.secretEncrypted);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
     await this.record(undefined, actor, accountId, 'secret.reveal', id);
@@ -303,11 +389,52 @@ export class WebhookEndpointAdmin {
     );
   }
 
+  /**
+   * A new key of `scheme`: its plaintext encrypted for storage, and what may be shown of it.
+   * The `whsk_` secret key of an ed25519 pair leaves this method only encrypted.
+   */
+  private newKey(scheme: SignatureScheme): StoredKey {
+    if (scheme === 'asymmetric') {
+      const pair = generateSigningKeyPair();
+      return {
+        secretEncrypted: this.secretBox.encrypt(pair.secretKey),
+        shown: { signature_scheme: scheme, secret: null, public_key: pair.publicKey },
+      };
+    }
+    const secret = generateSigningSecret();
+    return {
+      secretEncrypted: this.secretBox.encrypt(secret),
+      shown: { signature_scheme: scheme, secret, public_key: null },
+    };
+  }
+
   private async require(id: number): Promise<WebhookEndpoint> {
     const endpoint = id > MAX_INT4 ? null : await this.repository.findById(id);
     if (!endpoint) throw endpointNotFound(id);
     return endpoint;
   }
+}
+
+/** A new signing key: what is stored (encrypted) and what may be shown. */
+interface StoredKey {
+  secretEncrypted: string;
+  shown: NewSigningKey;
+}
+
+/**
+ * Makes `key` the endpoint's current key and its current key the previous one, valid for
+ * {@link SECRET_ROTATION_OVERLAP_MS} from now (docs/webhooks.md#rotating-keys).
+ * @returns until when the previous key is valid.
+ */
+function replaceKey(endpoint: WebhookEndpoint, key: StoredKey): Date {
+  const expiresAt = new Date(Date.now() + SECRET_ROTATION_OVERLAP_MS);
+  endpoint.previousSecretEncrypted = endpoint.secretEncrypted;
+  endpoint.previousPublicKey = endpoint.publicKey;
+  endpoint.previousSecretExpiresAt = expiresAt;
+  endpoint.secretEncrypted = key.secretEncrypted;
+  endpoint.signatureScheme = key.shown.signature_scheme;
+  endpoint.publicKey = key.shown.public_key;
+  return expiresAt;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
+import type { SignatureScheme } from './signature-schemes.constants';
 
 /**
  * Why an endpoint is disabled (docs/webhooks.md#disabled-endpoints): `manual` when an admin (the
@@ -55,6 +56,10 @@ export type FailingReason = (typeof FAILING_REASONS)[number];
 @Check(
   'chk_webhook_endpoint_disabled_state',
   `("is_enabled" AND "disabled_reason" IS NULL AND "disabled_at" IS NULL) OR (NOT "is_enabled" AND "disabled_reason" IS NOT NULL AND "disabled_at" IS NOT NULL)`,
+)
+@Check(
+  'chk_webhook_endpoint_signature_scheme',
+  `"signature_scheme" IN ('symmetric', 'asymmetric') AND ("signature_scheme" = 'asymmetric') = ("public_key" IS NOT NULL)`,
 )
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn({ type: 'integer' })
@@ -112,7 +117,10 @@ export class WebhookEndpoint {
   @Column({ name: 'failing_reason', type: 'varchar', length: 16, nullable: true })
   failingReason!: FailingReason | null;
 
-  /** `v1:<iv>:<tag>:<ciphertext>` (base64) of the `whsec_…` secret. */
+  /**
+   * `v1:<iv>:<tag>:<ciphertext>` (base64) of the `whsec_…` secret, or of the `whsk_…` ed25519
+   * secret key of an `asymmetric` endpoint.
+   */
   @Column({ name: 'secret_encrypted', type: 'text' })
   secretEncrypted!: string;
 
@@ -147,4 +155,24 @@ export class WebhookEndpoint {
 
   @Column({ name: 'last_delivery_is_successful', type: 'boolean', nullable: true })
   lastDeliveryIsSuccessful!: boolean | null;
+
+  /**
+   * How deliveries are signed (docs/webhooks.md#signing): `symmetric` (`secret_encrypted`
+   * holds a `whsec_` secret, `v1,` signatures) or `asymmetric` (it holds a `whsk_` ed25519
+   * secret key, `v1a,` signatures). The previous key, during its overlap, may be of the other
+   * scheme: its plaintext's prefix tells.
+   */
+  @Column({ name: 'signature_scheme', type: 'varchar', length: 16, default: 'symmetric' })
+  signatureScheme!: SignatureScheme;
+
+  /** `whpk_…` of the current key while the scheme is `asymmetric`; null while `symmetric`. */
+  @Column({ name: 'public_key', type: 'text', nullable: true })
+  publicKey!: string | null;
+
+  /**
+   * `whpk_…` of the previous key when it is an ed25519 key (until `previous_secret_expires_at`);
+   * null when the previous key is a `whsec_` secret or there is none.
+   */
+  @Column({ name: 'previous_public_key', type: 'text', nullable: true })
+  previousPublicKey!: string | null;
 }

@@ -28,6 +28,9 @@ function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
     totalDurationMs: 30.5,
     lastDeliveryAt: new Date('2026-11-23T11:00:00.000Z'),
     lastDeliveryIsSuccessful: false,
+    signatureScheme: 'symmetric',
+    publicKey: null,
+    previousPublicKey: null,
     ...overrides,
   } as WebhookEndpoint;
 }
@@ -61,8 +64,36 @@ describe('the dashboard view of an endpoint', () => {
       failing_since: null,
       failing_reason: null,
       auto_disable_at: null,
+      signature_scheme: 'symmetric',
+      public_key: null,
+      previous_public_key: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
+  });
+
+  it('shows an asymmetric endpoint’s public keys: the current one, and the previous one only while it still signs', () => {
+    const keys = {
+      signatureScheme: 'asymmetric' as const,
+      publicKey: 'whpk_current',
+      previousPublicKey: 'whpk_previous',
+      previousSecretEncrypted: 'v1:old',
+    };
+    const during = toEndpointDetail(
+      endpoint({ ...keys, previousSecretExpiresAt: new Date('2026-11-24T10:00:00.000Z') }),
+      now,
+    );
+    expect(during).toMatchObject({
+      signature_scheme: 'asymmetric',
+      public_key: 'whpk_current',
+      previous_public_key: 'whpk_previous',
+      previous_secret_expires_at: '2026-11-24T10:00:00.000Z',
+    });
+    const after = toEndpointDetail(
+      endpoint({ ...keys, previousSecretExpiresAt: new Date('2026-11-23T11:59:59.000Z') }),
+      now,
+    );
+    expect(after).toMatchObject({ public_key: 'whpk_current', previous_public_key: null });
+    expect(JSON.stringify(during)).not.toContain('v1:');
   });
 
   it('shows until when the previous secret is valid, and nothing once it has expired', () => {

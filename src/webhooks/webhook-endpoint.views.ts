@@ -1,3 +1,4 @@
+import type { SignatureScheme } from './signature-schemes.constants';
 import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
@@ -39,8 +40,9 @@ export type EndpointHealthFigures = Omit<
 
 /**
  * An endpoint as the dashboard shows it (docs/dashboard.md#routes): the listing view, its
- * delivery health, until when the previous signing secret stays valid after a rotation, and
- * why and since when it is disabled. Never a secret.
+ * delivery health, until when the previous signing secret stays valid after a rotation, why
+ * and since when it is disabled, and its signature scheme with its public keys (not secrets).
+ * Never a secret.
  */
 export interface WebhookEndpointDetail extends WebhookEndpointView {
   health: EndpointHealthFigures;
@@ -74,6 +76,22 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * not failing.
    */
   auto_disable_at: string | null;
+  /**
+   * How deliveries are signed (docs/webhooks.md#signing): `symmetric` (`v1,` HMAC with the
+   * `whsec_` secret) or `asymmetric` (`v1a,` ed25519).
+   */
+  signature_scheme: SignatureScheme;
+  /**
+   * The `whpk_` public key receivers verify `v1a,` signatures with, while `asymmetric`; null
+   * while `symmetric`. Not a secret.
+   */
+  public_key: string | null;
+  /**
+   * The `whpk_` public key of the previous key while it still signs (until
+   * `previous_secret_expires_at`) and is an ed25519 key; null otherwise
+   * (docs/webhooks.md#rotating-keys).
+   */
+  previous_public_key: string | null;
 }
 
 /**
@@ -87,6 +105,7 @@ export function toEndpointDetail(
 ): WebhookEndpointDetail {
   const { endpoint_id: _id, url: _url, is_enabled: _enabled, ...health } = toHealthView(endpoint);
   const expires = endpoint.previousSecretExpiresAt;
+  const previousValid = Boolean(endpoint.previousSecretEncrypted && expires && expires > now);
   return {
     ...toEndpointView(endpoint),
     health,
@@ -100,6 +119,9 @@ export function toEndpointDetail(
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
+    signature_scheme: endpoint.signatureScheme,
+    public_key: endpoint.publicKey,
+    previous_public_key: previousValid ? endpoint.previousPublicKey : null,
   };
 }
 

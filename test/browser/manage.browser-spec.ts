@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
@@ -106,6 +107,18 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     // Named by its description: "CRM sync", edited below to "CRM sync (edited)".
     await page.getByRole('heading', { name: /^CRM sync/, level: 1 }).waitFor();
     await page.getByText(`Webhook endpoint ${endpointId} of`).waitFor();
+  }
+
+  /** Clicks **Send test event** on an endpoint's page; the request the receiver got for it. */
+  async function sendTestEvent(page: Page) {
+    const before = receiver.received.length;
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    await page.getByTestId('test-result').waitFor();
+    await waitFor('the next delivery', () =>
+      receiver.received.length > before ? true : undefined,
+    );
+    const next = receiver.received.at(-1)!;
+    return { next, headers: next.headers as Record<string, string> };
   }
 
   beforeAll(async () => {
@@ -387,14 +400,7 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await page.getByText('show it again later with Reveal secret').waitFor();
     await watched.screenshot('secret-rotated-desktop');
 
-    const before = receiver.received.length;
-    await page.getByRole('button', { name: 'Send test event' }).click();
-    await page.getByTestId('test-result').waitFor();
-    await waitFor('the next delivery', () =>
-      receiver.received.length > before ? true : undefined,
-    );
-    const next = receiver.received.at(-1)!;
-    const headers = next.headers as Record<string, string>;
+    const { next, headers } = await sendTestEvent(page);
     new Webhook(rotated).verify(next.body, headers);
     // Both secrets sign it until the previous one expires.
     expect(headers['webhook-signature'].split(' ')).toHaveLength(2);
@@ -415,6 +421,36 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.waitForURL(`**/dashboard/endpoints/${endpointId}`);
     await page.getByRole('heading', { name: 'CRM sync (edited)', level: 1 }).waitFor();
+  });
+
+  it('switches the endpoint to ed25519: its public key, found by its label, verifies the next delivery', async () => {
+    const watched = await signedInPage(admin);
+    const { page } = watched;
+    await openEndpoint(page);
+    await page.getByRole('button', { name: 'Switch to asymmetric' }).click();
+    const dialog = page.getByRole('dialog', { name: /^Switch to Asymmetric/ });
+    await dialog.getByRole('button', { name: 'Switch now' }).click();
+    const field = page.getByLabel('Public key', { exact: true });
+    await field.waitFor();
+    const publicKey = await field.inputValue();
+    expect(publicKey).toMatch(/^whpk_[A-Za-z0-9+/]{43}=$/);
+    await page.getByRole('button', { name: 'Copy public key' }).click();
+    expect(await page.evaluate<string>('navigator.clipboard.readText()')).toBe(publicKey);
+    expect(await page.getByRole('button', { name: 'Reveal secret' }).count()).toBe(0);
+    await watched.screenshot('public-key-desktop');
+
+    const { next, headers } = await sendTestEvent(page);
+    const key = createPublicKey({
+      key: {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: Buffer.from(publicKey.slice(5), 'base64').toString('base64url'),
+      },
+      format: 'jwk',
+    });
+    const [v1a] = headers['webhook-signature'].split(' ').filter((e) => e.startsWith('v1a,'));
+    const content = `${headers['webhook-id']}.${headers['webhook-timestamp']}.${next.body}`;
+    expect(verify(null, Buffer.from(content), key, Buffer.from(v1a.slice(4), 'base64'))).toBe(true);
   });
 
   it('creates an API key (shown once, with Copy) and revokes it after a confirmation', async () => {
@@ -502,6 +538,8 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
       expect(await page.getByRole('button', { name }).count()).toBe(0);
     }
     expect(await page.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
+    expect(await page.getByLabel('Public key', { exact: true }).inputValue()).toMatch(/^whpk_/);
+    expect(await page.getByRole('button', { name: /^Switch to/ }).count()).toBe(0);
     await page
       .getByTestId('attempt-row')
       .first()

@@ -38,7 +38,8 @@
  *       `127.0.0.1:4000` in the README's output stand for the ports the test chose.
  *
  * The test picks free ports for the service (`PORT`, the README's `${PORT:-3000}`) and the
- * webhook receiver (`RECEIVER_PORT`, `${RECEIVER_PORT:-4000}`) and its own `QUEUE_PREFIX`,
+ * webhook receivers (`RECEIVER_PORT`, `${RECEIVER_PORT:-4000}`, and the ed25519 one's
+ * `ED25519_RECEIVER_PORT`, `${ED25519_RECEIVER_PORT:-4001}`) and its own `QUEUE_PREFIX`,
  * so it runs beside other tests and CI jobs on the same PostgreSQL and Redis. It runs the
  * dist/ that global-setup built (`npm start` would build it if stale).
  */
@@ -144,7 +145,11 @@ describe('README.md', () => {
       mkdirSync(temporary);
       makeScratchCheckout(ROOT, checkout);
       await dropDatabase(databaseUrl); // fresh: `npm start` creates and migrates it
-      const [port, receiverPort] = [await freePort(), await freePort()];
+      const [port, receiverPort, ed25519Port] = [
+        await freePort(),
+        await freePort(),
+        await freePort(),
+      ];
       session = new ShellSession(
         checkout,
         readerEnvironment({
@@ -152,6 +157,7 @@ describe('README.md', () => {
           QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}-readme`,
           PORT: String(port),
           RECEIVER_PORT: String(receiverPort),
+          ED25519_RECEIVER_PORT: String(ed25519Port),
           TMPDIR: temporary,
         }),
       );
@@ -159,7 +165,8 @@ describe('README.md', () => {
       const localise = (text: string) =>
         text
           .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
-          .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`);
+          .replaceAll('127.0.0.1:4000', `127.0.0.1:${receiverPort}`)
+          .replaceAll('127.0.0.1:4001', `127.0.0.1:${ed25519Port}`);
 
       let last: { step: ShellStep; result: BlockResult } | undefined;
       let ran = 0;

@@ -99,7 +99,8 @@ export class Given {
       description: options.description ?? null,
       enabled: options.enabled ?? true,
     });
-    return { id: endpoint.id, secret };
+    // Created with the default scheme: a `whsec_` secret, always shown at creation.
+    return { id: endpoint.id, secret: secret! };
   }
 
   async apiKey(accountId: number, campaignIds?: number[]): Promise<{ id: number; key: string }> {

@@ -8,6 +8,11 @@ import {
 } from '../../webhooks/dto/webhook-endpoint.dto';
 import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-limits.constants';
 import {
+  DEFAULT_SIGNATURE_SCHEME,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+} from '../../webhooks/signature-schemes.constants';
+import {
   DISABLED_REASONS,
   FAILING_REASONS,
   type DisabledReason,
@@ -105,6 +110,32 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing',
   })
   auto_disable_at!: string | null;
+
+  @ApiProperty({
+    enum: SIGNATURE_SCHEMES,
+    example: 'symmetric',
+    description:
+      'How deliveries are signed: `symmetric` (`v1,` HMAC-SHA256 with the endpoint’s `whsec_` secret) or `asymmetric` (`v1a,` ed25519, verified with `public_key`)',
+  })
+  signature_scheme!: SignatureScheme;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',
+    description:
+      'The `whpk_` ed25519 public key that verifies `v1a,` signatures, while `asymmetric`; null while `symmetric`. Not a secret',
+  })
+  public_key!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',
+    description:
+      'The `whpk_` public key of the previous key while it still signs (until `previous_secret_expires_at`) and is an ed25519 key; null otherwise',
+  })
+  previous_public_key!: string | null;
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
@@ -144,6 +175,27 @@ export class CreateEndpointRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    enum: SIGNATURE_SCHEMES,
+    default: DEFAULT_SIGNATURE_SCHEME,
+    description:
+      '`symmetric`: `v1,` HMAC signatures with a `whsec_` secret (answered once); `asymmetric`: `v1a,` ed25519 signatures, verified with the public key (the secret key is never shown)',
+  })
+  @IsOptional()
+  @IsString()
+  signature_scheme?: SignatureScheme;
+}
+
+/** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
+@ApiSchema({ name: 'ChangeSignatureSchemeRequest' })
+export class ChangeSignatureSchemeRequestDto {
+  @ApiProperty({
+    enum: SIGNATURE_SCHEMES,
+    description: 'The scheme to sign with from now on; the current key keeps signing 24 hours',
+  })
+  @IsString()
+  signature_scheme!: SignatureScheme;
 }
 
 /** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
@@ -183,10 +235,13 @@ export class CreatedEndpointDto {
   endpoint!: DashboardEndpointDto;
 
   @ApiProperty({
-    description: 'The signing secret (`whsec_…`): shown now, then only by a recorded reveal',
+    type: 'string',
+    nullable: true,
+    description:
+      'The signing secret (`whsec_…`): shown now, then only by a recorded reveal; null for an `asymmetric` endpoint, whose public key is in `endpoint`',
     example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
   })
-  secret!: string;
+  secret!: string | null;
 }
 
 /** Answer of `POST /dashboard/api/endpoints/{endpoint_id}/secret/reveal`. */
@@ -196,14 +251,31 @@ export class RevealedSecretDto {
   secret!: string;
 }
 
-/** Answer of `POST /dashboard/api/endpoints/{endpoint_id}/secret/rotate`. */
+/**
+ * Answer of `POST /dashboard/api/endpoints/{endpoint_id}/secret/rotate` and of
+ * `…/signature-scheme`: the new key.
+ */
 @ApiSchema({ name: 'RotatedSecret' })
 export class RotatedSecretDto {
   @ApiProperty({
-    description: 'The new signing secret, shown this once',
+    type: 'string',
+    nullable: true,
+    description:
+      'The new signing secret, shown this once; null for `asymmetric` (its secret key is never shown)',
     example: 'whsec_c2VjcmV0',
   })
-  secret!: string;
+  secret!: string | null;
+
+  @ApiProperty({ enum: SIGNATURE_SCHEMES, description: 'The scheme the new key signs with' })
+  signature_scheme!: SignatureScheme;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    example: 'whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=',
+    description: 'The new `whpk_` public key for `asymmetric`; null for `symmetric`',
+  })
+  public_key!: string | null;
 
   @ApiProperty({
     format: 'date-time',

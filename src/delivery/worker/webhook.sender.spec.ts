@@ -1,4 +1,6 @@
+import { verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { generateSigningKeyPair, verifyingKeyObject } from '../../common/signing-keys';
 import type { AppConfig } from '../../config/app-config';
 import {
   boundedResponseHeaders,
@@ -57,6 +59,22 @@ describe('WebhookSender.sign and loggedHeaders', () => {
     expect(JSON.stringify(logged)).not.toContain(first.slice(3, 16));
     expect(JSON.stringify(logged)).not.toContain(SECRET.slice(6));
     expect(signed.headers['webhook-signature']).toBe(`${first} ${second}`); // not changed
+  });
+
+  it('signs with an ed25519 key as v1a and keeps 12 characters of it in the log, never the key', () => {
+    const pair = generateSigningKeyPair();
+    const signed = sender.sign('http://example.com/h', [pair.secretKey, SECRET], message, at);
+    expect(signed.signingError).toBeNull();
+    const [v1a, v1] = signed.headers['webhook-signature'].split(' ');
+    expect(v1a).toMatch(/^v1a,/);
+    expect(v1).toMatch(/^v1,/);
+    const key = verifyingKeyObject(pair.publicKey);
+    const content = `${message.id}.${signed.headers['webhook-timestamp']}.${message.body}`;
+    expect(verify(null, Buffer.from(content), key, Buffer.from(v1a.slice(4), 'base64'))).toBe(true);
+    const logged = loggedHeaders(signed.headers);
+    expect(logged['webhook-signature']).toBe(`v1a,${v1a.slice(4, 16)}… v1,${v1.slice(3, 15)}…`);
+    expect(JSON.stringify(logged)).not.toContain(v1a.slice(4, 17));
+    expect(JSON.stringify(logged)).not.toContain(pair.secretKey.slice(5, 15));
   });
 
   it('reports a message it cannot sign as a failed result, sending nothing', async () => {

@@ -1,9 +1,9 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { Webhook } from 'standardwebhooks';
 import { Agent, request } from 'undici';
 import { AppConfig } from '../../config/app-config';
 import { assertLiteralHostAllowed, guardedLookup, RefusedAddressError } from './address-policy';
+import { signatureHeader } from './message-signer';
 import { retryAfterOfResponse } from './retry-after';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
@@ -111,8 +111,8 @@ export function boundedResponseHeaders(
  * The headers of a signed request as the delivery log keeps and shows them
  * (docs/dashboard.md#routes, the attempt's detail): all of them, in the order sent, but each
  * `webhook-signature` entry cut to its version, the first {@link LOGGED_SIGNATURE_CHARS}
- * characters of the signature and `…` (`v1,K5oZfzN95Z9U…`). Enough to compare with what a
- * receiver got; never a whole signature, which would let anyone who reads the log replay the
+ * characters of the signature and `…` (`v1,K5oZfzN95Z9U…`, `v1a,hnO3f9T8Ytu9…`). Enough to
+ * compare with what a receiver got; never a whole signature, which would let anyone who reads the log replay the
  * message within the receiver's tolerance.
  */
 export function loggedHeaders(headers: Record<string, string>): Record<string, string> {
@@ -139,9 +139,10 @@ function truncateSignatures(value: string): string {
 /**
  * Sends signed webhook messages (docs/webhooks.md) over a pooled undici agent: Standard Webhooks
  * headers (`webhook-id`, `webhook-timestamp`, `webhook-signature` with one `v1,` signature
- * per valid secret), a `WEBHOOK_TIMEOUT_MS` limit, no redirects followed, and the address
- * policy of `WEBHOOK_ALLOW_PRIVATE_URLS` applied to the resolved address the socket uses.
- * Never throws: every failure is a {@link SendResult}.
+ * per valid `whsec_` secret and one `v1a,` ed25519 signature per valid `whsk_` key), a
+ * `WEBHOOK_TIMEOUT_MS` limit, no redirects followed, and the address policy of
+ * `WEBHOOK_ALLOW_PRIVATE_URLS` applied to the resolved address the socket uses. Never throws:
+ * every failure is a {@link SendResult}.
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
@@ -163,7 +164,8 @@ export class WebhookSender implements OnModuleDestroy {
   /**
    * POSTs `message` to `url`, signed with each of `secrets` as of now: {@link sign} then
    * {@link sendSigned}.
-   * @param secrets `whsec_…` secrets; during a rotation both the new and the previous one.
+   * @param secrets `whsec_…` secrets or `whsk_…` keys; during a rotation both the new and the
+   *   previous one.
    */
   send(url: string, secrets: string[], message: WebhookMessage): Promise<SendResult> {
     return this.sendSigned(this.sign(url, secrets, message, new Date()));
@@ -171,19 +173,19 @@ export class WebhookSender implements OnModuleDestroy {
 
   /**
    * Builds the request of one attempt (docs/webhooks.md#signing): the Standard Webhooks headers
-   * with `webhook-timestamp` = `at` in whole seconds and one `v1,` signature per secret. The
-   * caller records it ({@link loggedHeaders}) before {@link sendSigned} sends exactly it.
-   * Never throws: a message that cannot be signed comes back with `signingError` set.
-   * @param secrets `whsec_…` secrets; during a rotation both the new and the previous one.
+   * with `webhook-timestamp` = `at` in whole seconds and one signature per key
+   * (`signatureHeader`: `v1,` for a `whsec_` secret, `v1a,` for a `whsk_` key). The caller
+   * records it ({@link loggedHeaders}) before {@link sendSigned} sends exactly it. Never
+   * throws: a message that cannot be signed comes back with `signingError` set.
+   * @param secrets `whsec_…` secrets or `whsk_…` keys; during a rotation both the new and the
+   *   previous one.
    */
   sign(url: string, secrets: string[], message: WebhookMessage, at: Date): SignedRequest {
     const timestamp = new Date(Math.floor(at.getTime() / 1000) * 1000);
     let signature = '';
     let signingError: string | null = null;
     try {
-      signature = secrets
-        .map((secret) => new Webhook(secret).sign(message.id, timestamp, message.body))
-        .join(' ');
+      signature = signatureHeader(secrets, message.id, timestamp, message.body);
     } catch (error) {
       signingError = `could not sign: ${(error as Error)?.message ?? String(error)}`.slice(
         0,

@@ -330,6 +330,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/endpoints/{endpoint_id}/signature-scheme': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the signature scheme (symmetric or asymmetric) */
+    post: operations['changeEndpointSignatureScheme'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/endpoints/{endpoint_id}/stats': {
     parameters: {
       query?: never;
@@ -645,6 +662,7 @@ export interface components {
         | 'endpoint.recovered'
         | 'secret.rotate'
         | 'secret.reveal'
+        | 'secret.change_scheme'
         | 'endpoint.test'
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
@@ -682,6 +700,13 @@ export interface components {
       items: components['schemas']['AuditEntry'][];
       /** @description Pass it as `cursor` for the next page; null on the last page */
       next_cursor: string | null;
+    };
+    ChangeSignatureSchemeRequest: {
+      /**
+       * @description The scheme to sign with from now on; the current key keeps signing 24 hours
+       * @enum {string}
+       */
+      signature_scheme: 'symmetric' | 'asymmetric';
     };
     CreateApiKeyRequest: {
       /**
@@ -731,10 +756,10 @@ export interface components {
     CreatedEndpoint: {
       endpoint: components['schemas']['DashboardEndpoint'];
       /**
-       * @description The signing secret (`whsec_…`): shown now, then only by a recorded reveal
+       * @description The signing secret (`whsec_…`): shown now, then only by a recorded reveal; null for an `asymmetric` endpoint, whose public key is in `endpoint`
        * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
        */
-      secret: string;
+      secret: string | null;
     };
     CreateEndpointRequest: {
       /**
@@ -762,6 +787,12 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /**
+       * @description `symmetric`: `v1,` HMAC signatures with a `whsec_` secret (answered once); `asymmetric`: `v1a,` ed25519 signatures, verified with the public key (the secret key is never shown)
+       * @default symmetric
+       * @enum {string}
+       */
+      signature_scheme: 'symmetric' | 'asymmetric';
       /**
        * @description Absolute http or https URL without credentials (normalised when stored)
        * @example https://crm.example.com/hooks/campaign-api
@@ -871,10 +902,26 @@ export interface components {
        */
       last_disabled_reason: 'manual' | 'gone' | 'auto' | null;
       /**
+       * @description The `whpk_` public key of the previous key while it still signs (until `previous_secret_expires_at`) and is an ed25519 key; null otherwise
+       * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
+       */
+      previous_public_key: string | null;
+      /**
        * Format: date-time
        * @description Until when the previous signing secret stays valid after a rotation; null when none is
        */
       previous_secret_expires_at: string | null;
+      /**
+       * @description The `whpk_` ed25519 public key that verifies `v1a,` signatures, while `asymmetric`; null while `symmetric`. Not a secret
+       * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
+       */
+      public_key: string | null;
+      /**
+       * @description How deliveries are signed: `symmetric` (`v1,` HMAC-SHA256 with the endpoint’s `whsec_` secret) or `asymmetric` (`v1a,` ed25519, verified with `public_key`)
+       * @example symmetric
+       * @enum {string}
+       */
+      signature_scheme: 'symmetric' | 'asymmetric';
       /**
        * @example [
        *       "lead.created"
@@ -1542,10 +1589,20 @@ export interface components {
        */
       previous_secret_expires_at: string;
       /**
-       * @description The new signing secret, shown this once
+       * @description The new `whpk_` public key for `asymmetric`; null for `symmetric`
+       * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
+       */
+      public_key: string | null;
+      /**
+       * @description The new signing secret, shown this once; null for `asymmetric` (its secret key is never shown)
        * @example whsec_c2VjcmV0
        */
-      secret: string;
+      secret: string | null;
+      /**
+       * @description The scheme the new key signs with
+       * @enum {string}
+       */
+      signature_scheme: 'symmetric' | 'asymmetric';
     };
     SentRequest: {
       /** @description The exact body sent and signed */
@@ -2297,6 +2354,7 @@ export interface operations {
           | 'endpoint.recovered'
           | 'secret.rotate'
           | 'secret.reveal'
+          | 'secret.change_scheme'
           | 'endpoint.test'
           | 'delivery.redeliver'
           | 'delivery.bulk_redeliver'
@@ -3888,6 +3946,15 @@ export interface operations {
           'application/json': components['schemas']['ErrorResponse'];
         };
       };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description Content-Type is not application/json */
       415: {
         headers: {
@@ -3975,6 +4042,113 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  changeEndpointSignatureScheme: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChangeSignatureSchemeRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RotatedSecret'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

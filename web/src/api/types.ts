@@ -17,6 +17,8 @@ export type AttemptResult = Schemas['DeliveryAttemptResult'];
 export type AttemptDetail = Schemas['DeliveryAttemptDetail'];
 export type AttemptPage = Schemas['DeliveryLogPage'];
 export type RotatedSecret = Schemas['RotatedSecret'];
+/** How an endpoint's deliveries are signed: `symmetric` (HMAC `v1`) or `asymmetric` (ed25519 `v1a`). */
+export type SignatureScheme = Schemas['ChangeSignatureSchemeRequest']['signature_scheme'];
 /** An endpoint's deliveries per UTC day by where they stand, today first. */
 export type DeliveryLedger = Schemas['DeliveryLedger'];
 export type LedgerDay = Schemas['DeliveryLedgerDay'];

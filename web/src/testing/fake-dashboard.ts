@@ -54,6 +54,9 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     failing_since: null,
     failing_reason: null,
     auto_disable_at: null,
+    signature_scheme: 'symmetric',
+    public_key: null,
+    previous_public_key: null,
     ...overrides,
   };
 }

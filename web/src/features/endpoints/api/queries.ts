@@ -5,6 +5,7 @@ import type {
   Endpoint,
   EndpointInput,
   RotatedSecret,
+  SignatureScheme,
   TestEventInput,
 } from '../../../api/types';
 import { body, api } from '../../../lib/api-client';
@@ -90,6 +91,24 @@ export function useSendTest(endpointId: number) {
         api.POST('/dashboard/api/endpoints/{endpoint_id}/test', {
           params: { path: { endpoint_id: endpointId } },
           body: (eventType ? { event_type: eventType } : {}) as TestEventInput,
+        }),
+      ),
+    onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
+
+/**
+ * Switches the endpoint to the other signature scheme: the answer is the new key (a `whsec_`
+ * secret shown once, or the ed25519 public key) and until when the current one keeps signing.
+ */
+export function useChangeSignatureScheme(endpointId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (scheme: SignatureScheme): Promise<RotatedSecret> =>
+      body(
+        api.POST('/dashboard/api/endpoints/{endpoint_id}/signature-scheme', {
+          params: { path: { endpoint_id: endpointId } },
+          body: { signature_scheme: scheme },
         }),
       ),
     onSuccess: () => invalidateEndpoints(queryClient),

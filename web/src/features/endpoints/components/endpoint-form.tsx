@@ -18,7 +18,8 @@ import { ErrorText } from '../../../components/ui/error-text';
 import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
-import type { EndpointInput, EventType } from '../../../api/types';
+import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
+import { SignatureSchemeFields } from './signature-scheme-fields';
 
 /** The form's values. */
 export interface EndpointFormValues {
@@ -26,6 +27,8 @@ export interface EndpointFormValues {
   description: string;
   events: string[];
   enabled: boolean;
+  /** Chosen at creation only: the edit form has none (a change of scheme is its own action). */
+  signatureScheme?: SignatureScheme;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -33,17 +36,20 @@ export const EMPTY_ENDPOINT: EndpointFormValues = {
   description: '',
   events: [],
   enabled: true,
+  signatureScheme: 'symmetric',
 };
 
-/** What the form sends: a trimmed URL, no empty description. */
+/** What the form sends: a trimmed URL, no empty description, the scheme only when chosen. */
 export function toEndpointInput(values: EndpointFormValues): EndpointInput {
   const description = values.description.trim();
+  // The edit form sends no scheme: the service keeps the endpoint's.
   return {
     url: values.url.trim(),
     description: description === '' ? null : description,
     events: values.events as EndpointInput['events'],
     enabled: values.enabled,
-  };
+    ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
+  } as EndpointInput;
 }
 
 /**
@@ -229,6 +235,12 @@ export function EndpointForm({
             </Stack>
           )}
         </Fieldset>
+        {values.signatureScheme && (
+          <SignatureSchemeFields
+            value={values.signatureScheme}
+            onChange={(signatureScheme) => setValues((v) => ({ ...v, signatureScheme }))}
+          />
+        )}
         <Switch
           label="Enabled"
           description="A disabled endpoint receives nothing until it is enabled again."

@@ -46,6 +46,8 @@ import {
   FailingBanner,
   HealthFigures,
 } from '../../../components/endpoint-health';
+import { PublicKeyPanel } from './public-key-panel';
+import { SignatureSchemeSwitch } from './signature-scheme-fields';
 
 function SendTest({ endpointId }: { endpointId: number }) {
   const eventTypes = useEventTypes();
@@ -157,7 +159,7 @@ function SecretSection({ endpoint }: { endpoint: Endpoint }) {
             </Text>
           </SecretValue>
         )}
-        {shown === 'rotated' && rotate.data && (
+        {shown === 'rotated' && rotate.data?.secret && (
           <SecretValue
             value={rotate.data.secret}
             title="New signing secret"
@@ -350,11 +352,13 @@ export function EndpointPage({
       </Card>
       {notice(data)}
       {canChange && <SendTest endpointId={data.id} />}
-      {canChange ? (
+      <PublicKeyPanel endpoint={data} canChange={canChange} />
+      {data.signature_scheme === 'asymmetric' ? null : canChange ? (
         <SecretSection endpoint={data} />
       ) : (
         <PreviousSecret until={data.previous_secret_expires_at} />
       )}
+      {canChange && <SignatureSchemeSwitch endpoint={data} />}
       {deliveries(data)}
     </Stack>
   );

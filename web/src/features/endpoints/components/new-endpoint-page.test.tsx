@@ -78,6 +78,7 @@ describe('the endpoint form', () => {
       description: 'CRM',
       events: ['lead.created'],
       enabled: true,
+      signature_scheme: 'symmetric',
     });
 
     // Leaving the page forgets it: the endpoint's page never shows it.

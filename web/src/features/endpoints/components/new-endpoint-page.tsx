@@ -7,6 +7,7 @@ import { useCanChange } from '../../../lib/roles';
 import { useCreateEndpoint } from '../api/queries';
 import type { Campaign, CreatedEndpoint } from '../../../api/types';
 import { EMPTY_ENDPOINT, EndpointForm } from './endpoint-form';
+import { PublicKeyValue } from './public-key-panel';
 
 /**
  * A new endpoint for a campaign; once created, its signing secret, shown this once, with
@@ -43,7 +44,15 @@ export function NewEndpointPage({ campaign }: { campaign: Campaign }) {
         <Text c="dimmed">Only an admin of your account can add endpoints.</Text>
       ) : created ? (
         <Stack gap="md" maw={720}>
-          <SecretValue value={created.secret} title="Signing secret" once />
+          {created.secret ? (
+            <SecretValue value={created.secret} title="Signing secret" once />
+          ) : (
+            <PublicKeyValue
+              label="Public key"
+              value={created.endpoint.public_key ?? ''}
+              description="Your receiver verifies each delivery's v1a ed25519 signature with it. It is not a secret."
+            />
+          )}
           <Group gap="sm">
             <Button component={Link} to={`/endpoints/${created.endpoint.id}`}>
               Go to the endpoint
