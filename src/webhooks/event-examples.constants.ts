@@ -1,4 +1,10 @@
-import { deepFreeze, type EventData } from './event-schemas.constants';
+import {
+  deepFreeze,
+  EVENT_DESCRIPTIONS,
+  eventJsonSchema,
+  type EventData,
+  type JsonSchema,
+} from './event-schemas.constants';
 import { EVENT_TYPES, type EventType } from './event-types.constants';
 
 /** The example `data` of each event type, typed by its schema (docs/webhooks.md#payload-schemas). */
@@ -92,10 +98,27 @@ export const EVENT_EXAMPLES: EventExamples = deepFreeze({
   },
 });
 
+/** One event type as the dashboard lists it. */
+export interface EventTypeDescription {
+  type: EventType;
+  /** When events of this type are sent. */
+  description: string;
+  /** The example `data` a test event of this type sends. */
+  example: ExampleData;
+  /** The JSON Schema (draft 2020-12) of the whole body of this type's events. */
+  schema: JsonSchema;
+}
+
 /**
- * The seven event types in their documented order, each with its example `data`: what the
- * dashboard's `GET /event-types` lists (docs/dashboard.md#routes).
+ * The seven event types in their documented order, each with its description, example `data`
+ * and the JSON Schema of its body: what the dashboard's `GET /event-types` lists
+ * (docs/dashboard.md#routes).
  */
-export function eventTypeExamples(): Array<{ type: EventType; example: ExampleData }> {
-  return EVENT_TYPES.map((type) => ({ type, example: EVENT_EXAMPLES[type] }));
+export function eventTypeExamples(): EventTypeDescription[] {
+  return EVENT_TYPES.map((type) => ({
+    type,
+    description: EVENT_DESCRIPTIONS[type],
+    example: EVENT_EXAMPLES[type],
+    schema: eventJsonSchema(type),
+  }));
 }
