@@ -79,7 +79,7 @@ export function addWebhooks(document: OpenAPIObject): OpenAPIObject {
       name,
       {
         post: {
-          operationId: `webhook${schema.replace(/Event$/, '')}`,
+          operationId: operationIdOf(schema),
           summary: `${name} event`,
           description: `${description} Sent to each endpoint subscribed to it, signed.`,
           tags: [WEBHOOK_EVENTS_TAG],
@@ -113,4 +113,10 @@ export function addWebhooks(document: OpenAPIObject): OpenAPIObject {
     ]),
   );
   return document;
+}
+
+/** `LeadCreatedEvent` → `leadCreated`: generators name the payload types after it. */
+function operationIdOf(schemaName: string): string {
+  const name = schemaName.replace(/Event$/, '');
+  return name.charAt(0).toLowerCase() + name.slice(1);
 }

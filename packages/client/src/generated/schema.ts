@@ -100,7 +100,7 @@ export interface webhooks {
      * call.completed event
      * @description A call with a lead ended. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookCallCompleted'];
+    post: operations['callCompleted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -120,7 +120,7 @@ export interface webhooks {
      * call.started event
      * @description A call with a lead started. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookCallStarted'];
+    post: operations['callStarted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -140,7 +140,7 @@ export interface webhooks {
      * form.submitted event
      * @description A form was submitted. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookFormSubmitted'];
+    post: operations['formSubmitted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -160,7 +160,7 @@ export interface webhooks {
      * lead.converted event
      * @description A lead converted (an appointment, a sale…). Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookLeadConverted'];
+    post: operations['leadConverted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -180,7 +180,7 @@ export interface webhooks {
      * lead.created event
      * @description A lead was created by an upload: one event per created lead. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookLeadCreated'];
+    post: operations['leadCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -200,7 +200,7 @@ export interface webhooks {
      * lead.status_changed event
      * @description A lead's status changed. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookLeadStatusChanged'];
+    post: operations['leadStatusChanged'];
     delete?: never;
     options?: never;
     head?: never;
@@ -220,7 +220,7 @@ export interface webhooks {
      * leads.bulk_created event
      * @description An upload created at least one lead: one event per upload. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookLeadsBulkCreated'];
+    post: operations['leadsBulkCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -240,7 +240,7 @@ export interface webhooks {
      * ping event
      * @description A test ping: sent only when asked for, from the dashboard or `endpoint ping`. Sent to each endpoint subscribed to it, signed.
      */
-    post: operations['webhookPing'];
+    post: operations['ping'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1163,7 +1163,7 @@ export interface operations {
       };
     };
   };
-  webhookCallCompleted: {
+  callCompleted: {
     parameters: {
       query?: never;
       header: {
@@ -1192,7 +1192,7 @@ export interface operations {
       };
     };
   };
-  webhookCallStarted: {
+  callStarted: {
     parameters: {
       query?: never;
       header: {
@@ -1221,7 +1221,7 @@ export interface operations {
       };
     };
   };
-  webhookFormSubmitted: {
+  formSubmitted: {
     parameters: {
       query?: never;
       header: {
@@ -1250,7 +1250,7 @@ export interface operations {
       };
     };
   };
-  webhookLeadConverted: {
+  leadConverted: {
     parameters: {
       query?: never;
       header: {
@@ -1279,7 +1279,7 @@ export interface operations {
       };
     };
   };
-  webhookLeadCreated: {
+  leadCreated: {
     parameters: {
       query?: never;
       header: {
@@ -1308,7 +1308,7 @@ export interface operations {
       };
     };
   };
-  webhookLeadStatusChanged: {
+  leadStatusChanged: {
     parameters: {
       query?: never;
       header: {
@@ -1337,7 +1337,7 @@ export interface operations {
       };
     };
   };
-  webhookLeadsBulkCreated: {
+  leadsBulkCreated: {
     parameters: {
       query?: never;
       header: {
@@ -1366,7 +1366,7 @@ export interface operations {
       };
     };
   };
-  webhookPing: {
+  ping: {
     parameters: {
       query?: never;
       header: {
