@@ -13,7 +13,7 @@ const ROOT = join(__dirname, '..', '..');
  * The committed openapi.json through a generator other than the client package's
  * (openapi-typescript): @hey-api/openapi-ts, offline, from the npm dependencies. Its
  * `webhooks` section must come out as one payload type per event type, and a body of each type
- * must type-check against it, while a wrong one must not (docs/api.md#openapi).
+ * must type-check against it, while a wrong one must not (docs/operations.md#openapi).
  */
 describe('openapi.json through an independent generator (@hey-api/openapi-ts)', () => {
   let dir: string;

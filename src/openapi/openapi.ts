@@ -57,7 +57,7 @@ export const OPENAPI_VERSION = '3.1.0';
  * The OpenAPI 3.1 document of the whole `/api/v1` surface (docs/operations.md), built from the
  * controllers' and DTOs' decorators (`@nestjs/swagger` writes 3.1: nullable fields as type
  * arrays), with the requests the service sends to webhook endpoints under `webhooks`
- * (docs/api.md#openapi). Response schemas are closed (`additionalProperties: false`), so a
+ * (docs/operations.md#openapi). Response schemas are closed (`additionalProperties: false`), so a
  * field added to a response without documenting it fails the conformance tests.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {

@@ -39,7 +39,7 @@ const WEBHOOK_HEADERS: Record<string, { name: string; description: string; schem
 const EXAMPLE_TIMESTAMP = '2026-11-22T23:10:54.279Z';
 
 /**
- * Adds the OpenAPI 3.1 `webhooks` section to `document` (docs/api.md#openapi): one entry per
+ * Adds the OpenAPI 3.1 `webhooks` section to `document` (docs/operations.md#openapi): one entry per
  * event type and one for the test ping, each a `POST` whose `application/json` body is the type's
  * payload schema (`components.schemas`, generated from `src/webhooks/event-schemas.constants.ts`)
  * with its example, the three Standard Webhooks headers as parameters, no security of ours (the

@@ -19,6 +19,7 @@ import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType } from '../../../api/types';
+import { EventSchemaPanel } from './event-schema-panel';
 
 /** The form's values. */
 export interface EndpointFormValues {
@@ -119,6 +120,7 @@ function EventTypeChoice({
           {JSON.stringify(eventType.example, null, 2)}
         </Code>
       )}
+      <EventSchemaPanel eventType={eventType} />
     </Stack>
   );
 }
