@@ -1,8 +1,8 @@
-import { Code, Group, Stack, Text, UnstyledButton } from '@mantine/core';
+import { Code, Group, Stack, Text } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { useId } from 'react';
 import type { EventType } from '../../../api/types';
+import { DisclosureToggle } from '../../../components/ui/disclosure-toggle';
 
 /**
  * An event type's description and, one click away, the JSON Schema (draft 2020-12) of its whole
@@ -19,23 +19,13 @@ export function EventSchemaPanel({ eventType }: { eventType: EventType }) {
         <Text size="xs" c="dimmed" style={{ flex: '1 1 12rem' }}>
           {eventType.description}
         </Text>
-        <UnstyledButton
-          onClick={toggle}
-          aria-label={`${opened ? 'Hide' : 'Show'} JSON Schema of ${eventType.type}`}
-          aria-expanded={opened}
-          aria-controls={schemaId}
-          fz="xs"
-          c="blue"
-        >
-          <Group gap={2} wrap="nowrap">
-            {opened ? (
-              <IconChevronDown size={14} aria-hidden />
-            ) : (
-              <IconChevronRight size={14} aria-hidden />
-            )}
-            <span>{opened ? 'Hide' : 'Show'} schema</span>
-          </Group>
-        </UnstyledButton>
+        <DisclosureToggle
+          opened={opened}
+          onToggle={toggle}
+          label="schema"
+          name={`JSON Schema of ${eventType.type}`}
+          controls={schemaId}
+        />
       </Group>
       {opened && (
         <Code
