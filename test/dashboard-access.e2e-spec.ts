@@ -40,6 +40,7 @@ import { encodeSearchCursor } from '../src/leads/search/lead-search';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';
+import { madeUpEvent } from './support/events';
 
 /** What a route's checks can build its requests from: an account with an admin and a viewer. */
 interface Fixture {
@@ -109,7 +110,7 @@ function world(f: Fixture, accountId: number): Promise<World> {
       // RUN_WORKER is false: the delivery stays pending.
       const recorded = await f.t.app
         .get(WebhookEventPublisher)
-        .publish(campaignId, [{ type: 'lead.created', data: { id: 1, campaign_id: campaignId } }]);
+        .publish(campaignId, [madeUpEvent('lead.created', { id: 1, campaign_id: campaignId })]);
       const { id: apiKeyId, key } = await f.t.given.apiKey(accountId);
       await f.t
         .http()

@@ -13,6 +13,7 @@ import type request from 'supertest';
 import { dashboardRoutes } from '../src/dashboard-api/dashboard-routes';
 import { EVENT_EXAMPLES } from '../src/webhooks/event-examples.constants';
 import { EVENT_TYPES } from '../src/webhooks/event-types.constants';
+import { EVENT_DESCRIPTIONS, eventJsonSchema } from '../src/webhooks/event-schemas.constants';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, uploadBody, type Caller, type TestApp } from './support/test-app';
@@ -908,12 +909,18 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
   });
 
   describe('event types', () => {
-    it('lists the seven types in order, each with its example payload', async () => {
+    it('lists the seven types in order, each with its description, example payload and JSON Schema', async () => {
       const c = await customer();
       const res = await c.viewer.get('/event-types');
       expect(res.body).toEqual(
-        EVENT_TYPES.map((type) => ({ type, example: EVENT_EXAMPLES[type] })),
+        EVENT_TYPES.map((type) => ({
+          type,
+          description: EVENT_DESCRIPTIONS[type],
+          example: EVENT_EXAMPLES[type],
+          schema: eventJsonSchema(type),
+        })),
       );
+      expect(res.body[0].schema.$schema).toBe('https://json-schema.org/draft/2020-12/schema');
     });
   });
 

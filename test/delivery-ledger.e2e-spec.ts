@@ -17,6 +17,7 @@ import { eventually } from './support/eventually';
 import { expectToMatchOpenApi } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { madeUpEvent } from './support/events';
 
 const API = '/dashboard/api';
 const LEDGER = '/dashboard/api/endpoints/{endpoint_id}/ledger';
@@ -124,9 +125,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
   }
 
   const emit = (campaignId: number, want: string) =>
-    t.app
-      .get(WebhookEventPublisher)
-      .publish(campaignId, [{ type: 'call.completed', data: { want } }]);
+    t.app.get(WebhookEventPublisher).publish(campaignId, [madeUpEvent('call.completed', { want })]);
 
   it('counts each state per UTC day, newest first, with empty days as zeros, as the rows say', async () => {
     const me = await customer();
@@ -163,7 +162,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
     const pending = await t.db.transaction((manager) =>
       t.app
         .get(WebhookEventPublisher)
-        .record(manager, me.campaignId, [{ type: 'call.completed', data: { want: 'ok' } }]),
+        .record(manager, me.campaignId, [madeUpEvent('call.completed', { want: 'ok' })]),
     );
     expect(pending.deliveries).toHaveLength(1);
 

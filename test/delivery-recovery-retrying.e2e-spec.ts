@@ -6,6 +6,7 @@ import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';
 import { startTestApp, type TestApp } from './support/test-app';
 import { WebhookReceiver, type ReceiverBehaviour } from './support/webhook-receiver';
+import { madeUpEvent } from './support/events';
 
 /**
  * Bulk recovery of deliveries waiting on a retry (docs/webhooks.md#bulk-recovery): with a retry
@@ -61,10 +62,9 @@ describe('Bulk recovery of deliveries waiting on a retry (docs/webhooks.md#bulk-
   async function publish(s: Setup, wants: string[]) {
     const recorded = await t.app.get(WebhookEventPublisher).publish(
       s.campaignId,
-      wants.map((want, i) => ({
-        type: 'lead.created' as const,
-        data: { id: i, campaign_id: s.campaignId, want },
-      })),
+      wants.map((want, i) =>
+        madeUpEvent('lead.created', { id: i, campaign_id: s.campaignId, want }),
+      ),
     );
     const rows: Array<{ id: number; event_id: string }> = await t.db.query(
       'SELECT id::int, event_id FROM webhook_delivery WHERE event_id = ANY($1) ORDER BY id',

@@ -6,6 +6,7 @@ import { eventually, sleep } from './support/eventually';
 import { expectToMatchOpenApi } from './support/openapi';
 import { startTestApp, type TestApp } from './support/test-app';
 import { WebhookReceiver } from './support/webhook-receiver';
+import { madeUpEvent } from './support/events';
 
 /**
  * Bulk recovery of an endpoint's failed deliveries (docs/webhooks.md#bulk-recovery,
@@ -60,10 +61,9 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
   async function failed(s: Setup, n: number): Promise<number[]> {
     const recorded = await t.app.get(WebhookEventPublisher).publish(
       s.campaignId,
-      Array.from({ length: n }, (_, i) => ({
-        type: 'lead.created' as const,
-        data: { id: i, campaign_id: s.campaignId },
-      })),
+      Array.from({ length: n }, (_, i) =>
+        madeUpEvent('lead.created', { id: i, campaign_id: s.campaignId }),
+      ),
     );
     const ids = recorded.deliveries.map((d) => d.id);
     await eventually(async () => {
@@ -483,10 +483,9 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     async function publish(s: Setup, wants: string[]): Promise<number[]> {
       const recorded = await t.app.get(WebhookEventPublisher).publish(
         s.campaignId,
-        wants.map((want, i) => ({
-          type: 'lead.created' as const,
-          data: { id: i, campaign_id: s.campaignId, want },
-        })),
+        wants.map((want, i) =>
+          madeUpEvent('lead.created', { id: i, campaign_id: s.campaignId, want }),
+        ),
       );
       const rows: Array<{ id: number }> = await t.db.query(
         'SELECT id::int FROM webhook_delivery WHERE event_id = ANY($1) AND endpoint_id = $2 ORDER BY id',

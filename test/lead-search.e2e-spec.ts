@@ -362,7 +362,13 @@ describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => 
       await t.app.get(WebhookEventPublisher).publish(me.campaignId, [
         {
           type: 'lead.status_changed',
-          data: { lead_id: ids[ADA], campaign_id: me.campaignId, status: 'contacted' },
+          data: {
+            lead_id: ids[ADA],
+            campaign_id: me.campaignId,
+            previous_status: 'new',
+            status: 'contacted',
+            changed_at: new Date().toISOString(),
+          },
         },
       ]);
       await attempted(14);

@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIObject } from '@nestjs/swagger';
+import type {
+  ParameterObject,
+  PathItemObject,
+  RequestBodyObject,
+} from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import { EVENT_SCHEMA_NAMES, eventOpenApiSchemas } from '../src/webhooks/event-schemas.constants';
+import { EVENT_TYPES } from '../src/webhooks/event-types.constants';
 import {
   buildOpenApiDocument,
   OPENAPI_LICENSE,
@@ -109,13 +116,47 @@ describe('OpenAPI document (docs/operations.md)', () => {
     expect(pkg.license).toBe('UNLICENSED');
     expect(doc.info.license).toEqual(OPENAPI_LICENSE);
     const used = new Set(
-      Object.values(doc.paths).flatMap((item) =>
+      [...Object.values(doc.paths), ...Object.values(doc.webhooks ?? {})].flatMap((item) =>
         Object.values(item).flatMap((operation: { tags?: string[] }) => operation.tags ?? []),
       ),
     );
     const declared = doc.tags ?? [];
     expect(declared.map((tag) => tag.name).sort()).toEqual([...used].sort());
     for (const tag of declared) expect(tag.description).toEqual(expect.any(String));
+  });
+
+  it('is OpenAPI 3.1 with one webhook per event type and the ping, each body its payload schema', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(JSON.stringify(doc)).not.toContain('"nullable"');
+    expect(Object.keys(doc.webhooks ?? {})).toEqual([...EVENT_TYPES, 'ping']);
+    const schemas = eventOpenApiSchemas();
+    for (const type of EVENT_TYPES) {
+      const post = (doc.webhooks![type] as PathItemObject).post!;
+      const name = EVENT_SCHEMA_NAMES[type];
+      const body = post.requestBody as RequestBodyObject;
+      expect(body.required).toBe(true);
+      expect(body.content['application/json'].schema).toEqual({
+        $ref: `#/components/schemas/${name}`,
+      });
+      expect(doc.components!.schemas![name]).toEqual(schemas[name]);
+      expect(post.parameters).toEqual([
+        { $ref: '#/components/parameters/WebhookId' },
+        { $ref: '#/components/parameters/WebhookTimestamp' },
+        { $ref: '#/components/parameters/WebhookSignature' },
+      ]);
+      expect(Object.keys(post.responses)).toEqual(['2XX']);
+      expect(post.security).toEqual([]);
+    }
+    expect(
+      Object.values(doc.components!.parameters! as Record<string, ParameterObject>).map((p) => [
+        p.name,
+        p.in,
+      ]),
+    ).toEqual([
+      ['webhook-id', 'header'],
+      ['webhook-timestamp', 'header'],
+      ['webhook-signature', 'header'],
+    ]);
   });
 
   it('serves the same document as `npm run openapi` builds without PostgreSQL or Redis', async () => {

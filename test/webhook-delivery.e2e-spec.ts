@@ -10,6 +10,7 @@ import { DeliverySweeper } from '../src/delivery/worker/delivery.sweeper';
 import { DELIVERY_QUEUE, deliveryJobId } from '../src/delivery/outbox/delivery.queue';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
+import { madeUpEvent } from './support/events';
 
 const UPLOAD = '/api/v1/leads/upload';
 
@@ -305,10 +306,12 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
       enabled: false,
     });
     await upload(me, [{ phone: '+14155550100' }]);
-    const recorded = await t.app.get(WebhookEventPublisher).publish(me.campaignId, [
-      { type: 'leads.bulk_created', data: { n: 1 } },
-      { type: 'form.submitted', data: {} },
-    ]);
+    const recorded = await t.app
+      .get(WebhookEventPublisher)
+      .publish(me.campaignId, [
+        madeUpEvent('leads.bulk_created', { n: 1 }),
+        madeUpEvent('form.submitted', {}),
+      ]);
     expect(recorded.deliveries).toEqual([]);
     expect(recorded.events).toEqual([
       {
@@ -344,7 +347,7 @@ describe('Webhook delivery (docs/webhooks.md)', () => {
           WHERE id = $1`,
         [id],
       );
-      return publisher.record(manager, me.campaignId, [{ type: 'call.completed', data: {} }]);
+      return publisher.record(manager, me.campaignId, [madeUpEvent('call.completed', {})]);
     });
     await publisher.dispatch(recorded);
     expect(recorded.events[0]).toMatchObject({ deliveries: 0, skipped: 1 });

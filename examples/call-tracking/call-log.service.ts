@@ -64,8 +64,8 @@ export class CallLogService {
         {
           type: 'call.completed',
           data: {
-            call_log_id: row.id,
             call_id: row.callId,
+            lead_id: null,
             campaign_id: campaignId,
             phone: row.phone,
             duration_seconds: row.durationSeconds,

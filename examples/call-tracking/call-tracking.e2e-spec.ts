@@ -156,8 +156,8 @@ describe('Example: CallTrackingModule (docs/architecture.md#worked-example-call-
       type: 'call.completed',
       timestamp: expect.stringMatching(/Z$/),
       data: {
-        call_log_id: stored.id,
         call_id: 'CA-100',
+        lead_id: null,
         campaign_id: campaignId,
         phone: '+14155552671',
         duration_seconds: 93,

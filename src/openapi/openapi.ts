@@ -10,6 +10,7 @@ import {
 } from '../dashboard-api/dashboard-access';
 import { dashboardErrorResponseObject } from '../dashboard-api/dashboard-error-responses';
 import { DASHBOARD_OPENAPI_JSON_PATH } from '../dashboard-api/dashboard-routes';
+import { addWebhooks, WEBHOOK_EVENTS_TAG } from './webhooks';
 
 /** Request schemas that ignore unknown properties; every other schema is closed. */
 const OPEN_SCHEMAS = new Set(['ApiKeyTokenRequest', 'LeadInput']);
@@ -18,9 +19,8 @@ const OPEN_SCHEMAS = new Set(['ApiKeyTokenRequest', 'LeadInput']);
 const BEARER_SCHEME = 'bearer';
 
 /**
- * The licence of the document. The service is not licensed to anyone (`"license": "UNLICENSED"`
- * in package.json); OpenAPI 3.0 has no SPDX `identifier`, so the URL is npm's definition of
- * that value.
+ * The licence of the documents. The service is not licensed to anyone (`"license": "UNLICENSED"`
+ * in package.json), which is no SPDX `identifier`, so the URL is npm's definition of that value.
  */
 export const OPENAPI_LICENSE = {
   name: 'Proprietary',
@@ -44,12 +44,21 @@ const TAGS: Array<[name: string, description: string]> = [
     'webhooks',
     "Read-only inspection of a campaign's webhook event types and endpoints, with delivery health.",
   ],
+  [
+    WEBHOOK_EVENTS_TAG,
+    'What the service sends to your webhook endpoints (the `webhooks` section): one signed POST per event.',
+  ],
 ];
 
+/** The OpenAPI version of the public document: 3.1, for its `webhooks` section. */
+export const OPENAPI_VERSION = '3.1.0';
+
 /**
- * The OpenAPI 3 document of the whole `/api/v1` surface (docs/operations.md), built from the
- * controllers' and DTOs' decorators. Response schemas are closed (`additionalProperties:
- * false`), so a field added to a response without documenting it fails the conformance tests.
+ * The OpenAPI 3.1 document of the whole `/api/v1` surface (docs/operations.md), built from the
+ * controllers' and DTOs' decorators (`@nestjs/swagger` writes 3.1: nullable fields as type
+ * arrays), with the requests the service sends to webhook endpoints under `webhooks`
+ * (docs/operations.md#openapi). Response schemas are closed (`additionalProperties: false`), so a
+ * field added to a response without documenting it fails the conformance tests.
  */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
@@ -59,6 +68,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
         '`POST /api/v1/auth/api-key/token`, then send `Authorization: Bearer <access_token>`. Every error is ' +
         '`{"error", "message"}`.',
     )
+    .setOpenAPIVersion(OPENAPI_VERSION)
     .setVersion('1.0.0')
     .setLicense(OPENAPI_LICENSE.name, OPENAPI_LICENSE.url)
     .addServer(OPENAPI_SERVER.url, OPENAPI_SERVER.description)
@@ -70,7 +80,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   });
   closeSchemas(document, OPEN_SCHEMAS);
   documentSecurity(document, publicOperationIds(app));
-  return document;
+  return addWebhooks(document);
 }
 
 /** Request schemas of the dashboard document that ignore unknown properties. */
@@ -88,7 +98,10 @@ const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
     'One webhook endpoint: read, change, delete; its signing secret (reveal, rotate), test events and delivery log.',
   ],
   ['delivery-log', 'One attempt of a delivery log in detail; redelivering a delivery.'],
-  ['event-types', 'The seven event types, each with an example payload.'],
+  [
+    'event-types',
+    'The seven event types, each with a description, an example payload and its JSON Schema.',
+  ],
   ['api-keys', "The account's API keys: list, create (the key is shown once), revoke."],
   ['audit-log', "The account's sign-ins and changes, newest first."],
 ];

@@ -1,8 +1,17 @@
+import {
+  deepFreeze,
+  EVENT_DESCRIPTIONS,
+  eventJsonSchema,
+  type EventData,
+  type JsonSchema,
+} from './event-schemas.constants';
 import { EVENT_TYPES, type EventType } from './event-types.constants';
 
-/** A JSON object: the `data` of an event. */
-export type ExampleData = { readonly [key: string]: ExampleValue };
-type ExampleValue = string | number | boolean | null | readonly ExampleValue[] | ExampleData;
+/** The example `data` of each event type, typed by its schema (docs/webhooks.md#payload-schemas). */
+export type EventExamples = { readonly [T in EventType]: EventData<T> };
+
+/** The `data` of an event, as an example. */
+export type ExampleData = EventData<EventType>;
 
 const CAMPAIGN_ID = 1;
 const LEAD_ID = 19801;
@@ -14,11 +23,12 @@ const CALL_ID = 'CA9f2c1e7b04d3';
  * One realistic `data` object per event type (docs/webhooks.md#payloads), sent by the dashboard's
  * test events (docs/webhooks.md#test-events) and shown next to each type. `lead.created` and
  * `leads.bulk_created` have exactly the fields a lead upload sends (`src/leads/lead-events.ts`,
- * checked by `src/delivery/attempts/test-messages.constants.spec.ts`); the other five types carry what their
- * publisher gives, so theirs are plausible shapes, not a contract. Ids are made up: they name no
- * stored row. Deeply frozen.
+ * checked by `src/delivery/attempts/test-messages.constants.spec.ts`). Each is typed by its event
+ * type's schema (`event-schemas.constants.ts`), so an example that leaves its schema fails to
+ * compile; `event-schemas.constants.spec.ts` also validates each against the JSON Schema. Ids
+ * are made up: they name no stored row. Deeply frozen.
  */
-export const EVENT_EXAMPLES: Readonly<Record<EventType, ExampleData>> = deepFreeze({
+export const EVENT_EXAMPLES: EventExamples = deepFreeze({
   'lead.created': {
     id: LEAD_ID,
     campaign_id: CAMPAIGN_ID,
@@ -69,7 +79,6 @@ export const EVENT_EXAMPLES: Readonly<Record<EventType, ExampleData>> = deepFree
     lead_id: LEAD_ID,
     campaign_id: CAMPAIGN_ID,
     phone: PHONE,
-    direction: 'outbound',
     duration_seconds: 175,
     outcome: 'answered',
     completed_at: '2026-11-23T09:41:07.004Z',
@@ -89,18 +98,27 @@ export const EVENT_EXAMPLES: Readonly<Record<EventType, ExampleData>> = deepFree
   },
 });
 
-/**
- * The seven event types in their documented order, each with its example `data`: what the
- * dashboard's `GET /event-types` lists (docs/dashboard.md#routes).
- */
-export function eventTypeExamples(): Array<{ type: EventType; example: ExampleData }> {
-  return EVENT_TYPES.map((type) => ({ type, example: EVENT_EXAMPLES[type] }));
+/** One event type as the dashboard lists it. */
+export interface EventTypeDescription {
+  type: EventType;
+  /** When events of this type are sent. */
+  description: string;
+  /** The example `data` a test event of this type sends. */
+  example: ExampleData;
+  /** The JSON Schema (draft 2020-12) of the whole body of this type's events. */
+  schema: JsonSchema;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+/**
+ * The seven event types in their documented order, each with its description, example `data`
+ * and the JSON Schema of its body: what the dashboard's `GET /event-types` lists
+ * (docs/dashboard.md#routes).
+ */
+export function eventTypeExamples(): EventTypeDescription[] {
+  return EVENT_TYPES.map((type) => ({
+    type,
+    description: EVENT_DESCRIPTIONS[type],
+    example: EVENT_EXAMPLES[type],
+    schema: eventJsonSchema(type),
+  }));
 }

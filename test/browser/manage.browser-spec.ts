@@ -589,6 +589,12 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await page.getByTestId('audit-log').waitFor();
     expect(await horizontalOverflow(page)).toBe(false);
     await watched.screenshot('audit-log-mobile');
+    // The endpoint form with a type's JSON Schema open, beside its example.
+    await page.goto(`/dashboard/campaigns/${campaignId}/endpoints/new`);
+    await page.getByRole('button', { name: 'Show JSON Schema of lead.created' }).click();
+    await page.getByLabel('JSON Schema of lead.created').getByText('"LeadCreatedEvent"').waitFor();
+    expect(await horizontalOverflow(page)).toBe(false);
+    await watched.screenshot('endpoint-form-schema-mobile');
   });
 
   it('deletes the endpoint after a confirmation; the public API no longer lists it', async () => {

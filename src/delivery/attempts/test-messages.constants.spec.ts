@@ -73,7 +73,7 @@ describe('event examples', () => {
         string,
         unknown
       >;
-      const example = EVENT_EXAMPLES[type];
+      const example: Record<string, unknown> = EVENT_EXAMPLES[type];
       expect(Object.keys(example)).toEqual(Object.keys(sent));
       for (const [key, value] of Object.entries(sent)) {
         // A nullable field (null in the fixture) may hold its value's type in the example.

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import type { EventInput } from '../../webhooks/event-schemas.constants';
 import type { EventType } from '../../webhooks/event-types.constants';
 import { DeliveryTargets, type Subscriber } from '../../webhooks/delivery-targets.service';
 import { DeliveryDispatcher } from './delivery.dispatcher';
@@ -13,11 +14,12 @@ import {
 import type { QueuedDelivery } from './delivery.queue';
 import { captureTraceContext } from '../../tracing/trace-hooks';
 
-/** An event to record: its type and its `data` object. */
-export interface EventInput {
-  type: EventType;
-  data: Record<string, unknown>;
-}
+/**
+ * An event to record: its type and its `data`, typed by that type's payload schema
+ * (`src/webhooks/event-schemas.constants.ts`, docs/webhooks.md#payload-schemas), so a `data`
+ * that leaves the schema fails to compile.
+ */
+export type { EventInput };
 
 const SAFE_ID = /^[1-9][0-9]{0,15}$/;
 
@@ -83,7 +85,7 @@ export class WebhookEventPublisher {
   async record(
     manager: EntityManager,
     campaignId: number,
-    inputs: EventInput[],
+    inputs: readonly EventInput[],
   ): Promise<RecordedEvents> {
     if (inputs.length === 0) return { events: [], deliveries: [] };
     const subscribers = await this.endpoints.subscribers(manager, campaignId);
@@ -144,7 +146,7 @@ export class WebhookEventPublisher {
   }
 
   /** Records and dispatches in a transaction of its own (the CLI's `event emit`). */
-  async publish(campaignId: number, inputs: EventInput[]): Promise<RecordedEvents> {
+  async publish(campaignId: number, inputs: readonly EventInput[]): Promise<RecordedEvents> {
     const recorded = await this.dataSource.transaction((manager) =>
       this.record(manager, campaignId, inputs),
     );

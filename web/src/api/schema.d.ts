@@ -388,7 +388,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the event types with an example payload each */
+    /** List the event types with a description, an example payload and a JSON Schema each */
     get: operations['listEventTypes'];
     put?: never;
     post?: never;
@@ -1219,6 +1219,8 @@ export interface components {
       message: string;
     };
     EventType: {
+      /** @description When events of this type are sent */
+      description: string;
       /**
        * @description An example of the `data` object of this type’s events
        * @example {
@@ -1228,6 +1230,16 @@ export interface components {
        *     }
        */
       example: {
+        [key: string]: unknown;
+      };
+      /**
+       * @description The JSON Schema (draft 2020-12) of the whole body of this type’s events: `{"type", "timestamp", "data"}`
+       * @example {
+       *       "$schema": "https://json-schema.org/draft/2020-12/schema",
+       *       "type": "object"
+       *     }
+       */
+      schema: {
         [key: string]: unknown;
       };
       /**

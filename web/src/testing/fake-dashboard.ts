@@ -1,3 +1,4 @@
+import type { EventType } from '../api/types';
 import { fakeSession, json, stubFetch } from './fake-api';
 
 /** A route of the fake dashboard API: `METHOD /path` (path under /dashboard/api) → answer. */
@@ -22,9 +23,24 @@ export function fakeDashboard(routes: FakeRoutes, role: 'admin' | 'viewer' = 'ad
   });
 }
 
-export const EVENT_TYPES = [
-  { type: 'lead.created', example: { id: 1, phone: '+14155550100' } },
-  { type: 'leads.bulk_created', example: { count: 2 } },
+export const EVENT_TYPES: EventType[] = [
+  {
+    type: 'lead.created',
+    description: 'A lead was created by an upload.',
+    example: { id: 1, phone: '+14155550100' },
+    schema: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      title: 'LeadCreatedEvent',
+      type: 'object',
+      properties: { type: { type: 'string', const: 'lead.created' } },
+    },
+  },
+  {
+    type: 'leads.bulk_created',
+    description: 'An upload created leads.',
+    example: { count: 2 },
+    schema: { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' },
+  },
 ];
 
 export function fakeEndpoint(overrides: Record<string, unknown> = {}) {

@@ -86,7 +86,168 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'call.completed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * call.completed event
+     * @description A call with a lead ended. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['callCompleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'call.started': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * call.started event
+     * @description A call with a lead started. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['callStarted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'form.submitted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * form.submitted event
+     * @description A form was submitted. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['formSubmitted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'lead.converted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * lead.converted event
+     * @description A lead converted (an appointment, a sale…). Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['leadConverted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'lead.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * lead.created event
+     * @description A lead was created by an upload: one event per created lead. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['leadCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'lead.status_changed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * lead.status_changed event
+     * @description A lead's status changed. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['leadStatusChanged'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'leads.bulk_created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * leads.bulk_created event
+     * @description An upload created at least one lead: one event per upload. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['leadsBulkCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  ping: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * ping event
+     * @description A test ping: sent only when asked for, from the dashboard or `endpoint ping`. Sent to each endpoint subscribed to it, signed.
+     */
+    post: operations['ping'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     ApiKeyTokenRequest: {
@@ -114,6 +275,58 @@ export interface components {
        */
       token_type: 'bearer';
     };
+    /**
+     * CallCompletedEvent
+     * @description A call with a lead ended.
+     */
+    CallCompletedEvent: {
+      /** @description A call ended */
+      data: {
+        /** @description The same call_id as its call.started */
+        call_id: string;
+        campaign_id: number;
+        /** Format: date-time */
+        completed_at: string;
+        duration_seconds: number;
+        /** @description The lead called, null when unknown */
+        lead_id: number | null;
+        /** @enum {string} */
+        outcome: 'answered' | 'no_answer' | 'busy' | 'voicemail' | 'failed';
+        phone: string;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'call.completed';
+    };
+    /**
+     * CallStartedEvent
+     * @description A call with a lead started.
+     */
+    CallStartedEvent: {
+      /** @description A call started */
+      data: {
+        call_id: string;
+        campaign_id: number;
+        /** @enum {string} */
+        direction: 'inbound' | 'outbound';
+        /** @description The lead called, null when unknown */
+        lead_id: number | null;
+        phone: string;
+        /** Format: date-time */
+        started_at: string;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'call.started';
+    };
     ErrorResponse: {
       /**
        * @description Machine-readable error code
@@ -140,6 +353,100 @@ export interface components {
        */
       message: string;
     };
+    /**
+     * FormSubmittedEvent
+     * @description A form was submitted.
+     */
+    FormSubmittedEvent: {
+      /** @description A form was submitted */
+      data: {
+        campaign_id: number;
+        /** @description The submitted fields by name */
+        fields: {
+          [key: string]: string | number | boolean | null;
+        };
+        form_id: string;
+        /** @description The lead the submission is linked to, if any */
+        lead_id: number | null;
+        submission_id: string;
+        /** Format: date-time */
+        submitted_at: string;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'form.submitted';
+    };
+    /**
+     * LeadConvertedEvent
+     * @description A lead converted (an appointment, a sale…).
+     */
+    LeadConvertedEvent: {
+      /** @description A lead converted */
+      data: {
+        campaign_id: number;
+        /** @description What the conversion was, e.g. appointment_booked */
+        conversion: string;
+        /** Format: date-time */
+        converted_at: string;
+        /** @description ISO 4217 code of `value` */
+        currency: string | null;
+        lead_id: number;
+        /** @description Its value, null when none */
+        value: number | null;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'lead.converted';
+    };
+    /**
+     * LeadCreatedEvent
+     * @description A lead was created by an upload: one event per created lead.
+     */
+    LeadCreatedEvent: {
+      /** @description The stored lead */
+      data: {
+        /** @description Its campaign */
+        campaign_id: number;
+        company: string | null;
+        /**
+         * Format: date-time
+         * @description When the lead was stored
+         */
+        created_at: string;
+        email: string | null;
+        first_name: string | null;
+        /** @description The lead's id */
+        id: number;
+        /**
+         * Format: uuid
+         * @description The upload's import_id
+         */
+        import_id: string;
+        last_name: string | null;
+        /** @description E.164 */
+        phone: string;
+        /** @description The upload's source */
+        source: string;
+        /** @description The upload's tags */
+        tags: string[];
+        title: string | null;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'lead.created';
+    };
     LeadInput: {
       /** @example Analytical Engines Ltd */
       company?: string | null;
@@ -162,6 +469,58 @@ export interface components {
        * @example CTO
        */
       title?: string | null;
+    };
+    /**
+     * LeadsBulkCreatedEvent
+     * @description An upload created at least one lead: one event per upload.
+     */
+    LeadsBulkCreatedEvent: {
+      /** @description A summary of one upload */
+      data: {
+        campaign_id: number;
+        /**
+         * Format: uuid
+         * @description The upload's import_id
+         */
+        import_id: string;
+        /** @description How many leads the upload created */
+        lead_count: number;
+        /** @description Their ids, in request order */
+        lead_ids: number[];
+        source: string;
+        tags: string[];
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'leads.bulk_created';
+    };
+    /**
+     * LeadStatusChangedEvent
+     * @description A lead's status changed.
+     */
+    LeadStatusChangedEvent: {
+      /** @description A lead's status changed */
+      data: {
+        campaign_id: number;
+        /** Format: date-time */
+        changed_at: string;
+        lead_id: number;
+        /** @description The status before, null for none */
+        previous_status: string | null;
+        /** @description The status now */
+        status: string;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'lead.status_changed';
     };
     LeadUploadError: {
       /** @example phone is not a valid phone number */
@@ -247,6 +606,23 @@ export interface components {
        */
       valid_count: number;
     };
+    /**
+     * PingEvent
+     * @description A test ping sent from the dashboard or `endpoint ping`; no endpoint subscribes to it.
+     */
+    PingEvent: {
+      data: {
+        /** @description The endpoint pinged */
+        endpoint_id: number;
+      };
+      /**
+       * Format: date-time
+       * @description When the event was recorded
+       */
+      timestamp: string;
+      /** @constant */
+      type: 'ping';
+    };
     WebhookEndpoint: {
       /** @example 42 */
       campaign_id: number;
@@ -322,7 +698,14 @@ export interface components {
     };
   };
   responses: never;
-  parameters: never;
+  parameters: {
+    /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+    WebhookId: string;
+    /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+    WebhookSignature: string;
+    /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+    WebhookTimestamp: string;
+  };
   requestBodies: never;
   headers: never;
   pathItems: never;
@@ -777,6 +1160,238 @@ export interface operations {
         content: {
           'application/json': components['schemas']['ErrorResponse'];
         };
+      };
+    };
+  };
+  callCompleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallCompletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  callStarted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CallStartedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  formSubmitted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FormSubmittedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  leadConverted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadConvertedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  leadCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  leadStatusChanged: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadStatusChangedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  leadsBulkCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LeadsBulkCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  ping: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event's id: the same on every attempt and every endpoint of one event, so use it to drop a repeat (`test_…` or `ping_…` for a test event). */
+        'webhook-id': components['parameters']['WebhookId'];
+        /** @description Space-separated signatures of `{webhook-id}.{webhook-timestamp}.{body}`: `v1,<base64>` (HMAC-SHA256 with the endpoint’s `whsec_` secret) or `v1a,<base64>` (ed25519). One valid signature is enough. */
+        'webhook-signature': components['parameters']['WebhookSignature'];
+        /** @description When this attempt was signed, in Unix seconds; refuse one far from your clock's. */
+        'webhook-timestamp': components['parameters']['WebhookTimestamp'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PingEvent'];
+      };
+    };
+    responses: {
+      /** @description Received: any 2xx status ends the delivery. Anything else, or no answer in time, is retried later. */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };

@@ -9,16 +9,16 @@ import {
   Text,
   TextInput,
   Textarea,
-  UnstyledButton,
 } from '@mantine/core';
 import { useDisclosure } from '@mantine/hooks';
-import { IconChevronDown, IconChevronRight } from '@tabler/icons-react';
 import { useId, useState, type FormEvent } from 'react';
+import { DisclosureToggle } from '../../../components/ui/disclosure-toggle';
 import { ErrorText } from '../../../components/ui/error-text';
 import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
+import { EventSchemaPanel } from './event-schema-panel';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 
 /** The form's values. */
@@ -102,29 +102,20 @@ function EventTypeChoice({
           onChange={(event) => onChange(event.currentTarget.checked)}
           styles={{ label: { fontFamily: 'var(--mantine-font-family-monospace)' } }}
         />
-        <UnstyledButton
-          onClick={toggle}
-          aria-label={`${opened ? 'Hide' : 'Show'} example of ${eventType.type}`}
-          aria-expanded={opened}
-          aria-controls={exampleId}
-          fz="xs"
-          c="blue"
-        >
-          <Group gap={2} wrap="nowrap">
-            {opened ? (
-              <IconChevronDown size={14} aria-hidden />
-            ) : (
-              <IconChevronRight size={14} aria-hidden />
-            )}
-            <span>{opened ? 'Hide' : 'Show'} example</span>
-          </Group>
-        </UnstyledButton>
+        <DisclosureToggle
+          opened={opened}
+          onToggle={toggle}
+          label="example"
+          name={`example of ${eventType.type}`}
+          controls={exampleId}
+        />
       </Group>
       {opened && (
         <Code block fz="xs" id={exampleId} style={{ maxHeight: 260, overflow: 'auto' }}>
           {JSON.stringify(eventType.example, null, 2)}
         </Code>
       )}
+      <EventSchemaPanel eventType={eventType} />
     </Stack>
   );
 }
