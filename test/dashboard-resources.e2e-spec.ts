@@ -253,6 +253,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: null,
         failing_reason: null,
         auto_disable_at: null,
+        custom_headers: [],
       });
       const {
         health: _health,
@@ -264,6 +265,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: _failingSince,
         failing_reason: _failingReason,
         auto_disable_at: _autoDisableAt,
+        custom_headers: _customHeaders,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -443,7 +445,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       ]);
       for (const [payload, message] of [
-        [{}, 'nothing to change: give url, description, events or enabled'],
+        [{}, 'nothing to change: give url, description, events, enabled or headers'],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],
         [{ events: ['nope'] }, 'events has unknown event types: nope'],
@@ -1169,7 +1171,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const routes = dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
         (route) => route.method !== 'HEAD' && route.access !== undefined,
       );
-      expect(routes.length).toBe(43);
+      expect(routes.length).toBe(44);
       for (const route of routes) {
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         const operation = doc.paths[path]?.[route.method.toLowerCase() as Method];

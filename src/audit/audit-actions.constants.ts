@@ -24,6 +24,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.recovered',
   'secret.rotate',
   'secret.reveal',
+  'header.reveal',
   'endpoint.test',
   'delivery.redeliver',
   'delivery.bulk_redeliver',

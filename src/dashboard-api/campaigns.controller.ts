@@ -66,7 +66,8 @@ export class CampaignsController {
 
   /**
    * Creates an endpoint with the CLI's rules (`WebhookEndpointAdmin`); answers it with its
-   * signing secret, shown this once. Recorded as `endpoint.create` (never the secret).
+   * signing secret and the values of its secret custom headers, shown this once. Recorded as
+   * `endpoint.create` (never a secret).
    */
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
@@ -93,9 +94,12 @@ export class CampaignsController {
         events: input.events,
         description: input.description ?? null,
         enabled: input.enabled,
+        headers: input.headers,
       },
       actor,
     );
-    return { endpoint: await this.endpoints.detailOfAccount(actor.accountId, endpoint.id), secret };
+    // The secret header values are answered this once, like the signing secret.
+    const detail = await this.endpoints.detailOfAccount(actor.accountId, endpoint.id);
+    return { endpoint: { ...detail, custom_headers: endpoint.custom_headers }, secret };
   }
 }

@@ -10,6 +10,7 @@ import {
   UpdateDateColumn,
 } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
+import type { StoredCustomHeader } from './custom-headers';
 
 /**
  * Why an endpoint is disabled (docs/webhooks.md#disabled-endpoints): `manual` when an admin (the
@@ -147,4 +148,11 @@ export class WebhookEndpoint {
 
   @Column({ name: 'last_delivery_is_successful', type: 'boolean', nullable: true })
   lastDeliveryIsSuccessful!: boolean | null;
+
+  /**
+   * Headers added to every request to the endpoint, in order (docs/webhooks.md#custom-headers):
+   * a secret one's value only encrypted like the signing secret, with its mask.
+   */
+  @Column({ name: 'custom_headers', type: 'jsonb', default: () => "'[]'" })
+  customHeaders!: StoredCustomHeader[];
 }

@@ -61,6 +61,7 @@ describe('the dashboard view of an endpoint', () => {
       failing_since: null,
       failing_reason: null,
       auto_disable_at: null,
+      custom_headers: [],
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

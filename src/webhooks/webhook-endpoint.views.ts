@@ -1,3 +1,4 @@
+import { customHeaderViews, type CustomHeaderView } from './custom-headers';
 import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
@@ -74,6 +75,11 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * not failing.
    */
   auto_disable_at: string | null;
+  /**
+   * The headers sent with every request, in order (docs/webhooks.md#custom-headers): a secret
+   * one's value masked.
+   */
+  custom_headers: CustomHeaderView[];
 }
 
 /**
@@ -100,6 +106,7 @@ export function toEndpointDetail(
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
+    custom_headers: customHeaderViews(endpoint.customHeaders ?? []),
   };
 }
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, Validate, ValidateIf } from 'class-validator';
 import { PING } from '../../delivery/attempts/test-messages.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
@@ -13,6 +13,7 @@ import {
   type DisabledReason,
   type FailingReason,
 } from '../../webhooks/webhook-endpoint.entity';
+import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
 import type {
   EndpointHealthFigures,
   WebhookEndpointDetail,
@@ -105,6 +106,13 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing',
   })
   auto_disable_at!: string | null;
+
+  @ApiProperty({
+    type: [CustomHeaderDto],
+    description:
+      'Headers sent with every request to the endpoint, in order; secret values masked (docs/webhooks.md#custom-headers)',
+  })
+  custom_headers!: CustomHeaderDto[];
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
@@ -144,6 +152,15 @@ export class CreateEndpointRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: [CustomHeaderInputDto],
+    maxItems: 20,
+    description: 'Headers to send with every request (docs/webhooks.md#custom-headers)',
+  })
+  @ValidateIf((body: CreateEndpointRequestDto) => body.headers !== undefined)
+  @Validate(CustomHeaderList)
+  headers?: CustomHeaderInputDto[];
 }
 
 /** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
@@ -174,6 +191,16 @@ export class UpdateEndpointRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: [CustomHeaderInputDto],
+    maxItems: 20,
+    description:
+      'The whole list of custom headers, replacing the current one (`[]` removes them all); a secret header given without `value` keeps its current value',
+  })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.headers !== undefined)
+  @Validate(CustomHeaderList)
+  headers?: CustomHeaderInputDto[];
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */
