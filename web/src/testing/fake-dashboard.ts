@@ -54,6 +54,7 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     failing_since: null,
     failing_reason: null,
     auto_disable_at: null,
+    custom_headers: [],
     ...overrides,
   };
 }

@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   'endpoint.test',
   'secret.rotate',
   'secret.reveal',
+  'header.reveal',
   'delivery.redeliver',
   'delivery.bulk_redeliver',
   'delivery.replay_missed',

@@ -19,6 +19,7 @@ import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType } from '../../../api/types';
+import { CustomHeadersFields, headersInput, type HeaderRow } from './custom-headers-fields';
 
 /** The form's values. */
 export interface EndpointFormValues {
@@ -26,6 +27,8 @@ export interface EndpointFormValues {
   description: string;
   events: string[];
   enabled: boolean;
+  /** Custom headers (docs/webhooks.md#custom-headers); none when left out. */
+  headers?: HeaderRow[];
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -35,14 +38,22 @@ export const EMPTY_ENDPOINT: EndpointFormValues = {
   enabled: true,
 };
 
-/** What the form sends: a trimmed URL, no empty description. */
-export function toEndpointInput(values: EndpointFormValues): EndpointInput {
+/**
+ * What the form sends: a trimmed URL, no empty description, and `headers` only when they differ
+ * from `initialHeaders` ({@link headersInput}).
+ */
+export function toEndpointInput(
+  values: EndpointFormValues,
+  initialHeaders: HeaderRow[] = [],
+): EndpointInput {
   const description = values.description.trim();
+  const headers = headersInput(initialHeaders, values.headers ?? []);
   return {
     url: values.url.trim(),
     description: description === '' ? null : description,
     events: values.events as EndpointInput['events'],
     enabled: values.enabled,
+    ...(headers === undefined ? {} : { headers }),
   };
 }
 
@@ -162,7 +173,7 @@ export function EndpointForm({
     setNoEvents(values.events.length === 0);
     if (problem !== null || values.events.length === 0) return;
     setSentUrl(values.url);
-    onSubmit(toEndpointInput(values));
+    onSubmit(toEndpointInput(values, initial.headers));
   }
 
   function toggleEvent(type: string, checked: boolean) {
@@ -229,6 +240,10 @@ export function EndpointForm({
             </Stack>
           )}
         </Fieldset>
+        <CustomHeadersFields
+          value={values.headers ?? []}
+          onChange={(headers) => setValues((v) => ({ ...v, headers }))}
+        />
         <Switch
           label="Enabled"
           description="A disabled endpoint receives nothing until it is enabled again."
