@@ -4,6 +4,7 @@
  * a secret one stored only encrypted, masked in reads, revealed only through a recorded
  * reveal, and redacted from the delivery log; invalid headers refused with nothing written.
  */
+import { AuditLog } from '../src/audit/audit-log.service';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
@@ -242,6 +243,21 @@ describe('Endpoint custom headers (docs/webhooks.md#custom-headers)', () => {
       error: 'not_found',
       message: `webhook endpoint ${endpoint.id} has no secret header "X-Tenant"`,
     });
+    expect(await auditEntries(c.caller.accountId, 'header.reveal')).toHaveLength(1);
+
+    // When the entry cannot be written, the value is not shown.
+    const audit = t.app.get(AuditLog);
+    const failing = jest
+      .spyOn(audit, 'recordChange')
+      .mockRejectedValueOnce(new Error('the audit log is unavailable'));
+    try {
+      const refused = await send(c.session, 'post', `/endpoints/${endpoint.id}/headers/reveal`, {
+        name: 'Authorization',
+      }).expect(500);
+      expect(JSON.stringify(refused.body)).not.toContain('tok-3f9c2a71');
+    } finally {
+      failing.mockRestore();
+    }
     expect(await auditEntries(c.caller.accountId, 'header.reveal')).toHaveLength(1);
   });
 

@@ -313,7 +313,9 @@ export class WebhookEndpointAdmin {
     const endpoint = await this.require(id);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
     return this.dataSource.transaction(async (manager) => {
-      const header = (endpoint.customHeaders ?? []).find(
+      const headers = await this.repository.customHeadersOf(manager, id);
+      if (headers === null) throw endpointNotFound(id);
+      const header = headers.find(
         (h) => h.secret && h.name.toLowerCase() === name.trim().toLowerCase(),
       );
       if (!header?.secret) {

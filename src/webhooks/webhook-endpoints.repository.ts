@@ -89,6 +89,18 @@ export class WebhookEndpointsRepository {
   }
 
   /**
+   * The custom headers of endpoint `id` as stored (secret values encrypted), read in the
+   * caller's transaction (docs/webhooks.md#custom-headers); null when it does not exist.
+   */
+  async customHeadersOf(manager: EntityManager, id: number): Promise<StoredCustomHeader[] | null> {
+    const rows: Array<{ custom_headers: StoredCustomHeader[] }> = await manager.query(
+      'SELECT custom_headers FROM webhook_endpoint WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.custom_headers ?? null;
+  }
+
+  /**
    * Endpoint `id` if its campaign belongs to `accountId`, else null (one answer for "not
    * yours" and "does not exist").
    */
