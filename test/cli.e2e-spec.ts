@@ -283,6 +283,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       is_enabled: true,
       created_at: expect.stringMatching(/Z$/),
       last_delivery_is_successful: null,
+      custom_headers: [],
       secret: expect.stringMatching(/^whsec_/),
     });
     const id = String(created.id);
@@ -460,6 +461,64 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
   it('does not record an event no endpoint subscribes to', async () => {
     const event = await emit('form.submitted', '{}');
     expect(event).toMatchObject({ id: null, recorded: false, deliveries: 0, skipped: 0 });
+  });
+
+  it('sets custom headers with --header and --secret-header, sends them, and masks the secret one', async () => {
+    const token = 'Bearer cli-token-0123456789abcdef';
+    const created = await createEndpoint(
+      'lead.created',
+      '--header',
+      'X-Tenant: acme',
+      '--secret-header',
+      `Authorization: ${token}`,
+    );
+    expect(created.custom_headers).toEqual([
+      { name: 'X-Tenant', secret: false, value: 'acme', masked_value: null },
+      { name: 'Authorization', secret: true, value: token, masked_value: '••••cdef' },
+    ]);
+    const id = String(created.id);
+    const { rows } = await db.query(
+      'SELECT custom_headers::text AS stored FROM webhook_endpoint WHERE id = $1',
+      [created.id],
+    );
+    expect(rows[0].stored).not.toContain('cli-token');
+
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(JSON.stringify(listing)).not.toContain('cli-token');
+
+    // A secret header named without a value keeps its value; the plain one is replaced.
+    const updated = await json(
+      'endpoint',
+      'update',
+      '--id',
+      id,
+      '--header',
+      'X-Tenant: globex',
+      '--secret-header',
+      'Authorization',
+    );
+    expect(updated.custom_headers).toEqual([
+      { name: 'X-Tenant', secret: false, value: 'globex', masked_value: null },
+      { name: 'Authorization', secret: true, value: null, masked_value: '••••cdef' },
+    ]);
+    const before = receiver.received.length;
+    await json('endpoint', 'ping', '--id', id);
+    const got = receiver.received[before];
+    expect(got.headers['x-tenant']).toBe('globex');
+    expect(got.headers.authorization).toBe(token);
+
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--header', 'Connection: close'],
+      /^error: --header "Connection" cannot be set: hop-by-hop headers apply to one connection only$/m,
+    );
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--header', 'no colon'],
+      /^error: --header must be "Name: value", got "no colon"$/m,
+    );
+    expect(
+      (await json('endpoint', 'update', '--id', id, '--clear-headers')).custom_headers,
+    ).toEqual([]);
+    await json('endpoint', 'delete', '--id', id);
   });
 
   it('records an event only a disabled endpoint subscribes to, as a skipped delivery', async () => {

@@ -38,6 +38,7 @@ import { encodeLogCursor } from '../src/delivery/attempts/delivery-log';
 import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import { encodeSearchCursor } from '../src/leads/search/lead-search';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
+import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';
 import { madeUpEvent } from './support/events';
@@ -186,6 +187,15 @@ const recovery =
     return { recovery_id: recovery.id };
   };
 
+/** The account's endpoint, given a secret custom header `Authorization` to reveal. */
+const withSecretHeader = async (f: Fixture): Promise<Record<string, number>> => {
+  const w = await world(f, f.accountId);
+  await f.t.app.get(WebhookEndpointAdmin).update(w.endpointId, {
+    headers: [{ name: 'Authorization', value: 'Bearer access-test', secret: true }],
+  });
+  return endpoint(w);
+};
+
 /** An import id (UUID) that nothing has. */
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
 /** An id no resource has (but a valid one: a positive PostgreSQL `integer`). */
@@ -240,6 +250,12 @@ const ROUTES: Record<string, RouteCase> = {
   'POST /dashboard/api/endpoints/:endpoint_id/secret/reveal': {
     access: 'admin',
     params: mine(endpoint),
+    foreign: theirs(endpoint),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/headers/reveal': {
+    access: 'admin',
+    params: withSecretHeader,
+    body: async () => ({ name: 'Authorization' }),
     foreign: theirs(endpoint),
   },
   'POST /dashboard/api/endpoints/:endpoint_id/secret/rotate': {

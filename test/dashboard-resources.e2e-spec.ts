@@ -257,6 +257,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         signature_scheme: 'symmetric',
         public_key: null,
         previous_public_key: null,
+        custom_headers: [],
       });
       const {
         health: _health,
@@ -271,6 +272,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         signature_scheme: _scheme,
         public_key: _publicKey,
         previous_public_key: _previousPublicKey,
+        custom_headers: _customHeaders,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -450,7 +452,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       ]);
       for (const [payload, message] of [
-        [{}, 'nothing to change: give url, description, events or enabled'],
+        [{}, 'nothing to change: give url, description, events, enabled or headers'],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],
         [{ events: ['nope'] }, 'events has unknown event types: nope'],

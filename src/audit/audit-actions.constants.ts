@@ -25,6 +25,7 @@ export const AUDIT_ACTIONS = [
   'secret.rotate',
   'secret.reveal',
   'secret.change_scheme',
+  'header.reveal',
   'endpoint.test',
   'delivery.redeliver',
   'delivery.bulk_redeliver',

@@ -9,6 +9,7 @@ import {
   type NewSigningKey,
 } from '../webhooks/webhook-endpoint-admin.service';
 import { isSignatureScheme, SIGNATURE_SCHEMES } from '../webhooks/signature-schemes.constants';
+import type { CustomHeaderInput } from '../webhooks/custom-headers';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
@@ -34,6 +35,37 @@ function shownKey(key: NewSigningKey): { secret: string } | { public_key: string
   return key.secret !== null ? { secret: key.secret } : { public_key: key.public_key! };
 }
 
+/** Collects the values of a repeatable option, in the order given. */
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/**
+ * The custom headers of `--header 'Name: value'` and `--secret-header 'Name: value'` options
+ * (docs/cli.md#custom-headers): the plain ones first, then the secret ones, each in the order
+ * given. A `--secret-header Name` without a colon keeps the value stored under that name.
+ * @returns undefined when neither option is given.
+ * @throws InvalidInputError for a `--header` without a colon.
+ */
+export function headerOptions(
+  plain: string[] | undefined,
+  secret: string[] | undefined,
+): CustomHeaderInput[] | undefined {
+  if (plain === undefined && secret === undefined) return undefined;
+  const split = (option: string, isSecret: boolean): CustomHeaderInput => {
+    const colon = option.indexOf(':');
+    if (colon < 0) {
+      if (isSecret) return { name: option.trim(), secret: true };
+      throw new InvalidInputError(`--header must be "Name: value", got ${JSON.stringify(option)}`);
+    }
+    return { name: option.slice(0, colon), value: option.slice(colon + 1), secret: isSecret };
+  };
+  return [
+    ...(plain ?? []).map((option) => split(option, false)),
+    ...(secret ?? []).map((option) => split(option, true)),
+  ];
+}
+
 interface EndpointCreateOptions {
   campaign?: string;
   url?: string;
@@ -41,12 +73,15 @@ interface EndpointCreateOptions {
   description?: string;
   disabled?: boolean;
   signatureScheme?: string;
+  header?: string[];
+  secretHeader?: string[];
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
- * [--signature-scheme symmetric|asymmetric]` → the endpoint plus `secret`, the only time the
- * signing secret is shown; an `asymmetric` endpoint has no `secret` to show, and gets
+ * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…`
+ * → the endpoint with its custom headers plus `secret`, the only time the signing secret and
+ * secret header values are shown; an `asymmetric` endpoint has no `secret` to show, and gets
  * `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
 @SubCommand({
@@ -70,6 +105,7 @@ export class EndpointCreateCommand extends CommandRunner {
           options.signatureScheme === undefined
             ? undefined
             : signatureSchemeOption(options.signatureScheme),
+        headers: headerOptions(options.header, options.secretHeader),
       },
       CLI_ACTOR,
     );
@@ -112,6 +148,22 @@ export class EndpointCreateCommand extends CommandRunner {
   parseSignatureScheme(value: string): string {
     return value;
   }
+
+  @Option({
+    flags: '--header <header>',
+    description: "Custom header 'Name: value' sent with every request (repeatable)",
+  })
+  parseHeader(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({
+    flags: '--secret-header <header>',
+    description: "Custom header 'Name: value' whose value is encrypted and masked (repeatable)",
+  })
+  parseSecretHeader(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -121,9 +173,16 @@ interface EndpointUpdateOptions {
   description?: string;
   enable?: boolean;
   disable?: boolean;
+  header?: string[];
+  secretHeader?: string[];
+  clearHeaders?: boolean;
 }
 
-/** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
+/**
+ * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
+ * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]` → the
+ * endpoint. Header options replace the whole list (docs/cli.md#custom-headers).
+ */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends CommandRunner {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
@@ -133,15 +192,21 @@ export class EndpointUpdateCommand extends CommandRunner {
   async run(_params: string[], options: EndpointUpdateOptions): Promise<void> {
     if (options.enable && options.disable)
       throw new InvalidInputError('--enable and --disable cannot be used together');
+    const headers = headerOptions(options.header, options.secretHeader);
+    if (options.clearHeaders && headers !== undefined)
+      throw new InvalidInputError(
+        '--clear-headers cannot be used with --header or --secret-header',
+      );
     const changes: EndpointChanges = {
       url: options.url,
       events: options.events === undefined ? undefined : eventList(options.events),
       description: options.description,
       enabled: options.enable ? true : options.disable ? false : undefined,
+      headers: options.clearHeaders ? [] : headers,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable or --disable',
+        'nothing to change: give --url, --events, --description, --enable, --disable or header options',
       );
     }
     printJson(
@@ -176,6 +241,27 @@ export class EndpointUpdateCommand extends CommandRunner {
 
   @Option({ flags: '--disable', description: 'Stop deliveries' })
   parseDisable(): boolean {
+    return true;
+  }
+
+  @Option({
+    flags: '--header <header>',
+    description: "Custom header 'Name: value'; header options replace the list (repeatable)",
+  })
+  parseHeader(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({
+    flags: '--secret-header <header>',
+    description: "Secret custom header 'Name: value', or 'Name' to keep its value (repeatable)",
+  })
+  parseSecretHeader(value: string, previous?: string[]): string[] {
+    return collect(value, previous);
+  }
+
+  @Option({ flags: '--clear-headers', description: 'Remove every custom header' })
+  parseClearHeaders(): boolean {
     return true;
   }
 }

@@ -45,6 +45,12 @@ export class AppConfig {
   webhookRetryScheduleMs!: number[];
   /** Whether deliveries may target loopback, private and link-local addresses. */
   webhookAllowPrivateUrls!: boolean;
+  /**
+   * The HTTP proxy every delivery attempt goes through with CONNECT (`WEBHOOK_PROXY_URL`,
+   * `http://[user:password@]host[:port]`; docs/webhooks.md#outbound-proxy), null for direct
+   * connections. Its credentials are secrets: never log it.
+   */
+  webhookProxyUrl!: URL | null;
   /** Whether the API process also runs the delivery worker (`RUN_WORKER`, default true). */
   runWorker!: boolean;
   /** Delivery attempts one worker process runs at once (`WEBHOOK_WORKER_CONCURRENCY`, default 200). */
@@ -348,6 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       'WEBHOOK_RETRY_SCHEDULE',
     ),
     webhookAllowPrivateUrls: bool('WEBHOOK_ALLOW_PRIVATE_URLS', false),
+    webhookProxyUrl: parseProxyUrl(get('WEBHOOK_PROXY_URL')),
     runWorker: bool('RUN_WORKER', true),
     webhookWorkerConcurrency: int('WEBHOOK_WORKER_CONCURRENCY', 200, 1, 1000),
     webhookSweepIntervalMs: int('WEBHOOK_SWEEP_INTERVAL_MS', 10_000, 100, 3_600_000),
@@ -375,6 +382,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     warnings,
   } satisfies AppConfig);
   return config;
+}
+
+/**
+ * `WEBHOOK_PROXY_URL` (docs/configuration.md): unset or blank for none, else an `http:` URL of
+ * a host and an optional port, user and password, with no path, query or fragment.
+ * @throws ConfigError naming WEBHOOK_PROXY_URL otherwise; the message never repeats the value,
+ *   which may hold a password.
+ */
+export function parseProxyUrl(raw: string | undefined): URL | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError('WEBHOOK_PROXY_URL', 'is not a valid URL (http://host:port)');
+  }
+  if (url.protocol !== 'http:') {
+    throw new ConfigError('WEBHOOK_PROXY_URL', 'must use http: (the proxy is asked with CONNECT)');
+  }
+  if (url.hostname === '') throw new ConfigError('WEBHOOK_PROXY_URL', 'needs a host');
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
+    throw new ConfigError('WEBHOOK_PROXY_URL', 'must be http://[user:password@]host[:port] only');
+  }
+  return url;
 }
 
 function queuePrefix(value: string | undefined): string | null {

@@ -66,8 +66,9 @@ export class CampaignsController {
 
   /**
    * Creates an endpoint with the CLI's rules (`WebhookEndpointAdmin`); answers it with its
-   * signing secret, shown this once (null for an `asymmetric` endpoint: its public key is in the
-   * endpoint). Recorded as `endpoint.create` (never the secret).
+   * signing secret (null for an `asymmetric` endpoint: its public key is in the endpoint) and
+   * the values of its secret custom headers, shown this once. Recorded as `endpoint.create`
+   * (never a secret).
    */
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
@@ -95,9 +96,12 @@ export class CampaignsController {
         description: input.description ?? null,
         enabled: input.enabled,
         signatureScheme: input.signature_scheme,
+        headers: input.headers,
       },
       actor,
     );
-    return { endpoint: await this.endpoints.detailOfAccount(actor.accountId, endpoint.id), secret };
+    // The secret header values are answered this once, like the signing secret.
+    const detail = await this.endpoints.detailOfAccount(actor.accountId, endpoint.id);
+    return { endpoint: { ...detail, custom_headers: endpoint.custom_headers }, secret };
   }
 }

@@ -48,6 +48,7 @@ import {
   TestEventRequestDto,
   UpdateEndpointRequestDto,
 } from './dto/endpoint.dto';
+import { RevealedHeaderDto, RevealHeaderRequestDto } from './dto/custom-header.dto';
 
 /** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
 const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [
@@ -113,7 +114,10 @@ export class EndpointsController {
     return this.endpoints.detailOfAccount(actor.accountId, id);
   }
 
-  /** Changes any of `url`, `description`, `events`, `enabled`; recorded as `endpoint.update`. */
+  /**
+   * Changes any of `url`, `description`, `events`, `enabled`, `headers`; recorded as
+   * `endpoint.update`. The answer shows the secret header values this change set, this once.
+   */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
@@ -132,14 +136,19 @@ export class EndpointsController {
       events: input.events,
       description: input.description,
       enabled: input.enabled,
+      headers: input.headers,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events or enabled',
+        'nothing to change: give url, description, events, enabled or headers',
       ]);
     }
-    await this.endpoints.update(id, changes, actor);
-    return this.endpoints.detailOfAccount(actor.accountId, id);
+    const updated = await this.endpoints.update(id, changes, actor);
+    // The secret header values this change set are answered this once.
+    return {
+      ...(await this.endpoints.detailOfAccount(actor.accountId, id)),
+      custom_headers: updated.custom_headers,
+    };
   }
 
   /** Deletes the endpoint with its deliveries and log; recorded as `endpoint.delete`. */
@@ -178,6 +187,32 @@ export class EndpointsController {
   ): Promise<{ secret: string }> {
     const { secret } = await this.endpoints.revealSecret(id, actor);
     return { secret };
+  }
+
+  /**
+   * The value of a secret custom header (docs/webhooks.md#custom-headers). Read and recorded as
+   * `header.reveal` in one transaction: when the entry cannot be written, the value is not
+   * shown. An endpoint without a secret header of that name is `404`.
+   */
+  @Post(':endpoint_id/headers/reveal')
+  @HttpCode(200)
+  @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @ApiOperation({
+    summary: 'Reveal a secret custom header (recorded in the audit log)',
+    operationId: 'revealEndpointHeader',
+  })
+  @ApiCsrfHeader()
+  @ApiBody({ type: RevealHeaderRequestDto })
+  @ApiOkResponse({ type: RevealedHeaderDto })
+  @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
+  async revealHeader(
+    @CurrentActor() actor: DashboardActor,
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @Body() body: Record<string, unknown>,
+  ): Promise<{ name: string; value: string }> {
+    const input = checkedInput(RevealHeaderRequestDto, body);
+    const { name, value } = await this.endpoints.revealHeader(id, input.name, actor);
+    return { name, value };
   }
 
   /**

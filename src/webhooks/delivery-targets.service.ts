@@ -5,6 +5,7 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { AuditLog, SYSTEM_ACTOR } from '../audit/audit-log.service';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { MAX_INT4 } from '../common/ids';
+import type { CustomHeaderToSend } from './custom-headers';
 import { SigningSecretBox } from './signing-secrets.service';
 import type { FailingReason } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
@@ -20,6 +21,11 @@ export interface DeliveryTarget {
    * still valid, each of either scheme.
    */
   secrets: string[];
+  /**
+   * Its custom headers with their values in clear, in order (docs/webhooks.md#custom-headers):
+   * a secret one's value must never be logged or stored as is.
+   */
+  headers: CustomHeaderToSend[];
   /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
   readAt: number;
 }
@@ -92,7 +98,10 @@ export class DeliveryTargets {
     @InjectDataSource() private readonly dataSource: DataSource,
   ) {}
 
-  /** The URL, state and valid secrets of an endpoint, or null when it does not exist. */
+  /**
+   * The URL, state, valid secrets and custom headers of an endpoint, or null when it does not
+   * exist.
+   */
   find(id: number): Promise<DeliveryTarget | null> {
     return id > MAX_INT4 ? Promise.resolve(null) : this.targets.load(id);
   }
@@ -249,7 +258,15 @@ export class DeliveryTargets {
         if (row.previous_secret_encrypted && row.previous_secret_valid) {
           secrets.push(this.secretBox.decrypt(row.previous_secret_encrypted));
         }
-        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, readAt }];
+        const headers = (row.custom_headers ?? []).map((h) =>
+          h.secret
+            ? { name: h.name, value: this.secretBox.decrypt(h.encrypted), secret: true }
+            : { name: h.name, value: h.value, secret: false },
+        );
+        return [
+          row.id,
+          { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, headers, readAt },
+        ];
       }),
     );
     return ids.map((id) => byId.get(id) ?? null);

@@ -14,6 +14,15 @@ import {
   validateUrl,
 } from './endpoint-input';
 import type { SignatureScheme } from './signature-schemes.constants';
+import {
+  auditedCustomHeaders,
+  customHeaderViews,
+  sealCustomHeaders,
+  validateCustomHeaders,
+  type CheckedCustomHeader,
+  type CustomHeaderInput,
+  type CustomHeaderView,
+} from './custom-headers';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -45,7 +54,15 @@ export interface EndpointChanges {
   /** `null` or blank clears it. */
   description?: string | null;
   enabled?: boolean;
+  /**
+   * The endpoint's custom headers, replacing the list (docs/webhooks.md#custom-headers): `[]`
+   * removes them all; a secret header without a value keeps its stored value.
+   */
+  headers?: CustomHeaderInput[];
 }
+
+/** An endpoint as the CLI and the dashboard's changes answer it: with its custom headers. */
+export type EndpointWithHeaders = WebhookEndpointView & { custom_headers: CustomHeaderView[] };
 
 /**
  * Managing webhook endpoints (docs/cli.md#commands): what the operator CLI and the dashboard
@@ -69,20 +86,24 @@ export class WebhookEndpointAdmin {
    * The campaign's endpoints ordered by id, without secrets.
    * @throws CampaignNotFoundError when the campaign does not exist.
    */
-  async list(campaignId: number): Promise<WebhookEndpointView[]> {
+  async list(campaignId: number): Promise<EndpointWithHeaders[]> {
     if (!(await this.campaigns.exists(campaignId))) throw new CampaignNotFoundError(campaignId);
-    return (await this.repository.listOfCampaign(campaignId)).map(toEndpointView);
+    return (await this.repository.listOfCampaign(campaignId)).map((e) => ({
+      ...toEndpointView(e),
+      custom_headers: customHeaderViews(e.customHeaders ?? []),
+    }));
   }
 
   /**
    * Creates an endpoint with a new signing key of its `signatureScheme` (`symmetric` when not
-   * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing);
-   * created disabled, it is disabled `manual`. Recorded as `endpoint.create` (campaign, URL,
-   * events, description, enabled, and the scheme when asymmetric; never a secret) in the same
-   * transaction.
-   * @returns the endpoint and its new key: for `symmetric` the plaintext secret, which is never
-   *   available again; for `asymmetric` no secret and the public key.
-   * @throws InvalidInputError for a bad URL, event type, description or scheme;
+   * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing) and
+   * its custom headers; created disabled, it is disabled `manual`. Recorded as `endpoint.create`
+   * (campaign, URL, events, description, enabled, the scheme when asymmetric, the custom
+   * headers' names; never a secret) in the same transaction.
+   * @returns the endpoint with its custom headers (secret values in clear this once) and its new
+   *   key: for `symmetric` the plaintext secret, which is never available again; for
+   *   `asymmetric` no secret and the public key.
+   * @throws InvalidInputError for a bad URL, event type, description, scheme or custom header;
    *   CampaignNotFoundError for an unknown campaign.
    */
   async create(
@@ -93,13 +114,15 @@ export class WebhookEndpointAdmin {
       description?: string | null;
       enabled?: boolean;
       signatureScheme?: string;
+      headers?: CustomHeaderInput[];
     },
     actor?: AuditActor,
-  ): Promise<NewSigningKey & { endpoint: WebhookEndpointView }> {
+  ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
     const url = validateUrl(fields.url);
     const subscribedEvents = validateEvents(fields.events);
     const description = validateDescription(fields.description ?? null);
     const key = this.newKey(validateSignatureScheme(fields.signatureScheme));
+    const headers = validateCustomHeaders(fields.headers ?? []);
     const entity = this.repository.build({
       campaignId,
       url,
@@ -112,6 +135,7 @@ export class WebhookEndpointAdmin {
       signatureScheme: key.shown.signature_scheme,
       publicKey: key.shown.public_key,
       previousPublicKey: null,
+      customHeaders: sealCustomHeaders(headers, [], (value) => this.secretBox.encrypt(value)),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -125,10 +149,11 @@ export class WebhookEndpointAdmin {
           description: saved.description,
           enabled: saved.is_enabled,
           ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
+          ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
         });
         return saved;
       });
-      return { endpoint, ...key.shown };
+      return { endpoint: withHeaders(endpoint, entity, headers), ...key.shown };
     } catch (error) {
       if ((error as { code?: string }).code === '23503')
         throw new CampaignNotFoundError(campaignId);
@@ -142,15 +167,25 @@ export class WebhookEndpointAdmin {
    * and keeps them as `last_disabled_reason` and `last_disabled_at`: the period whose missed
    * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
    * Disabling one already disabled keeps its reason and time. Recorded as `endpoint.update`
-   * with `{changes}`: each field given, as saved.
+   * with `{changes}`: each field given, as saved; for custom headers their names, plain
+   * values and whether each secret value changed, never a secret value.
+   * @returns the endpoint with its custom headers, the secret values this change set in clear.
    * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
    */
   async update(
     id: number,
     changes: EndpointChanges,
     actor?: AuditActor,
-  ): Promise<WebhookEndpointView> {
+  ): Promise<EndpointWithHeaders> {
     const endpoint = await this.require(id);
+    let headers: CheckedCustomHeader[] = [];
+    if (changes.headers !== undefined) {
+      const stored = endpoint.customHeaders ?? [];
+      headers = validateCustomHeaders(changes.headers, stored);
+      endpoint.customHeaders = sealCustomHeaders(headers, stored, (value) =>
+        this.secretBox.encrypt(value),
+      );
+    }
     if (changes.url !== undefined) endpoint.url = validateUrl(changes.url);
     if (changes.events !== undefined) endpoint.subscribedEvents = validateEvents(changes.events);
     if (changes.description !== undefined)
@@ -170,8 +205,9 @@ export class WebhookEndpointAdmin {
       if (changes.events !== undefined) changed.events = saved.subscribed_events;
       if (changes.description !== undefined) changed.description = saved.description;
       if (changes.enabled !== undefined) changed.enabled = saved.is_enabled;
+      if (changes.headers !== undefined) changed.headers = auditedCustomHeaders(headers);
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
-      return saved;
+      return withHeaders(saved, endpoint, headers);
     });
   }
 
@@ -343,6 +379,37 @@ export class WebhookEndpointAdmin {
   }
 
   /**
+   * The value of the endpoint's secret custom header `name` (any case) in clear, for an admin
+   * who asked to see it again (docs/webhooks.md#custom-headers). Read and recorded as
+   * `header.reveal` (`{name}`) in one transaction: when the entry cannot be written, the value
+   * is not returned.
+   * @throws NotFoundError for an unknown endpoint, or when it has no secret header `name`;
+   *   the database's error when the entry cannot be written.
+   */
+  async revealHeader(
+    id: number,
+    name: string,
+    actor: AuditActor,
+  ): Promise<{ id: number; name: string; value: string }> {
+    const endpoint = await this.require(id);
+    const accountId = await this.accountOf(actor, endpoint.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const headers = await this.repository.customHeadersOf(manager, id);
+      if (headers === null) throw endpointNotFound(id);
+      const header = headers.find(
+        (h) => h.secret && h.name.toLowerCase() === name.trim().toLowerCase(),
+      );
+      if (!header?.secret) {
+        throw new NotFoundError(
+          `webhook endpoint ${id} has no secret header ${JSON.stringify(name)}`,
+        );
+      }
+      await this.record(manager, actor, accountId, 'header.reveal', id, { name: header.name });
+      return { id, name: header.name, value: this.secretBox.decrypt(header.encrypted) };
+    });
+  }
+
+  /**
    * The campaign and account of endpoint `id` (a CLI audit entry belongs to that account).
    * @returns null when no endpoint has that id.
    */
@@ -452,6 +519,21 @@ function enabledState(
   return enabled
     ? { isEnabled: true, disabledReason: null, disabledAt: null, ...notFailing }
     : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date(), ...notFailing };
+}
+
+/**
+ * `view` with the endpoint's custom headers, masked except the secret values `checked` (the
+ * change just made) set.
+ */
+function withHeaders(
+  view: WebhookEndpointView,
+  endpoint: WebhookEndpoint,
+  checked: readonly CheckedCustomHeader[],
+): EndpointWithHeaders {
+  const revealed = new Map(
+    checked.flatMap((h) => (h.secret && h.value !== null ? [[h.name, h.value] as const] : [])),
+  );
+  return { ...view, custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed) };
 }
 
 function endpointNotFound(id: number): NotFoundError {

@@ -11,6 +11,7 @@ import {
 } from 'typeorm';
 import { Campaign } from '../campaigns/campaign.entity';
 import type { SignatureScheme } from './signature-schemes.constants';
+import type { StoredCustomHeader } from './custom-headers';
 
 /**
  * Why an endpoint is disabled (docs/webhooks.md#disabled-endpoints): `manual` when an admin (the
@@ -175,4 +176,11 @@ export class WebhookEndpoint {
    */
   @Column({ name: 'previous_public_key', type: 'text', nullable: true })
   previousPublicKey!: string | null;
+
+  /**
+   * Headers added to every request to the endpoint, in order (docs/webhooks.md#custom-headers):
+   * a secret one's value only encrypted like the signing secret, with its mask.
+   */
+  @Column({ name: 'custom_headers', type: 'jsonb', default: () => "'[]'" })
+  customHeaders!: StoredCustomHeader[];
 }

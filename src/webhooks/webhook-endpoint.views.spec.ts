@@ -67,6 +67,7 @@ describe('the dashboard view of an endpoint', () => {
       signature_scheme: 'symmetric',
       public_key: null,
       previous_public_key: null,
+      custom_headers: [],
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

@@ -1,4 +1,5 @@
 import type { SignatureScheme } from './signature-schemes.constants';
+import { customHeaderViews, type CustomHeaderView } from './custom-headers';
 import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
@@ -92,6 +93,12 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * (docs/webhooks.md#rotating-keys).
    */
   previous_public_key: string | null;
+
+  /**
+   * The headers sent with every request, in order (docs/webhooks.md#custom-headers): a secret
+   * one's value masked.
+   */
+  custom_headers: CustomHeaderView[];
 }
 
 /**
@@ -122,6 +129,7 @@ export function toEndpointDetail(
     signature_scheme: endpoint.signatureScheme,
     public_key: endpoint.publicKey,
     previous_public_key: previousValid ? endpoint.previousPublicKey : null,
+    custom_headers: customHeaderViews(endpoint.customHeaders ?? []),
   };
 }
 

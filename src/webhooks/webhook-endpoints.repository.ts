@@ -9,6 +9,7 @@ import {
   type DisabledReason,
   type FailingReason,
 } from './webhook-endpoint.entity';
+import type { StoredCustomHeader } from './custom-headers';
 
 /** The columns a delivery attempt needs, secrets still encrypted. */
 export interface TargetRow {
@@ -19,6 +20,8 @@ export interface TargetRow {
   previous_secret_encrypted: string | null;
   /** Whether the previous secret's 24-hour overlap is still running (by the database's clock). */
   previous_secret_valid: boolean;
+  /** The endpoint's custom headers as stored (docs/webhooks.md#custom-headers). */
+  custom_headers: StoredCustomHeader[];
 }
 
 /** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
@@ -83,6 +86,18 @@ export class WebhookEndpointsRepository {
   /** Endpoint `id`, or null. */
   findById(id: number): Promise<WebhookEndpoint | null> {
     return this.endpoints.findOneBy({ id });
+  }
+
+  /**
+   * The custom headers of endpoint `id` as stored (secret values encrypted), read in the
+   * caller's transaction (docs/webhooks.md#custom-headers); null when it does not exist.
+   */
+  async customHeadersOf(manager: EntityManager, id: number): Promise<StoredCustomHeader[] | null> {
+    const rows: Array<{ custom_headers: StoredCustomHeader[] }> = await manager.query(
+      'SELECT custom_headers FROM webhook_endpoint WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.custom_headers ?? null;
   }
 
   /**
@@ -164,7 +179,8 @@ export class WebhookEndpointsRepository {
   findTargets(ids: readonly number[]): Promise<TargetRow[]> {
     return this.endpoints.query(
       `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
-              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid
+              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid,
+              custom_headers
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );

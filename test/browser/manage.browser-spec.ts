@@ -13,6 +13,8 @@ import {
 } from './support/browser';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
 
+/** The secret custom header value the endpoint form sets. */
+const BROWSER_TOKEN = 'Bearer browser-0123456789abcdef';
 /** A request the local webhook receiver got. */
 interface Received {
   path: string;
@@ -202,6 +204,15 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     // The example payload of a type is one click away.
     await page.getByRole('button', { name: 'Show example of lead.created' }).click();
     await page.getByText('"campaign_id"').filter({ visible: true }).waitFor();
+    // Custom headers: every control is found by its label; the secret value by a password field.
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 1 name').fill('X-Tenant');
+    await page.getByLabel('Header 1 value').fill('acme');
+    await page.getByRole('button', { name: 'Add header' }).click();
+    await page.getByLabel('Header 2 name').fill('Authorization');
+    await page.getByLabel('Header 2 secret').check();
+    expect(await page.getByLabel('Header 2 value').getAttribute('type')).toBe('password');
+    await page.getByLabel('Header 2 value').fill(BROWSER_TOKEN);
     await watched.screenshot('endpoint-form-desktop');
     await page.getByRole('button', { name: 'Create endpoint' }).click();
 
@@ -224,6 +235,11 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
 
     // The secret is not shown again on the endpoint's page.
     expect(await page.getByText(firstSecret).count()).toBe(0);
+    // Its custom headers are listed, the secret one masked.
+    const headers = page.getByRole('table', { name: 'Custom headers' });
+    await headers.getByText('X-Tenant').waitFor();
+    await headers.getByText('••••cdef').waitFor();
+    expect(await page.getByText(BROWSER_TOKEN).count()).toBe(0);
   });
 
   it('sends a test event to the local receiver and shows its result', async () => {
@@ -242,6 +258,8 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     const ping = receiver.received.at(-1)!;
     expect(String(ping.headers['webhook-id'])).toMatch(/^ping_/);
     new Webhook(firstSecret).verify(ping.body, ping.headers as Record<string, string>);
+    expect(ping.headers['x-tenant']).toBe('acme');
+    expect(ping.headers.authorization).toBe(BROWSER_TOKEN);
 
     // A chosen event type sends its example.
     await page.getByLabel('Event to send').selectOption('lead.created');

@@ -406,6 +406,27 @@ describe('The dashboard on a phone, and in its own words', () => {
     await watched.screenshot('phone-endpoint-url-error-desktop');
   });
 
+  it('at 390 px fits the endpoint form’s custom header rows, every control found by its label', async () => {
+    const watched = await signedIn(account.admin, `/campaigns/${account.campaignId}/endpoints/new`);
+    const { page } = watched;
+    await page.getByLabel('URL', { exact: true }).waitFor();
+    for (const n of [1, 2]) {
+      await page.getByRole('button', { name: 'Add header' }).click();
+      await page.getByLabel(`Header ${n} name`).fill(n === 1 ? 'X-Tenant' : 'Authorization');
+      await page.getByLabel(`Header ${n} value`).fill(`value-${n}-${'x'.repeat(40)}`);
+    }
+    await page.getByLabel('Header 2 secret').check();
+    for (const label of ['Header 2 name', 'Header 2 value', 'Header 2 secret', 'Remove header 2']) {
+      const control = page.getByLabel(label, { exact: true });
+      await control.scrollIntoViewIfNeeded();
+      const box = (await control.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(page.viewportSize()!.width);
+    }
+    await expectNoSideScroll(page);
+    await watched.screenshot('phone-endpoint-headers-mobile');
+  });
+
   it('filters the audit log by action and by user', async () => {
     const watched = await signedIn(account.admin, '/audit-log', 'desktop');
     const { page } = watched;

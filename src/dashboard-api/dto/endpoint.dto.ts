@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsOptional, IsString, Validate, ValidateIf } from 'class-validator';
 import { PING } from '../../delivery/attempts/test-messages.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
@@ -18,6 +18,7 @@ import {
   type DisabledReason,
   type FailingReason,
 } from '../../webhooks/webhook-endpoint.entity';
+import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
 import type {
   EndpointHealthFigures,
   WebhookEndpointDetail,
@@ -136,6 +137,13 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'The `whpk_` public key of the previous key while it still signs (until `previous_secret_expires_at`) and is an ed25519 key; null otherwise',
   })
   previous_public_key!: string | null;
+
+  @ApiProperty({
+    type: [CustomHeaderDto],
+    description:
+      'Headers sent with every request to the endpoint, in order; secret values masked (docs/webhooks.md#custom-headers)',
+  })
+  custom_headers!: CustomHeaderDto[];
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
@@ -185,6 +193,15 @@ export class CreateEndpointRequestDto {
   @IsOptional()
   @IsString()
   signature_scheme?: SignatureScheme;
+
+  @ApiPropertyOptional({
+    type: [CustomHeaderInputDto],
+    maxItems: 20,
+    description: 'Headers to send with every request (docs/webhooks.md#custom-headers)',
+  })
+  @ValidateIf((body: CreateEndpointRequestDto) => body.headers !== undefined)
+  @Validate(CustomHeaderList)
+  headers?: CustomHeaderInputDto[];
 }
 
 /** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
@@ -226,6 +243,16 @@ export class UpdateEndpointRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: [CustomHeaderInputDto],
+    maxItems: 20,
+    description:
+      'The whole list of custom headers, replacing the current one (`[]` removes them all); a secret header given without `value` keeps its current value',
+  })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.headers !== undefined)
+  @Validate(CustomHeaderList)
+  headers?: CustomHeaderInputDto[];
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

@@ -25,6 +25,7 @@ import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-Spread
 import { RecoveryOfRetryingDeliveries1795946100000 } from './1795946100000-RecoveryOfRetryingDeliveries';
 import { AttemptResponseHeaders1795947000000 } from './1795947000000-AttemptResponseHeaders';
 import { EventTraceContext1795948000000 } from './1795948000000-EventTraceContext';
+import { EndpointCustomHeaders1795949000000 } from './1795949000000-EndpointCustomHeaders';
 import { EndpointSignatureScheme1795950000000 } from './1795950000000-EndpointSignatureScheme';
 
 /**
@@ -58,5 +59,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RecoveryOfRetryingDeliveries1795946100000,
   AttemptResponseHeaders1795947000000,
   EventTraceContext1795948000000,
+  EndpointCustomHeaders1795949000000,
   EndpointSignatureScheme1795950000000,
 ];

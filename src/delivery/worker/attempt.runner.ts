@@ -4,6 +4,8 @@ import { AttemptLog, type BegunAttempt } from '../attempts/attempt-log.service';
 import type { AttemptStart } from '../attempts/delivery.repository';
 import { GONE } from './retry-schedule';
 import { loggedHeaders, WebhookSender, type SendResult } from './webhook.sender';
+import { redactSecretHeaders, withCustomHeaders } from './custom-request-headers';
+import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
 import { traceAttempt, type TraceCarrier } from '../../tracing/trace-hooks';
 
 /**
@@ -24,7 +26,8 @@ export class AttemptRunner {
 
   /**
    * @param start the attempt; its `webhook-timestamp` is the time it is recorded as started.
-   * @param target where to send and the signing secrets to sign with.
+   * @param target where to send, the signing secrets to sign with and the endpoint's custom
+   *   headers (docs/webhooks.md#custom-headers), logged with secret values redacted.
    * @param body the exact JSON text to send. Stored on the attempt only when it has no delivery
    *   (pings, test events): a delivery's body is its event's, stored once.
    * @param closeOrphans see {@link AttemptLog.begin}.
@@ -37,7 +40,7 @@ export class AttemptRunner {
    */
   run(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
-    target: { url: string; secrets: string[] },
+    target: { url: string; secrets: string[]; headers?: CustomHeaderToSend[] },
     body: string,
     closeOrphans = false,
     cause: TraceCarrier | null = null,
@@ -47,20 +50,19 @@ export class AttemptRunner {
 
   private async attempt(
     start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
-    target: { url: string; secrets: string[] },
+    target: { url: string; secrets: string[]; headers?: CustomHeaderToSend[] },
     body: string,
     closeOrphans: boolean,
   ): Promise<(BegunAttempt & { result: SendResult }) | null> {
     const attemptedAt = new Date();
-    const signed = this.sender.sign(
-      target.url,
-      target.secrets,
-      { id: start.messageId, body },
-      attemptedAt,
+    const custom = target.headers ?? [];
+    const signed = withCustomHeaders(
+      this.sender.sign(target.url, target.secrets, { id: start.messageId, body }, attemptedAt),
+      custom,
     );
     const request = {
       url: signed.url,
-      headers: loggedHeaders(signed.headers),
+      headers: redactSecretHeaders(loggedHeaders(signed.headers), custom),
       body: start.deliveryId === null ? body : null,
     };
     const begun = await this.attempts.begin({ ...start, attemptedAt, request }, closeOrphans);

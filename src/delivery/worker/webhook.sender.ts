@@ -4,6 +4,7 @@ import { Agent, request } from 'undici';
 import { AppConfig } from '../../config/app-config';
 import { assertLiteralHostAllowed, guardedLookup, RefusedAddressError } from './address-policy';
 import { signatureHeader } from './message-signer';
+import { outboundProxy, ProxyTunnelError, proxyConnector } from './proxy-tunnel';
 import { retryAfterOfResponse } from './retry-after';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
@@ -141,8 +142,9 @@ function truncateSignatures(value: string): string {
  * headers (`webhook-id`, `webhook-timestamp`, `webhook-signature` with one `v1,` signature
  * per valid `whsec_` secret and one `v1a,` ed25519 signature per valid `whsk_` key), a
  * `WEBHOOK_TIMEOUT_MS` limit, no redirects followed, and the address policy of
- * `WEBHOOK_ALLOW_PRIVATE_URLS` applied to the resolved address the socket uses. Never throws:
- * every failure is a {@link SendResult}.
+ * `WEBHOOK_ALLOW_PRIVATE_URLS` applied to the resolved address the socket uses, and with
+ * `WEBHOOK_PROXY_URL` every connection tunnelled through that proxy to the checked address.
+ * Never throws: every failure is a {@link SendResult}.
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
@@ -154,7 +156,11 @@ export class WebhookSender implements OnModuleDestroy {
     this.timeoutMs = config.webhookTimeoutMs;
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.agent = new Agent({
-      connect: { lookup: guardedLookup(this.allowPrivate), timeout: this.timeoutMs },
+      // Through WEBHOOK_PROXY_URL the connector applies the same address policy to the target
+      // before it asks for a tunnel (docs/webhooks.md#outbound-proxy).
+      connect: config.webhookProxyUrl
+        ? proxyConnector(outboundProxy(config.webhookProxyUrl), this.allowPrivate, this.timeoutMs)
+        : { lookup: guardedLookup(this.allowPrivate), timeout: this.timeoutMs },
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       keepAliveTimeout: 4_000,
@@ -298,7 +304,9 @@ function isTimeout(error: unknown): boolean {
 }
 
 function describeError(error: unknown): string {
-  if (error instanceof RefusedAddressError) return error.message;
+  if (error instanceof RefusedAddressError || error instanceof ProxyTunnelError) {
+    return error.message;
+  }
   const e = error as {
     code?: string;
     message?: string;

@@ -244,6 +244,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/endpoints/{endpoint_id}/headers/reveal': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Reveal a secret custom header (recorded in the audit log) */
+    post: operations['revealEndpointHeader'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/endpoints/{endpoint_id}/ledger': {
     parameters: {
       query?: never;
@@ -663,6 +680,7 @@ export interface components {
         | 'secret.rotate'
         | 'secret.reveal'
         | 'secret.change_scheme'
+        | 'header.reveal'
         | 'endpoint.test'
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
@@ -787,6 +805,8 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /** @description Headers to send with every request (docs/webhooks.md#custom-headers) */
+      headers?: components['schemas']['CustomHeaderInput'][];
       /**
        * @description `symmetric`: `v1,` HMAC signatures with a `whsec_` secret (answered once); `asymmetric`: `v1a,` ed25519 signatures, verified with the public key (the secret key is never shown)
        * @default symmetric
@@ -798,6 +818,32 @@ export interface components {
        * @example https://crm.example.com/hooks/campaign-api
        */
       url: string;
+    };
+    CustomHeader: {
+      /**
+       * @description A secret header’s mask: `••••` and, for a value of 16 characters or more, its last 4; null for a plain one
+       * @example ••••9f2c
+       */
+      masked_value: string | null;
+      /** @example X-Tenant */
+      name: string;
+      secret: boolean;
+      /** @description The value; null for a secret header, except in the answer of the create or update that set it */
+      value: string | null;
+    };
+    CustomHeaderInput: {
+      /** @example Authorization */
+      name: string;
+      /**
+       * @description Encrypt the value at rest, mask it in reads and redact it from the delivery log
+       * @default false
+       */
+      secret: boolean;
+      /**
+       * @description The value; may be left out for a secret header that already has one, which keeps it
+       * @example Bearer 3f9c2a…
+       */
+      value?: string | null;
     };
     DashboardApiKey: {
       /** @example 1 */
@@ -862,6 +908,8 @@ export interface components {
        * @example 2026-11-22T08:44:45.123Z
        */
       created_at: string;
+      /** @description Headers sent with every request to the endpoint, in order; secret values masked (docs/webhooks.md#custom-headers) */
+      custom_headers: components['schemas']['CustomHeader'][];
       /** @example CRM sync */
       description: string | null;
       /**
@@ -1578,12 +1626,28 @@ export interface components {
       /** @description The endpoint’s deliveries that are skipped (recorded while it was disabled) or dropped (disabled before their attempt) and were created at or after `since`: sent again by a replay (scope `missed`) only */
       skipped_count: number;
     };
+    RevealedHeader: {
+      /** @example Authorization */
+      name: string;
+      /**
+       * @description The value in clear
+       * @example Bearer 3f9c2a…
+       */
+      value: string;
+    };
     RevealedSecret: {
       /**
        * @description The current signing secret
        * @example whsec_MfKQ9r8GKYqrTwjUPD8I
        */
       secret: string;
+    };
+    RevealHeaderRequest: {
+      /**
+       * @description The secret header’s name (any case)
+       * @example Authorization
+       */
+      name: string;
     };
     RevokedApiKey: {
       /** @example 3 */
@@ -1877,6 +1941,8 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /** @description The whole list of custom headers, replacing the current one (`[]` removes them all); a secret header given without `value` keeps its current value */
+      headers?: components['schemas']['CustomHeaderInput'][];
       /** @example https://crm.example.com/hooks/v2 */
       url?: string;
     };
@@ -2367,6 +2433,7 @@ export interface operations {
           | 'secret.rotate'
           | 'secret.reveal'
           | 'secret.change_scheme'
+          | 'header.reveal'
           | 'endpoint.test'
           | 'delivery.redeliver'
           | 'delivery.bulk_redeliver'
@@ -3514,6 +3581,104 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  revealEndpointHeader: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RevealHeaderRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RevealedHeader'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

@@ -19,6 +19,11 @@ export type AttemptPage = Schemas['DeliveryLogPage'];
 export type RotatedSecret = Schemas['RotatedSecret'];
 /** How an endpoint's deliveries are signed: `symmetric` (HMAC `v1`) or `asymmetric` (ed25519 `v1a`). */
 export type SignatureScheme = Schemas['ChangeSignatureSchemeRequest']['signature_scheme'];
+/** An endpoint's custom header as read: a secret one's value masked. */
+export type CustomHeader = Schemas['CustomHeader'];
+/** A custom header as the endpoint form sends it. */
+export type CustomHeaderInput = Schemas['CustomHeaderInput'];
+export type RevealedHeader = Schemas['RevealedHeader'];
 /** An endpoint's deliveries per UTC day by where they stand, today first. */
 export type DeliveryLedger = Schemas['DeliveryLedger'];
 export type LedgerDay = Schemas['DeliveryLedgerDay'];

@@ -73,6 +73,7 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     signature_scheme: 'symmetric',
     public_key: null,
     previous_public_key: null,
+    custom_headers: [],
     ...overrides,
   };
 }

@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   'secret.rotate',
   'secret.reveal',
   'secret.change_scheme',
+  'header.reveal',
   'delivery.redeliver',
   'delivery.bulk_redeliver',
   'delivery.replay_missed',

@@ -1,6 +1,8 @@
-import { screen } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { renderWithProviders } from '../../../testing/render';
+import { fakeAttempt, fakeDashboard, fakeEndpointPageApi } from '../../../testing/fake-dashboard';
+import { renderApp, renderWithProviders } from '../../../testing/render';
 import { DeliveryState } from './attempt-detail';
 
 describe('an attempt’s delivery state', () => {
@@ -28,6 +30,40 @@ describe('an attempt’s delivery state', () => {
     renderWithProviders(<DeliveryState delivery={null} />);
     expect(screen.getByTestId('delivery-state')).toHaveTextContent(
       'it belongs to no delivery and is never retried',
+    );
+  });
+});
+
+describe('an attempt’s request', () => {
+  it('shows the custom headers sent, a secret one’s value redacted and said to be', async () => {
+    fakeDashboard(
+      fakeEndpointPageApi({
+        routes: {
+          'GET /endpoints/5/attempts': { items: [fakeAttempt(1)], next_cursor: null },
+          'GET /attempts/1': {
+            ...fakeAttempt(1),
+            delivery: null,
+            request: {
+              url: 'https://crm.example.com/hooks',
+              headers: {
+                'webhook-id': 'evt-1',
+                'X-Tenant': 'acme',
+                Authorization: '[redacted]',
+              },
+              body: '{"type":"ping"}',
+            },
+          },
+        },
+      }),
+    );
+    renderApp('/endpoints/5');
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Open attempt 1' }));
+    const drawer = await screen.findByRole('dialog');
+    expect(await within(drawer).findByText('X-Tenant')).toBeInTheDocument();
+    expect(within(drawer).getByText('acme')).toBeInTheDocument();
+    expect(within(drawer).getByText('[redacted]')).toBeInTheDocument();
+    expect(within(drawer).getByTestId('redacted-note')).toHaveTextContent(
+      'stands for the value of a secret custom header',
     );
   });
 });

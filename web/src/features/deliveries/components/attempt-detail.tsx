@@ -9,6 +9,9 @@ import { useAttempt, useRedeliver } from '../api/queries';
 import type { AttemptDetail } from '../../../api/types';
 import { formatDuration } from '../../../lib/format';
 
+/** What the delivery log keeps instead of a secret custom header's value. */
+const REDACTED = '[redacted]';
+
 /** The request's headers as `[name, value]` pairs in the order sent, whatever shape they came in. */
 export function headerPairs(headers: unknown): Array<[string, string]> {
   if (!headers) return [];
@@ -174,6 +177,12 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
             POST <Code>{request.url ?? '—'}</Code>
           </Text>
           {request.headers && <HeaderTable label="Request headers" headers={request.headers} />}
+          {headerPairs(request.headers).some(([, value]) => value === REDACTED) && (
+            <Text size="xs" c="dimmed" data-testid="redacted-note">
+              {REDACTED} stands for the value of a secret custom header: it was sent, but is never
+              kept.
+            </Text>
+          )}
           <Code
             block
             fz="xs"

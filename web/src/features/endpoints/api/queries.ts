@@ -4,6 +4,7 @@ import type {
   CreatedEndpoint,
   Endpoint,
   EndpointInput,
+  RevealedHeader,
   RotatedSecret,
   SignatureScheme,
   TestEventInput,
@@ -65,6 +66,19 @@ export function useRevealSecret(endpointId: number) {
       body(
         api.POST('/dashboard/api/endpoints/{endpoint_id}/secret/reveal', {
           params: { path: { endpoint_id: endpointId } },
+        }),
+      ),
+  });
+}
+
+/** Reveals a secret custom header's value by name; the service records it in the audit log. */
+export function useRevealHeader(endpointId: number) {
+  return useMutation({
+    mutationFn: (name: string): Promise<RevealedHeader> =>
+      body(
+        api.POST('/dashboard/api/endpoints/{endpoint_id}/headers/reveal', {
+          params: { path: { endpoint_id: endpointId } },
+          body: { name },
         }),
       ),
   });

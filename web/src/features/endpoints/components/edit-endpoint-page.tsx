@@ -6,6 +6,7 @@ import { useEndpoint } from '../../../api/campaigns';
 import { useUpdateEndpoint } from '../api/queries';
 import { endpointName } from '../../../lib/format';
 import { EndpointForm } from './endpoint-form';
+import { headerRows } from './custom-headers-fields';
 import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
 
 /** Changes an endpoint's URL, description, events and whether it is enabled. */
@@ -43,6 +44,7 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             description: endpoint.data.description ?? '',
             events: endpoint.data.subscribed_events,
             enabled: endpoint.data.is_enabled,
+            headers: headerRows(endpoint.data.custom_headers),
           }}
           submitLabel="Save changes"
           pending={update.isPending}

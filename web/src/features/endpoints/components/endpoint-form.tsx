@@ -18,6 +18,7 @@ import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
+import { CustomHeadersFields, headersInput, type HeaderRow } from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 
@@ -29,6 +30,8 @@ export interface EndpointFormValues {
   enabled: boolean;
   /** Chosen at creation only: the edit form has none (a change of scheme is its own action). */
   signatureScheme?: SignatureScheme;
+  /** Custom headers (docs/webhooks.md#custom-headers); none when left out. */
+  headers?: HeaderRow[];
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -39,9 +42,16 @@ export const EMPTY_ENDPOINT: EndpointFormValues = {
   signatureScheme: 'symmetric',
 };
 
-/** What the form sends: a trimmed URL, no empty description, the scheme only when chosen. */
-export function toEndpointInput(values: EndpointFormValues): EndpointInput {
+/**
+ * What the form sends: a trimmed URL, no empty description, the scheme only when chosen, and
+ * `headers` only when they differ from `initialHeaders` ({@link headersInput}).
+ */
+export function toEndpointInput(
+  values: EndpointFormValues,
+  initialHeaders: HeaderRow[] = [],
+): EndpointInput {
   const description = values.description.trim();
+  const headers = headersInput(initialHeaders, values.headers ?? []);
   // The edit form sends no scheme: the service keeps the endpoint's.
   return {
     url: values.url.trim(),
@@ -49,6 +59,7 @@ export function toEndpointInput(values: EndpointFormValues): EndpointInput {
     events: values.events as EndpointInput['events'],
     enabled: values.enabled,
     ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
+    ...(headers === undefined ? {} : { headers }),
   } as EndpointInput;
 }
 
@@ -159,7 +170,7 @@ export function EndpointForm({
     setNoEvents(values.events.length === 0);
     if (problem !== null || values.events.length === 0) return;
     setSentUrl(values.url);
-    onSubmit(toEndpointInput(values));
+    onSubmit(toEndpointInput(values, initial.headers));
   }
 
   function toggleEvent(type: string, checked: boolean) {
@@ -232,6 +243,10 @@ export function EndpointForm({
             onChange={(signatureScheme) => setValues((v) => ({ ...v, signatureScheme }))}
           />
         )}
+        <CustomHeadersFields
+          value={values.headers ?? []}
+          onChange={(headers) => setValues((v) => ({ ...v, headers }))}
+        />
         <Switch
           label="Enabled"
           description="A disabled endpoint receives nothing until it is enabled again."

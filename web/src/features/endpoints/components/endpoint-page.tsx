@@ -40,6 +40,7 @@ import {
 import type { Endpoint } from '../../../api/types';
 import { endpointName, formatDuration } from '../../../lib/format';
 import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
+import { CustomHeadersList } from './custom-headers-fields';
 import { OutcomeBadge } from '../../../components/outcome-badge';
 import {
   EndpointStateBadges,
@@ -344,6 +345,11 @@ export function EndpointPage({
               </Badge>
             ))}
           </Group>
+          <CustomHeadersList
+            endpointId={data.id}
+            headers={data.custom_headers ?? []}
+            canReveal={canChange}
+          />
           <Text size="xs" c="dimmed">
             Created <Timestamp value={data.created_at} />
           </Text>

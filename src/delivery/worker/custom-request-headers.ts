@@ -1,0 +1,38 @@
+import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
+import type { SignedRequest } from './webhook.sender';
+
+/** What the delivery log shows instead of a secret custom header's value. */
+export const REDACTED_HEADER_VALUE = '[redacted]';
+
+/**
+ * `signed` with the endpoint's custom headers added after the signature headers, in their
+ * order and with their names as given (docs/webhooks.md#custom-headers). They are not signed:
+ * Standard Webhooks signs the id, timestamp and body only. The names never collide with the
+ * service's own headers: the endpoint refused them when they were set.
+ */
+export function withCustomHeaders(
+  signed: SignedRequest,
+  headers: readonly CustomHeaderToSend[],
+): SignedRequest {
+  if (headers.length === 0) return signed;
+  const all = { ...signed.headers };
+  for (const header of headers) all[header.name] = header.value;
+  return { ...signed, headers: all };
+}
+
+/**
+ * The logged headers of a request (`loggedHeaders`) with the value of each secret custom
+ * header replaced by {@link REDACTED_HEADER_VALUE}: the delivery log, the attempt detail and
+ * everything that reads them never hold a secret header's value
+ * (docs/dashboard.md#attempt-detail).
+ */
+export function redactSecretHeaders(
+  logged: Record<string, string>,
+  headers: readonly CustomHeaderToSend[],
+): Record<string, string> {
+  const redacted = { ...logged };
+  for (const header of headers) {
+    if (header.secret && header.name in redacted) redacted[header.name] = REDACTED_HEADER_VALUE;
+  }
+  return redacted;
+}
