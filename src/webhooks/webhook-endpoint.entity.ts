@@ -147,4 +147,15 @@ export class WebhookEndpoint {
 
   @Column({ name: 'last_delivery_is_successful', type: 'boolean', nullable: true })
   lastDeliveryIsSuccessful!: boolean | null;
+
+  /**
+   * Most deliveries per second the worker sends to it, across every worker process
+   * (docs/webhooks.md#throttling), 1 to 1,000; null: unlimited.
+   */
+  @Column({ name: 'max_deliveries_per_second', type: 'integer', nullable: true })
+  maxDeliveriesPerSecond!: number | null;
+
+  /** Most attempts to it in flight at once, across every worker process, 1 to 100; null: unlimited. */
+  @Column({ name: 'max_in_flight', type: 'integer', nullable: true })
+  maxInFlight!: number | null;
 }

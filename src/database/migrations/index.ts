@@ -25,6 +25,7 @@ import { SpreadsheetSuggestedMapping1795940000000 } from './1795940000000-Spread
 import { RecoveryOfRetryingDeliveries1795946100000 } from './1795946100000-RecoveryOfRetryingDeliveries';
 import { AttemptResponseHeaders1795947000000 } from './1795947000000-AttemptResponseHeaders';
 import { EventTraceContext1795948000000 } from './1795948000000-EventTraceContext';
+import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -57,4 +58,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RecoveryOfRetryingDeliveries1795946100000,
   AttemptResponseHeaders1795947000000,
   EventTraceContext1795948000000,
+  EndpointThrottle1795951000000,
 ];
