@@ -18,6 +18,10 @@ export interface DeliveryTarget {
   secrets: string[];
   /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
   readAt: number;
+  /** Most deliveries per second (docs/webhooks.md#throttling); null: unlimited. */
+  maxDeliveriesPerSecond: number | null;
+  /** Most attempts in flight at once; null: unlimited. */
+  maxInFlight: number | null;
 }
 
 /** An endpoint of a campaign as the outbox sees it when an event is recorded. */
@@ -245,7 +249,16 @@ export class DeliveryTargets {
         if (row.previous_secret_encrypted && row.previous_secret_valid) {
           secrets.push(this.secretBox.decrypt(row.previous_secret_encrypted));
         }
-        return [row.id, { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, readAt }];
+        const target: DeliveryTarget = {
+          id: row.id,
+          url: row.url,
+          isEnabled: row.is_enabled,
+          secrets,
+          readAt,
+          maxDeliveriesPerSecond: row.max_deliveries_per_second,
+          maxInFlight: row.max_in_flight,
+        };
+        return [row.id, target];
       }),
     );
     return ids.map((id) => byId.get(id) ?? null);

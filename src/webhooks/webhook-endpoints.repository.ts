@@ -19,6 +19,9 @@ export interface TargetRow {
   previous_secret_encrypted: string | null;
   /** Whether the previous secret's 24-hour overlap is still running (by the database's clock). */
   previous_secret_valid: boolean;
+  /** Its throttle (docs/webhooks.md#throttling); null: unlimited. */
+  max_deliveries_per_second: number | null;
+  max_in_flight: number | null;
 }
 
 /** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
@@ -164,7 +167,8 @@ export class WebhookEndpointsRepository {
   findTargets(ids: readonly number[]): Promise<TargetRow[]> {
     return this.endpoints.query(
       `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
-              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid
+              coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid,
+              max_deliveries_per_second, max_in_flight
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );

@@ -551,6 +551,22 @@ export class DeliveryRepository {
     );
   }
 
+  /**
+   * Records that pending deliveries wait on their endpoint's throttle for `waitMs` ms
+   * (docs/webhooks.md#throttling): `throttled_until`, by the database's clock. Their status,
+   * attempt count and `next_attempt_at` stay as they are; the sweeper leaves them to their job
+   * until then ({@link findOverdue}).
+   */
+  async markThrottled(deliveryIds: readonly number[], waitMs: number): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE webhook_delivery
+          SET throttled_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE id = ANY($1::bigint[]) AND status = 'pending'`,
+      [deliveryIds, waitMs],
+    );
+  }
+
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */
   async markDropped(deliveryId: number): Promise<void> {
     await this.dataSource.query(
@@ -615,6 +631,9 @@ export class DeliveryRepository {
             AND ($5::timestamptz IS NULL
                  OR next_attempt_at < $5::timestamptz - make_interval(secs => $1::double precision / 1000))
             AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::bigint))
+            -- Put back for its endpoint's throttle: its job holds it until then.
+            AND (throttled_until IS NULL
+                 OR throttled_until < now() - make_interval(secs => $1::double precision / 1000))
             -- An attempt in flight is not overdue: its job is alive (or its process died, and
             -- the attempt is closed as abandoned before the delivery is swept again).
             AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempt a

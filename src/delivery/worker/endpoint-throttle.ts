@@ -40,6 +40,8 @@ export interface ThrottleGrant {
 export const THROTTLE_TOLERANCE_MS = 50;
 /** Longest wait the throttle hands out (ms): a waiter asks again at least this often. */
 export const MAX_THROTTLE_WAIT_MS = 60_000;
+/** How much longer than the attempt timeout an in-flight lease lasts (ms). */
+export const THROTTLE_LEASE_MARGIN_MS = 5_000;
 /** The attempt duration assumed before one was measured (ms), for in-flight waits. */
 const DEFAULT_ATTEMPT_MS = 100;
 
