@@ -93,6 +93,8 @@ export class CampaignsController {
         events: input.events,
         description: input.description ?? null,
         enabled: input.enabled,
+        maxDeliveriesPerSecond: input.max_deliveries_per_second,
+        maxInFlight: input.max_in_flight,
       },
       actor,
     );

@@ -111,7 +111,10 @@ export class EndpointsController {
     return this.endpoints.detailOfAccount(actor.accountId, id);
   }
 
-  /** Changes any of `url`, `description`, `events`, `enabled`; recorded as `endpoint.update`. */
+  /**
+   * Changes any of `url`, `description`, `events`, `enabled`, `max_deliveries_per_second`,
+   * `max_in_flight` (docs/webhooks.md#throttling); recorded as `endpoint.update`.
+   */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
@@ -130,10 +133,12 @@ export class EndpointsController {
       events: input.events,
       description: input.description,
       enabled: input.enabled,
+      maxDeliveriesPerSecond: input.max_deliveries_per_second,
+      maxInFlight: input.max_in_flight,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events or enabled',
+        'nothing to change: give url, description, events, enabled, max_deliveries_per_second or max_in_flight',
       ]);
     }
     await this.endpoints.update(id, changes, actor);

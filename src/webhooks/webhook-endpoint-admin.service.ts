@@ -6,7 +6,12 @@ import { NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import { CampaignsService } from '../campaigns/campaigns.service';
-import { validateDescription, validateEvents, validateUrl } from './endpoint-input';
+import {
+  validateDescription,
+  validateEvents,
+  validateThrottleLimit,
+  validateUrl,
+} from './endpoint-input';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
@@ -27,6 +32,10 @@ export interface EndpointChanges {
   /** `null` or blank clears it. */
   description?: string | null;
   enabled?: boolean;
+  /** Most deliveries per second (docs/webhooks.md#throttling), 1 to 1,000; `null` removes it. */
+  maxDeliveriesPerSecond?: number | null;
+  /** Most attempts in flight at once, 1 to 100; `null` removes it. */
+  maxInFlight?: number | null;
 }
 
 /**
@@ -66,7 +75,14 @@ export class WebhookEndpointAdmin {
    */
   async create(
     campaignId: number,
-    fields: { url: string; events: string[]; description?: string | null; enabled?: boolean },
+    fields: {
+      url: string;
+      events: string[];
+      description?: string | null;
+      enabled?: boolean;
+      maxDeliveriesPerSecond?: number | null;
+      maxInFlight?: number | null;
+    },
     actor?: AuditActor,
   ): Promise<{ endpoint: WebhookEndpointView; secret: string }> {
     const secret = generateSigningSecret();
@@ -79,6 +95,11 @@ export class WebhookEndpointAdmin {
       secretEncrypted: this.secretBox.encrypt(secret),
       previousSecretEncrypted: null,
       previousSecretExpiresAt: null,
+      maxDeliveriesPerSecond: validateThrottleLimit(
+        'max_deliveries_per_second',
+        fields.maxDeliveriesPerSecond ?? null,
+      ),
+      maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -91,6 +112,7 @@ export class WebhookEndpointAdmin {
           events: saved.subscribed_events,
           description: saved.description,
           enabled: saved.is_enabled,
+          ...throttleDetails(entity),
         });
         return saved;
       });
@@ -128,6 +150,13 @@ export class WebhookEndpointAdmin {
       }
       Object.assign(endpoint, enabledState(changes.enabled));
     }
+    if (changes.maxDeliveriesPerSecond !== undefined)
+      endpoint.maxDeliveriesPerSecond = validateThrottleLimit(
+        'max_deliveries_per_second',
+        changes.maxDeliveriesPerSecond,
+      );
+    if (changes.maxInFlight !== undefined)
+      endpoint.maxInFlight = validateThrottleLimit('max_in_flight', changes.maxInFlight);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
     return this.dataSource.transaction(async (manager) => {
       const saved = toEndpointView(await this.repository.save(endpoint, manager));
@@ -136,6 +165,9 @@ export class WebhookEndpointAdmin {
       if (changes.events !== undefined) changed.events = saved.subscribed_events;
       if (changes.description !== undefined) changed.description = saved.description;
       if (changes.enabled !== undefined) changed.enabled = saved.is_enabled;
+      if (changes.maxDeliveriesPerSecond !== undefined)
+        changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
+      if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       return saved;
     });
@@ -329,4 +361,14 @@ function enabledState(
 
 function endpointNotFound(id: number): NotFoundError {
   return new NotFoundError(`webhook endpoint ${id} does not exist`);
+}
+
+/** An endpoint's throttle as its audit entries record it, only the limits it has (docs/webhooks.md#throttling). */
+function throttleDetails(endpoint: WebhookEndpoint): Record<string, number> {
+  return {
+    ...(endpoint.maxDeliveriesPerSecond === null
+      ? {}
+      : { max_deliveries_per_second: endpoint.maxDeliveriesPerSecond }),
+    ...(endpoint.maxInFlight === null ? {} : { max_in_flight: endpoint.maxInFlight }),
+  };
 }

@@ -74,6 +74,10 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * not failing.
    */
   auto_disable_at: string | null;
+  /** Most deliveries per second (docs/webhooks.md#throttling); null: unlimited. */
+  max_deliveries_per_second: number | null;
+  /** Most attempts in flight at once; null: unlimited. */
+  max_in_flight: number | null;
 }
 
 /**
@@ -100,6 +104,8 @@ export function toEndpointDetail(
     auto_disable_at: endpoint.failingSince
       ? new Date(endpoint.failingSince.getTime() + disableAfterMs).toISOString()
       : null,
+    max_deliveries_per_second: endpoint.maxDeliveriesPerSecond ?? null,
+    max_in_flight: endpoint.maxInFlight ?? null,
   };
 }
 

@@ -1,12 +1,17 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsArray, IsBoolean, IsNumber, IsOptional, IsString, ValidateIf } from 'class-validator';
 import { PING } from '../../delivery/attempts/test-messages.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
   WebhookEndpointDto,
   WebhookEndpointHealthDto,
 } from '../../webhooks/dto/webhook-endpoint.dto';
-import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-limits.constants';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_URL_LENGTH,
+  THROTTLE_IN_FLIGHT_BOUNDS,
+  THROTTLE_RATE_BOUNDS,
+} from '../../webhooks/endpoint-limits.constants';
 import {
   DISABLED_REASONS,
   FAILING_REASONS,
@@ -105,6 +110,21 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing',
   })
   auto_disable_at!: string | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited',
+  })
+  max_deliveries_per_second!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+  })
+  max_in_flight!: number | null;
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
@@ -144,6 +164,31 @@ export class CreateEndpointRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_RATE_BOUNDS.min,
+    maximum: THROTTLE_RATE_BOUNDS.max,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
+    example: 5,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_deliveries_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
+    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+    example: 2,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_in_flight?: number | null;
 }
 
 /** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
@@ -174,6 +219,31 @@ export class UpdateEndpointRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_RATE_BOUNDS.min,
+    maximum: THROTTLE_RATE_BOUNDS.max,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
+    example: 5,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_deliveries_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
+    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+    example: 2,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_in_flight?: number | null;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

@@ -579,8 +579,10 @@ export class DeliveryRepository {
    * An endpoint's deliveries of the last `days` UTC days (today, by PostgreSQL's clock, and the
    * `days - 1` before it), counted by day of `created_at` and by status
    * (docs/dashboard.md#delivery-ledger): newest first, one row per day, zeros for a day without
-   * deliveries. `skipped` counts the `skipped` and the `dropped` deliveries. The deliveries are
-   * read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
+   * deliveries. `skipped` counts the `skipped` and the `dropped` deliveries; `throttled`, the
+   * pending ones put back by the endpoint's throttle and not attempted since (`throttled_until`
+   * at or after `next_attempt_at`: a failed attempt moves `next_attempt_at` past it). The
+   * deliveries are read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
    * @param days 1 to 90 (the caller checks).
    */
   async countDeliveriesByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
@@ -594,6 +596,8 @@ export class DeliveryRepository {
                 count(*) FILTER (WHERE d.status = 'succeeded')::int AS delivered,
                 count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
                 count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+                count(*) FILTER (WHERE d.status = 'pending' AND d.throttled_until IS NOT NULL
+                                   AND d.throttled_until >= d.next_attempt_at)::int AS throttled,
                 count(*) FILTER (WHERE d.status IN ('skipped', 'dropped'))::int AS skipped
            FROM webhook_delivery d, bounds b
           WHERE d.endpoint_id = $1
@@ -602,6 +606,7 @@ export class DeliveryRepository {
        SELECT to_char(s.day, 'YYYY-MM-DD') AS day,
               COALESCE(c.matched, 0) AS matched, COALESCE(c.delivered, 0) AS delivered,
               COALESCE(c.failed, 0) AS failed, COALESCE(c.pending, 0) AS pending,
+              COALESCE(c.throttled, 0) AS throttled,
               COALESCE(c.skipped, 0) AS skipped
          FROM bounds b
         CROSS JOIN LATERAL generate_series(b.first_day, b.today, interval '1 day') AS s(day)

@@ -763,6 +763,16 @@ export interface components {
         | 'form.submitted'
       )[];
       /**
+       * @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)
+       * @example 5
+       */
+      max_deliveries_per_second?: number | null;
+      /**
+       * @description Most attempts to the endpoint in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight?: number | null;
+      /**
        * @description Absolute http or https URL without credentials (normalised when stored)
        * @example https://crm.example.com/hooks/campaign-api
        */
@@ -870,6 +880,10 @@ export interface components {
        * @enum {string|null}
        */
       last_disabled_reason: 'manual' | 'gone' | 'auto' | null;
+      /** @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited */
+      max_deliveries_per_second: number | null;
+      /** @description Most attempts to the endpoint in flight at once; null: unlimited */
+      max_in_flight: number | null;
       /**
        * Format: date-time
        * @description Until when the previous signing secret stays valid after a rotation; null when none is
@@ -1063,6 +1077,7 @@ export interface components {
     DeliveryLedger: {
       /** @description One entry per day, today (UTC) first; a day without deliveries is all zeros */
       days: components['schemas']['DeliveryLedgerDay'][];
+      throttle: components['schemas']['DeliveryLedgerThrottle'];
     };
     DeliveryLedgerDay: {
       /**
@@ -1096,6 +1111,28 @@ export interface components {
        * @example 1
        */
       skipped: number;
+      /**
+       * @description Of the pending, those waiting on the endpoint’s throttle (put back by it, not attempted since); the rest wait for a first attempt or a retry
+       * @example 0
+       */
+      throttled: number;
+    };
+    DeliveryLedgerThrottle: {
+      /**
+       * @description Most deliveries per second; null: unlimited
+       * @example 5
+       */
+      max_deliveries_per_second: number | null;
+      /**
+       * @description Most attempts in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight: number | null;
+      /**
+       * @description Pending deliveries of the ledger’s days waiting on the throttle
+       * @example 0
+       */
+      waiting: number;
     };
     DeliveryLogPage: {
       items: components['schemas']['DeliveryAttempt'][];
@@ -1808,6 +1845,16 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /**
+       * @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)
+       * @example 5
+       */
+      max_deliveries_per_second?: number | null;
+      /**
+       * @description Most attempts to the endpoint in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight?: number | null;
       /** @example https://crm.example.com/hooks/v2 */
       url?: string;
     };
