@@ -19,6 +19,13 @@ import { isApiError } from '../../../lib/api-errors';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType } from '../../../api/types';
+import {
+  hasThrottleProblem,
+  NO_THROTTLE,
+  ThrottleFields,
+  toThrottleInput,
+  type ThrottleValues,
+} from './throttle-fields';
 
 /** The form's values. */
 export interface EndpointFormValues {
@@ -26,6 +33,8 @@ export interface EndpointFormValues {
   description: string;
   events: string[];
   enabled: boolean;
+  /** The throttle's fields (docs/webhooks.md#throttling); absent: untouched, nothing sent. */
+  throttle?: ThrottleValues;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -43,6 +52,7 @@ export function toEndpointInput(values: EndpointFormValues): EndpointInput {
     description: description === '' ? null : description,
     events: values.events as EndpointInput['events'],
     enabled: values.enabled,
+    ...toThrottleInput(values.throttle),
   };
 }
 
@@ -160,7 +170,8 @@ export function EndpointForm({
     setUrlChecked(true);
     const problem = urlProblem(values.url);
     setNoEvents(values.events.length === 0);
-    if (problem !== null || values.events.length === 0) return;
+    if (problem !== null || values.events.length === 0 || hasThrottleProblem(values.throttle))
+      return;
     setSentUrl(values.url);
     onSubmit(toEndpointInput(values));
   }
@@ -229,6 +240,10 @@ export function EndpointForm({
             </Stack>
           )}
         </Fieldset>
+        <ThrottleFields
+          value={values.throttle ?? NO_THROTTLE}
+          onChange={(throttle) => setValues((v) => ({ ...v, throttle }))}
+        />
         <Switch
           label="Enabled"
           description="A disabled endpoint receives nothing until it is enabled again."

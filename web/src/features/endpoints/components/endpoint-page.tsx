@@ -1,3 +1,4 @@
+import { throttleSummary } from './throttle-fields';
 import {
   Anchor,
   Badge,
@@ -344,6 +345,9 @@ export function EndpointPage({
           </Group>
           <Text size="xs" c="dimmed">
             Created <Timestamp value={data.created_at} />
+          </Text>
+          <Text size="sm" data-testid="endpoint-throttle">
+            Throttle: {throttleSummary(data)}
           </Text>
           <HealthFigures health={data.health} />
         </Stack>
