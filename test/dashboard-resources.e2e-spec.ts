@@ -443,7 +443,10 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       ]);
       for (const [payload, message] of [
-        [{}, 'nothing to change: give url, description, events or enabled'],
+        [
+          {},
+          'nothing to change: give url, description, events, enabled, max_deliveries_per_second or max_in_flight',
+        ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],
         [{ events: ['nope'] }, 'events has unknown event types: nope'],

@@ -14,17 +14,28 @@ function eventList(value: string): string[] {
   return value.split(',').map((item) => item.trim());
 }
 
+/**
+ * A throttle limit as typed (docs/webhooks.md#throttling): `none` for no limit (null), else the
+ * number, which the service checks; undefined when not given.
+ */
+function throttleOption(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  return value.trim().toLowerCase() === 'none' ? null : Number(value.trim());
+}
+
 interface EndpointCreateOptions {
   campaign?: string;
   url?: string;
   events?: string;
   description?: string;
   disabled?: boolean;
+  maxPerSecond?: string;
+  maxInFlight?: string;
 }
 
 /**
- * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]` →
- * the endpoint plus `secret`, the only time the signing secret is shown (docs/cli.md).
+ * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
+ * [--max-per-second N] [--max-in-flight N]` → the endpoint plus `secret`, the only time the signing secret is shown (docs/cli.md).
  */
 @SubCommand({
   name: 'create',
@@ -43,6 +54,8 @@ export class EndpointCreateCommand extends CommandRunner {
         events: eventList(requiredOption(options.events, '--events')),
         description: options.description ?? null,
         enabled: !options.disabled,
+        maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
+        maxInFlight: throttleOption(options.maxInFlight),
       },
       CLI_ACTOR,
     );
@@ -73,6 +86,22 @@ export class EndpointCreateCommand extends CommandRunner {
   parseDisabled(): boolean {
     return true;
   }
+
+  @Option({
+    flags: '--max-per-second <n>',
+    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
+  })
+  parseMaxPerSecond(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--max-in-flight <n>',
+    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
+  })
+  parseMaxInFlight(value: string): string {
+    return value;
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -82,9 +111,14 @@ interface EndpointUpdateOptions {
   description?: string;
   enable?: boolean;
   disable?: boolean;
+  maxPerSecond?: string;
+  maxInFlight?: string;
 }
 
-/** `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]` → the endpoint. */
+/**
+ * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
+ * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint.
+ */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends CommandRunner {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
@@ -99,10 +133,12 @@ export class EndpointUpdateCommand extends CommandRunner {
       events: options.events === undefined ? undefined : eventList(options.events),
       description: options.description,
       enabled: options.enable ? true : options.disable ? false : undefined,
+      maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
+      maxInFlight: throttleOption(options.maxInFlight),
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable or --disable',
+        'nothing to change: give --url, --events, --description, --enable, --disable, --max-per-second or --max-in-flight',
       );
     }
     printJson(
@@ -138,6 +174,22 @@ export class EndpointUpdateCommand extends CommandRunner {
   @Option({ flags: '--disable', description: 'Stop deliveries' })
   parseDisable(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--max-per-second <n>',
+    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
+  })
+  parseMaxPerSecond(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--max-in-flight <n>',
+    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
+  })
+  parseMaxInFlight(value: string): string {
+    return value;
   }
 }
 
