@@ -253,6 +253,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: null,
         failing_reason: null,
         auto_disable_at: null,
+        max_deliveries_per_second: null,
+        max_in_flight: null,
       });
       const {
         health: _health,
@@ -264,6 +266,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         failing_since: _failingSince,
         failing_reason: _failingReason,
         auto_disable_at: _autoDisableAt,
+        max_deliveries_per_second: _maxPerSecond,
+        max_in_flight: _maxInFlight,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);

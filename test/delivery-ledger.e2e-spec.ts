@@ -314,6 +314,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         delivered: 0,
         failed: 0,
         pending: 0,
+        throttled: 0,
         skipped: 0,
       });
     }

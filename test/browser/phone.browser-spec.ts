@@ -294,6 +294,7 @@ describe('The dashboard on a phone, and in its own words', () => {
       ['Delivered', 'delivered'],
       ['Failed', 'failed'],
       ['Pending', 'pending'],
+      ['Of which throttled', 'throttled'],
       ['Skipped', 'skipped'],
     ]) {
       await expectOnScreen(page, cardValue(today, label), String(expected[key]));
