@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// Endpoint throttling isolation figures, printed (never asserted): does an endpoint throttled
+// to --rate deliveries per second slow an unthrottled endpoint fed the same events?
+//
+//   npm run build && node bench/throttle-isolation.mjs [--events 2000] [--rate 5]
+//
+// Starts `node dist/main.js` (API + worker) on a fresh database of its own (BENCH_DATABASE,
+// default campaign_api_bench_throttle) with a unique QUEUE_PREFIX, and two local receivers
+// answering 204. Then, one after the other:
+//   1. warm-up: 200 events to an unthrottled endpoint of a campaign of its own;
+//   2. alone: --events lead.created events to a campaign with one unthrottled endpoint ("fast");
+//   3. with:  --events events to a campaign with an unthrottled endpoint ("fast") and one
+//      throttled to --rate/s ("slow"): both get every event.
+// For each, the fast endpoint's lag, from the event being recorded (its body's `timestamp`)
+// to its arrival at the receiver, p50/p99/max over every event; the run stops once the fast
+// endpoint has all of them (it does not wait for the slow one), and reports how many the slow
+// one had by then and its measured rate (arrivals − 1 over the time from its first to its
+// last). Run it alone on the machine: a parallel load changes both figures.
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { execFileSync } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import Redis from 'ioredis';
+import pg from 'pg';
+import { startApi } from './lib/service.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '2000' },
+    rate: { type: 'string', default: '5' },
+  },
+});
+const EVENTS = Number(values.events);
+const RATE = Number(values.rate);
+/** Leads per upload (the events of one upload share their `timestamp`). */
+const PER_UPLOAD = 500;
+const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench_throttle';
+const PREFIX = `bench-throttle-${Date.now()}`;
+const env = {
+  ...process.env,
+  NODE_ENV: 'development',
+  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DB}`,
+  QUEUE_PREFIX: PREFIX,
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_API_PER_MIN: '1000000',
+  RATE_LIMIT_TOKEN_PER_MIN: '1000000',
+};
+
+const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
+await admin.connect();
+await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
+await admin.end();
+
+/** A receiver answering 204 that notes each webhook's arrival (wall clock) and lag. */
+async function receiver() {
+  const arrivals = [];
+  let onArrival = () => {};
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const at = Date.now();
+      const { timestamp } = JSON.parse(Buffer.concat(chunks).toString());
+      arrivals.push({ at, lagMs: at - Date.parse(timestamp) });
+      res.statusCode = 204;
+      res.end();
+      onArrival();
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}/hook`,
+    arrivals,
+    /** Resolves once `n` webhooks arrived in all. */
+    waitFor: (n) =>
+      new Promise((resolve) => {
+        onArrival = () => arrivals.length >= n && resolve();
+        onArrival();
+      }),
+    close: () => server.close(),
+  };
+}
+
+const fast = await receiver();
+const slow = await receiver();
+const { api, base } = await startApi(root, env);
+const cli = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
+  );
+const account = cli('account', 'create', '--name', 'Bench throttle');
+const { api_key } = cli('api-key', 'create', '--account', String(account.id));
+const { access_token } = await (
+  await fetch(`${base}/api/v1/auth/api-key/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key }),
+  })
+).json();
+
+/** A campaign with an endpoint at each of `urls` (`[url, ...extra CLI options]`). */
+function campaignWith(name, endpoints) {
+  const campaign = cli('campaign', 'create', '--account', String(account.id), '--name', name);
+  for (const [url, ...options] of endpoints) {
+    cli(
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaign.id),
+      '--url',
+      url,
+      '--events',
+      'lead.created',
+      ...options,
+    );
+  }
+  return campaign.id;
+}
+
+let phone = 3_000_000;
+async function feed(campaignId, count) {
+  for (let sent = 0; sent < count; sent += PER_UPLOAD) {
+    const leads = Array.from({ length: Math.min(PER_UPLOAD, count - sent) }, () => ({
+      phone: `+1212${phone++}`,
+    }));
+    const res = await fetch(`${base}/api/v1/leads/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+      body: JSON.stringify({ campaign_id: campaignId, compliance_acknowledged: true, leads }),
+    });
+    if (res.status !== 202) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+    await res.json();
+  }
+}
+
+const pct = (sorted, p) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+/** The lag figures of the fast receiver's arrivals from index `from` on. */
+function lagOf(from) {
+  const lags = fast.arrivals
+    .slice(from)
+    .map((a) => a.lagMs)
+    .sort((a, b) => a - b);
+  const span = fast.arrivals.at(-1).at - fast.arrivals[from].at;
+  return {
+    deliveries: lags.length,
+    lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: lags.at(-1) },
+    seconds_first_to_last: +(span / 1000).toFixed(2),
+  };
+}
+
+// 1. Warm-up.
+await feed(campaignWith('Warm-up', [[fast.url]]), 200);
+await fast.waitFor(200);
+
+// 2. The fast endpoint alone.
+let from = fast.arrivals.length;
+await feed(campaignWith('Alone', [[fast.url]]), EVENTS);
+await fast.waitFor(from + EVENTS);
+const alone = lagOf(from);
+
+// 3. With an endpoint throttled to RATE/s fed the same events.
+from = fast.arrivals.length;
+const startedAt = Date.now();
+await feed(
+  campaignWith('With throttled', [[fast.url], [slow.url, '--max-per-second', String(RATE)]]),
+  EVENTS,
+);
+await fast.waitFor(from + EVENTS);
+const withThrottled = lagOf(from);
+const slowTimes = slow.arrivals.map((a) => a.at);
+const slowSpan = (slowTimes.at(-1) - slowTimes[0]) / 1000;
+
+console.log(
+  JSON.stringify(
+    {
+      events: EVENTS,
+      fast_alone: alone,
+      fast_with_throttled: withThrottled,
+      throttled: {
+        limit_per_second: RATE,
+        received_when_fast_done: slow.arrivals.length,
+        seconds_since_feed_started: +((Date.now() - startedAt) / 1000).toFixed(2),
+        measured_per_second:
+          slowTimes.length > 1 ? +((slowTimes.length - 1) / slowSpan).toFixed(2) : null,
+      },
+    },
+    null,
+    2,
+  ),
+);
+
+api.kill('SIGTERM');
+await once(api, 'exit');
+fast.close();
+slow.close();
+// The slow endpoint's backlog is still queued: remove this run's keys (its namespace only).
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+for (const pattern of [`{${PREFIX}}*`, `${PREFIX}*`, `{${PREFIX}:*`]) {
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    cursor = next;
+    if (keys.length > 0) await redis.del(...keys);
+  } while (cursor !== '0');
+}
+redis.disconnect();
