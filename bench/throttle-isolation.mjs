@@ -18,13 +18,12 @@
 // last). Run it alone on the machine: a parallel load changes both figures.
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
-import { startApi } from './lib/service.mjs';
+import { accessToken, benchEnv, cliOf, dropBenchDatabase, startApi } from './lib/service.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -39,21 +38,8 @@ const RATE = Number(values.rate);
 const PER_UPLOAD = 500;
 const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench_throttle';
 const PREFIX = `bench-throttle-${Date.now()}`;
-const env = {
-  ...process.env,
-  NODE_ENV: 'development',
-  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DB}`,
-  QUEUE_PREFIX: PREFIX,
-  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_API_PER_MIN: '1000000',
-  RATE_LIMIT_TOKEN_PER_MIN: '1000000',
-};
-
-const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-await admin.end();
+const env = benchEnv(process.env, DB, PREFIX);
+await dropBenchDatabase(pg, DB);
 
 /** A receiver answering 204 that notes each webhook's arrival (wall clock) and lag. */
 async function receiver() {
@@ -90,19 +76,10 @@ async function receiver() {
 const fast = await receiver();
 const slow = await receiver();
 const { api, base } = await startApi(root, env);
-const cli = (...args) =>
-  JSON.parse(
-    execFileSync(process.execPath, [join(root, 'dist/cli.js'), ...args], { env }).toString(),
-  );
+const cli = cliOf(root, env);
 const account = cli('account', 'create', '--name', 'Bench throttle');
 const { api_key } = cli('api-key', 'create', '--account', String(account.id));
-const { access_token } = await (
-  await fetch(`${base}/api/v1/auth/api-key/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key }),
-  })
-).json();
+const access_token = await accessToken(base, api_key);
 
 /** A campaign with an endpoint at each of `urls` (`[url, ...extra CLI options]`). */
 function campaignWith(name, endpoints) {

@@ -23,6 +23,28 @@ function throttleOption(value: string | undefined): number | null | undefined {
   return value.trim().toLowerCase() === 'none' ? null : Number(value.trim());
 }
 
+/**
+ * The throttle's options, `--max-per-second` and `--max-in-flight`, shared by `endpoint create`
+ * and `endpoint update` (docs/webhooks.md#throttling).
+ */
+abstract class ThrottleOptionsCommand extends CommandRunner {
+  @Option({
+    flags: '--max-per-second <n>',
+    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
+  })
+  parseMaxPerSecond(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--max-in-flight <n>',
+    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
+  })
+  parseMaxInFlight(value: string): string {
+    return value;
+  }
+}
+
 interface EndpointCreateOptions {
   campaign?: string;
   url?: string;
@@ -41,7 +63,7 @@ interface EndpointCreateOptions {
   name: 'create',
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
-export class EndpointCreateCommand extends CommandRunner {
+export class EndpointCreateCommand extends ThrottleOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -86,22 +108,6 @@ export class EndpointCreateCommand extends CommandRunner {
   parseDisabled(): boolean {
     return true;
   }
-
-  @Option({
-    flags: '--max-per-second <n>',
-    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
-  })
-  parseMaxPerSecond(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--max-in-flight <n>',
-    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
-  })
-  parseMaxInFlight(value: string): string {
-    return value;
-  }
 }
 
 interface EndpointUpdateOptions {
@@ -120,7 +126,7 @@ interface EndpointUpdateOptions {
  * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint.
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
-export class EndpointUpdateCommand extends CommandRunner {
+export class EndpointUpdateCommand extends ThrottleOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -174,22 +180,6 @@ export class EndpointUpdateCommand extends CommandRunner {
   @Option({ flags: '--disable', description: 'Stop deliveries' })
   parseDisable(): boolean {
     return true;
-  }
-
-  @Option({
-    flags: '--max-per-second <n>',
-    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
-  })
-  parseMaxPerSecond(value: string): string {
-    return value;
-  }
-
-  @Option({
-    flags: '--max-in-flight <n>',
-    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
-  })
-  parseMaxInFlight(value: string): string {
-    return value;
   }
 }
 

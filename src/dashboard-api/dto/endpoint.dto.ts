@@ -127,9 +127,41 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
   max_in_flight!: number | null;
 }
 
+/**
+ * The throttle's fields of an endpoint's create and update bodies (docs/webhooks.md#throttling):
+ * types only; the bounds are the domain's (`validateThrottleLimit`).
+ */
+@ApiSchema({ name: 'EndpointThrottleRequest' })
+export class EndpointThrottleRequestDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_RATE_BOUNDS.min,
+    maximum: THROTTLE_RATE_BOUNDS.max,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
+    example: 5,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_deliveries_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
+    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+    example: 2,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_in_flight?: number | null;
+}
+
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
 @ApiSchema({ name: 'CreateEndpointRequest' })
-export class CreateEndpointRequestDto {
+export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ApiProperty({
     description: 'Absolute http or https URL without credentials (normalised when stored)',
     maxLength: MAX_URL_LENGTH,
@@ -164,36 +196,11 @@ export class CreateEndpointRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: THROTTLE_RATE_BOUNDS.min,
-    maximum: THROTTLE_RATE_BOUNDS.max,
-    description:
-      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
-    example: 5,
-  })
-  @IsOptional()
-  @IsNumber()
-  max_deliveries_per_second?: number | null;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
-    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
-    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
-    example: 2,
-  })
-  @IsOptional()
-  @IsNumber()
-  max_in_flight?: number | null;
 }
 
 /** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
 @ApiSchema({ name: 'UpdateEndpointRequest' })
-export class UpdateEndpointRequestDto {
+export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, example: 'https://crm.example.com/hooks/v2' })
   @ValidateIf((body: UpdateEndpointRequestDto) => body.url !== undefined)
   @IsString()
@@ -219,31 +226,6 @@ export class UpdateEndpointRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.enabled !== undefined)
   @IsBoolean()
   enabled?: boolean;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: THROTTLE_RATE_BOUNDS.min,
-    maximum: THROTTLE_RATE_BOUNDS.max,
-    description:
-      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
-    example: 5,
-  })
-  @IsOptional()
-  @IsNumber()
-  max_deliveries_per_second?: number | null;
-
-  @ApiPropertyOptional({
-    type: 'integer',
-    nullable: true,
-    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
-    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
-    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
-    example: 2,
-  })
-  @IsOptional()
-  @IsNumber()
-  max_in_flight?: number | null;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

@@ -16,6 +16,16 @@ const BOUNDS = {
   maxInFlight: { min: 1, max: 100, what: 'attempts in flight' },
 } as const;
 
+/** The two fields, in the form's order. */
+const FIELDS: Array<{ field: keyof ThrottleValues; label: string; description: string }> = [
+  {
+    field: 'maxPerSecond',
+    label: 'Max deliveries per second',
+    description: '1 to 1,000, across every worker',
+  },
+  { field: 'maxInFlight', label: 'Max in flight', description: '1 to 100 attempts at once' },
+];
+
 /** The form's values of an endpoint as it is. */
 export function throttleValuesOf(
   endpoint: Pick<Endpoint, 'max_deliveries_per_second' | 'max_in_flight'>,
@@ -92,24 +102,18 @@ export function ThrottleFields({
         once; other endpoints are not slowed. Leave blank for no limit.
       </Text>
       <SimpleGrid cols={{ base: 1, sm: 2 }} spacing="md">
-        <TextInput
-          label="Max deliveries per second"
-          description="1 to 1,000, across every worker"
-          inputMode="numeric"
-          placeholder="No limit"
-          value={value.maxPerSecond}
-          onChange={(event) => onChange({ ...value, maxPerSecond: event.currentTarget.value })}
-          error={throttleProblem('maxPerSecond', value.maxPerSecond)}
-        />
-        <TextInput
-          label="Max in flight"
-          description="1 to 100 attempts at once"
-          inputMode="numeric"
-          placeholder="No limit"
-          value={value.maxInFlight}
-          onChange={(event) => onChange({ ...value, maxInFlight: event.currentTarget.value })}
-          error={throttleProblem('maxInFlight', value.maxInFlight)}
-        />
+        {FIELDS.map(({ field, label, description }) => (
+          <TextInput
+            key={field}
+            label={label}
+            description={description}
+            inputMode="numeric"
+            placeholder="No limit"
+            value={value[field]}
+            onChange={(event) => onChange({ ...value, [field]: event.currentTarget.value })}
+            error={throttleProblem(field, value[field])}
+          />
+        ))}
       </SimpleGrid>
     </Fieldset>
   );
