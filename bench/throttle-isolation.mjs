@@ -2,7 +2,7 @@
 // Endpoint throttling isolation figures, printed (never asserted): does an endpoint throttled
 // to --rate deliveries per second slow an unthrottled endpoint fed the same events?
 //
-//   npm run build && node bench/throttle-isolation.mjs [--events 2000] [--rate 5]
+//   npm run build && node bench/throttle-isolation.mjs [--events 2000] [--rate 5] [--observe 10]
 //
 // Starts `node dist/main.js` (API + worker) on a fresh database of its own (BENCH_DATABASE,
 // default campaign_api_bench_throttle) with a unique QUEUE_PREFIX, and two local receivers
@@ -15,8 +15,11 @@
 // to its arrival at the receiver, p50/p99/max over every event; the run stops once the fast
 // endpoint has all of them (it does not wait for the slow one), and reports how many the slow
 // one had by then and its measured rate (arrivals − 1 over the time from its first to its
-// last). Run it alone on the machine: a parallel load changes both figures.
+// last), then goes on counting the slow one's arrivals for --observe seconds more (never the
+// 400 s its backlog would take) for a steadier rate. It prints the machine's load average
+// beside the figures: run it alone on the machine, a parallel load changes them.
 import { createServer } from 'node:http';
+import os from 'node:os';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -30,10 +33,13 @@ const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '2000' },
     rate: { type: 'string', default: '5' },
+    observe: { type: 'string', default: '10' },
   },
 });
 const EVENTS = Number(values.events);
 const RATE = Number(values.rate);
+/** Seconds to go on counting the throttled endpoint's arrivals after the fast one is done. */
+const OBSERVE = Number(values.observe);
 /** Leads per upload (the events of one upload share their `timestamp`). */
 const PER_UPLOAD = 500;
 const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench_throttle';
@@ -151,21 +157,35 @@ await feed(
 );
 await fast.waitFor(from + EVENTS);
 const withThrottled = lagOf(from);
+const slowWhenFastDone = slow.arrivals.length;
+const secondsWhenFastDone = (Date.now() - startedAt) / 1000;
+await new Promise((resolve) => setTimeout(resolve, OBSERVE * 1000));
 const slowTimes = slow.arrivals.map((a) => a.at);
 const slowSpan = (slowTimes.at(-1) - slowTimes[0]) / 1000;
+/** The most arrivals of the slow endpoint in any one second (from an arrival on). */
+let mostInASecond = 0;
+for (let i = 0, j = 0; i < slowTimes.length; i++) {
+  while (slowTimes[i] - slowTimes[j] >= 1000) j++;
+  mostInASecond = Math.max(mostInASecond, i - j + 1);
+}
 
 console.log(
   JSON.stringify(
     {
       events: EVENTS,
+      cpus: os.cpus().length,
+      load_average_1m: +os.loadavg()[0].toFixed(2),
       fast_alone: alone,
       fast_with_throttled: withThrottled,
       throttled: {
         limit_per_second: RATE,
-        received_when_fast_done: slow.arrivals.length,
-        seconds_since_feed_started: +((Date.now() - startedAt) / 1000).toFixed(2),
+        received_when_fast_done: slowWhenFastDone,
+        seconds_from_feed_start_to_fast_done: +secondsWhenFastDone.toFixed(2),
+        received_after_observing: slowTimes.length,
+        observed_seconds_first_to_last: +slowSpan.toFixed(2),
         measured_per_second:
           slowTimes.length > 1 ? +((slowTimes.length - 1) / slowSpan).toFixed(2) : null,
+        most_in_any_second: mostInASecond,
       },
     },
     null,

@@ -75,7 +75,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const resumed = job.attemptsMade > 0 || job.stalledCounter > 0;
     if (job.name === DELIVER_BATCH_JOB) {
       const { deliveryIds, endpointId } = job.data as DeliveryBatchJobData;
-      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed);
+      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed, job.id);
       if (outcome.left > 0) {
         // Stopping: what was not started goes back to the queue for another worker at once.
         await job.moveToDelayed(Date.now(), token);
@@ -91,7 +91,7 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     }
     const { deliveryId, endpointId } = job.data as DeliveryJobData;
     try {
-      return await this.scheduled.run(deliveryId, endpointId, resumed);
+      return await this.scheduled.run(deliveryId, endpointId, resumed, job.id);
     } catch (error) {
       if (!(error instanceof NotDueError)) throw error;
       await job.moveToDelayed(Date.now() + error.waitMs, token);

@@ -85,6 +85,39 @@ describe('EndpointThrottle (real Redis)', () => {
     expect(grantedAt.length).toBeLessThanOrEqual(rate * seconds * 1.1);
   });
 
+  it('keeps each waiter its turn: waiters with tickets that come back late still get the rate, within 10 %', async () => {
+    const workers = [open(), open()];
+    const rate = 10;
+    const grantedAt: number[] = [];
+    const until = Date.now() + 3_000;
+    // Twelve jobs, each its own ticket, each back up to 150 ms late (a busy queue).
+    await Promise.all(
+      Array.from({ length: 12 }, async (_, job) => {
+        const throttle = workers[job % 2];
+        while (Date.now() < until) {
+          const grant = await throttle.acquire(endpointId, limits(rate, null), 1, `job-${job}`);
+          if (grant.granted === 1 && Date.now() <= until) grantedAt.push(Date.now());
+          else if (grant.granted === 0) await sleep(grant.waitMs + Math.random() * 150);
+        }
+      }),
+    );
+    expect(grantedAt.length).toBeGreaterThanOrEqual(rate * 3 * 0.9);
+    expect(grantedAt.length).toBeLessThanOrEqual(rate * 3 * 1.1);
+  });
+
+  it('tells a waiter back before its turn to wait for it, taking nothing', async () => {
+    const throttle = open();
+    expect((await throttle.acquire(endpointId, limits(2, null), 1, 'first')).granted).toBe(1);
+    const held = await throttle.acquire(endpointId, limits(2, null), 1, 'second');
+    expect(held).toMatchObject({ granted: 0, limitedBy: 'rate' });
+    const early = await throttle.acquire(endpointId, limits(2, null), 1, 'second');
+    expect(early.granted).toBe(0);
+    // The same turn, a little nearer: not a new one at the back.
+    expect(early.waitMs).toBeLessThanOrEqual(held.waitMs);
+    await sleep(early.waitMs);
+    expect((await throttle.acquire(endpointId, limits(2, null), 1, 'second')).granted).toBe(1);
+  });
+
   it('never lets more attempts in flight than the limit across workers, and frees a slot on release', async () => {
     const workers = [open(), open()];
     const cap = 3;

@@ -49,10 +49,17 @@ const LIMITED_BY: Array<ThrottleLimit | null> = [null, 'rate', 'in_flight'];
 
 /**
  * One round trip, atomic. KEYS[1]: the endpoint's state (hash: `tat`, the GCRA's theoretical
- * arrival time; `wake`, the next turn handed to a waiter; `avg`, the mean attempt duration),
- * KEYS[2]: its leases (sorted set, member: lease id, score: expiry). ARGV: emission interval ms
- * (0: no rate limit), tolerance ms, most in flight (0: none), attempts wanted, lease ms, lease
- * id prefix, longest wait ms. Times are Redis's own clock, so every worker counts alike.
+ * arrival time; `wake`, the next turn handed to a waiter without a ticket; `avg`, the mean
+ * attempt duration), KEYS[2]: its leases (sorted set, member: lease id, score: expiry),
+ * KEYS[3]: its tickets (sorted set, member: the waiter's ticket, score: the time of the turn
+ * reserved for it). ARGV: emission interval ms (0: no rate limit), tolerance ms, most in flight
+ * (0: none), attempts wanted, lease ms, lease id prefix, longest wait ms, ticket ('' for none).
+ * Times are Redis's own clock, so every worker counts alike.
+ *
+ * A waiter with a ticket held back by the rate gets a turn of its own: the next free one is
+ * reserved for it (the GCRA moves past it, so nobody else takes it) and it is told to come
+ * back then; coming back, it starts on its turn even if it is late, so a late waiter costs the
+ * endpoint no capacity. Turns not claimed within a minute are forgotten.
  * Returns {granted, wait ms, limited by (0 none, 1 rate, 2 in flight)}.
  */
 const ACQUIRE_SCRIPT = `
@@ -64,9 +71,17 @@ local cap = tonumber(ARGV[3])
 local want = tonumber(ARGV[4])
 local leaseMs = tonumber(ARGV[5])
 local maxWait = tonumber(ARGV[7])
+local ticket = ARGV[8]
 local granted = want
 local limitedBy = 0
 local avg = tonumber(redis.call('HGET', KEYS[1], 'avg') or '${DEFAULT_ATTEMPT_MS}')
+local turn = nil
+if interval > 0 and ticket ~= '' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
+  turn = tonumber(redis.call('ZSCORE', KEYS[3], ticket))
+  -- Back before its turn: it waits for it, nothing taken.
+  if turn and turn > now + tau then return { 0, math.ceil(turn - now), 1 } end
+end
 if cap > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
   local free = math.max(0, cap - redis.call('ZCARD', KEYS[2]))
@@ -77,9 +92,17 @@ if interval > 0 then
   tat = math.max(tonumber(redis.call('HGET', KEYS[1], 'tat') or '0'), now)
   local allowed = 0
   if tat - now <= tau then allowed = math.floor((now + tau - tat) / interval) + 1 end
+  -- Its reserved turn is one more, already counted.
+  if turn then allowed = allowed + 1 end
   if allowed < granted then granted = allowed; limitedBy = 1 end
-  if granted > 0 then
-    tat = tat + granted * interval
+  local taken = granted
+  if turn and granted > 0 then
+    redis.call('ZREM', KEYS[3], ticket)
+    taken = granted - 1
+    turn = nil
+  end
+  if taken > 0 then
+    tat = tat + taken * interval
     redis.call('HSET', KEYS[1], 'tat', tat)
   end
 end
@@ -89,17 +112,26 @@ if cap > 0 and granted > 0 then
 end
 local wait = 0
 if granted < want then
-  local ready = now
-  local step = 0
-  if interval > 0 then ready = math.max(ready, tat - tau); step = interval end
-  if cap > 0 and limitedBy == 2 then
-    step = math.max(step, avg / cap)
-    ready = math.max(ready, now + step)
+  if limitedBy == 1 and ticket ~= '' and not turn then
+    -- The next free turn, reserved for this waiter.
+    redis.call('ZADD', KEYS[3], tat, ticket)
+    redis.call('PEXPIRE', KEYS[3], math.ceil(tat - now) + 120000)
+    wait = tat - now
+    tat = tat + interval
+    redis.call('HSET', KEYS[1], 'tat', tat)
+  else
+    local ready = now
+    local step = 0
+    if interval > 0 then ready = math.max(ready, tat - tau); step = interval end
+    if cap > 0 and limitedBy == 2 then
+      step = math.max(step, avg / cap)
+      ready = math.max(ready, now + step)
+    end
+    local wake = math.max(tonumber(redis.call('HGET', KEYS[1], 'wake') or '0'), ready)
+    wake = math.min(wake, now + maxWait)
+    wait = wake - now
+    redis.call('HSET', KEYS[1], 'wake', math.min(wake + step, now + maxWait))
   end
-  local wake = math.max(tonumber(redis.call('HGET', KEYS[1], 'wake') or '0'), ready)
-  wake = math.min(wake, now + maxWait)
-  wait = wake - now
-  redis.call('HSET', KEYS[1], 'wake', math.min(wake + step, now + maxWait))
 end
 redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(tat - now, wait)) + 60000)
 return { granted, math.ceil(wait), limitedBy }`;
@@ -119,6 +151,7 @@ type ThrottlingRedis = (Redis | Cluster) & {
   throttleAcquire(
     state: string,
     leases: string,
+    tickets: string,
     intervalMs: number,
     toleranceMs: number,
     maxInFlight: number,
@@ -126,6 +159,7 @@ type ThrottlingRedis = (Redis | Cluster) & {
     leaseMs: number,
     leasePrefix: string,
     maxWaitMs: number,
+    ticket: string,
   ): Promise<[number, number, number]>;
   throttleRelease(state: string, leases: string, durationMs: number, ...ids: string[]): Promise<1>;
 };
@@ -142,10 +176,12 @@ export function isUnthrottled(limits: ThrottleLimits): boolean {
  * set that expire after `leaseMs` (the attempt timeout and a margin), so the slot of a worker
  * killed mid-attempt comes back by itself. Both are checked and taken in one Lua script on
  * Redis's clock. An attempt held back is told when to ask again: waiters are handed turns one
- * emission interval (or one mean attempt duration ÷ the in-flight limit) apart, so they do not
+ * emission interval apart: a waiter with a ticket (its job's id) gets a turn reserved for it,
+ * which it keeps however late it comes back; one held back by the in-flight limit is told to
+ * come back one mean attempt duration ÷ the limit after the previous waiter, so they do not
  * all come back at once.
  *
- * Keys: `{<namespace>:endpoint:<id>}:throttle` and `…:throttle:leases`, one hash tag per
+ * Keys: `{<namespace>:endpoint:<id>}:throttle`, `…:throttle:leases` and `…:throttle:tickets`, one hash tag per
  * endpoint, so on a Redis Cluster both keys of a script share a slot and endpoints spread over
  * the slots. An endpoint with neither limit never reaches Redis ({@link isUnthrottled}).
  *
@@ -170,16 +206,24 @@ export class EndpointThrottle implements OnModuleDestroy {
   ) {
     this.redis = redis as ThrottlingRedis;
     this.redis.on('error', () => undefined);
-    this.redis.defineCommand('throttleAcquire', { numberOfKeys: 2, lua: ACQUIRE_SCRIPT });
+    this.redis.defineCommand('throttleAcquire', { numberOfKeys: 3, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('throttleRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT });
   }
 
   /**
    * Asks for `want` attempts to endpoint `endpointId` now. Without limits, grants them all at
    * once without a round trip.
+   * @param ticket who asks, the same each time it comes back (the job's id): held back by the
+   *   rate, it is given a turn of its own and told to come back then; without one, it is told
+   *   when to ask again, with no turn kept for it.
    * @returns how many may start, their leases, and how long the rest wait.
    */
-  async acquire(endpointId: number, limits: ThrottleLimits, want: number): Promise<ThrottleGrant> {
+  async acquire(
+    endpointId: number,
+    limits: ThrottleLimits,
+    want: number,
+    ticket = '',
+  ): Promise<ThrottleGrant> {
     if (isUnthrottled(limits) || want <= 0) return allGranted(want);
     const rate = limits.maxDeliveriesPerSecond;
     const prefix = randomUUID();
@@ -193,6 +237,7 @@ export class EndpointThrottle implements OnModuleDestroy {
         this.leaseMs,
         prefix,
         MAX_THROTTLE_WAIT_MS,
+        ticket,
       );
       const leases =
         limits.maxInFlight === null
@@ -211,7 +256,8 @@ export class EndpointThrottle implements OnModuleDestroy {
    */
   async release(endpointId: number, lease: string, durationMs: number): Promise<void> {
     try {
-      await this.redis.throttleRelease(...this.keys(endpointId), Math.max(0, durationMs), lease);
+      const [state, leases] = this.keys(endpointId);
+      await this.redis.throttleRelease(state, leases, Math.max(0, durationMs), lease);
     } catch (error) {
       this.warn(`Endpoint throttle lease not released: ${(error as Error).message}`);
     }
@@ -221,9 +267,9 @@ export class EndpointThrottle implements OnModuleDestroy {
     this.redis.disconnect();
   }
 
-  private keys(endpointId: number): [string, string] {
+  private keys(endpointId: number): [string, string, string] {
     const state = `{${this.namespace}:endpoint:${endpointId}}:throttle`;
-    return [state, `${state}:leases`];
+    return [state, `${state}:leases`, `${state}:tickets`];
   }
 
   private warn(message: string): void {

@@ -111,6 +111,8 @@ export class ScheduledAttempts {
    * Runs the next scheduled attempt of a delivery (a {@link DELIVER_JOB} job).
    * @param resumed the job ran before (a retry, or taken over from a stopped worker): close
    *   the delivery's attempts that a dead process left unfinished first.
+   * @param ticket the job's id: held back by the rate of its endpoint's throttle, the job is
+   *   given a turn of its own, kept however late it comes back (docs/webhooks.md#throttling).
    * @returns `skipped` when the delivery is no longer pending (already done, or queued twice)
    *   or another job began the same attempt first, `dropped` when its endpoint was
    *   disabled or deleted meanwhile, or found gone by another attempt of this process (nothing
@@ -122,7 +124,12 @@ export class ScheduledAttempts {
    *   delay: the schedule's step, or a 429's or 503's `Retry-After`); UnrecoverableError after
    *   the last one, or after a 410 Gone (the delivery is marked failed).
    */
-  async run(deliveryId: number, endpointId?: number, resumed = false): Promise<AttemptOutcome> {
+  async run(
+    deliveryId: number,
+    endpointId?: number,
+    resumed = false,
+    ticket?: string,
+  ): Promise<AttemptOutcome> {
     // With the endpoint id in the job, the delivery and its endpoint are read at once.
     const [work, knownTarget] = await Promise.all([
       this.repository.findWork(deliveryId),
@@ -138,7 +145,7 @@ export class ScheduledAttempts {
     if (work.waitMs > DUE_TOLERANCE_MS) throw new NotDueError(work.waitMs);
     const target = await this.targetOf(work, endpointId, knownTarget);
     if (!target) return this.drop(work);
-    const grant = await this.throttle.acquire(target.id, target, 1);
+    const grant = await this.throttle.acquire(target.id, target, 1, ticket);
     if (grant.granted === 0) {
       await this.holdBack([work.id], grant);
       throw new ThrottledError(grant.waitMs, grant.limitedBy);
@@ -170,6 +177,7 @@ export class ScheduledAttempts {
    * deliveries: those it holds back are `throttled`, nothing is recorded of them but
    * `throttled_until`, and `putBack` says which and for how long.
    * @param resumed see {@link run}.
+   * @param ticket see {@link run}.
    * @returns how many deliveries came to each outcome.
    * @throws the first unexpected error (PostgreSQL down when an attempt was to begin) after
    *   every other delivery of the batch was attempted: BullMQ runs the batch again.
@@ -178,6 +186,7 @@ export class ScheduledAttempts {
     deliveryIds: number[],
     endpointId: number,
     resumed = false,
+    ticket?: string,
   ): Promise<BatchOutcome> {
     const tally: BatchOutcome = {
       succeeded: 0,
@@ -201,7 +210,7 @@ export class ScheduledAttempts {
     );
     const sendable = knownTarget && this.endpoints.sendsTo(knownTarget) ? knownTarget : null;
     const grant = sendable
-      ? await this.throttle.acquire(endpointId, sendable, due.length)
+      ? await this.throttle.acquire(endpointId, sendable, due.length, ticket)
       : { granted: due.length, leases: [], waitMs: 0, limitedBy: null };
     const heldBack = due.slice(grant.granted).map((work) => work.id);
     if (heldBack.length > 0) {
