@@ -105,6 +105,22 @@ describe('EndpointThrottle (real Redis)', () => {
     expect(grantedAt.length).toBeLessThanOrEqual(rate * 3 * 1.1);
   });
 
+  it('gives a waiter back far too late a new turn at the back, not its old one', async () => {
+    const throttle = open();
+    expect((await throttle.acquire(endpointId, limits(5, null), 1, 'first')).granted).toBe(1);
+    const held = await throttle.acquire(endpointId, limits(5, null), 1, 'late');
+    expect(held.granted).toBe(0);
+    // Others take the three turns after it meanwhile.
+    for (const other of ['a', 'b', 'c']) {
+      expect((await throttle.acquire(endpointId, limits(5, null), 1, other)).granted).toBe(0);
+    }
+    await sleep(held.waitMs + 400);
+    const late = await throttle.acquire(endpointId, limits(5, null), 1, 'late');
+    expect(late).toMatchObject({ granted: 0, limitedBy: 'rate' });
+    // Its new turn comes after the others' (the last of which is about 200 ms away).
+    expect(late.waitMs).toBeGreaterThan(100);
+  });
+
   it('tells a waiter back before its turn to wait for it, taking nothing', async () => {
     const throttle = open();
     expect((await throttle.acquire(endpointId, limits(2, null), 1, 'first')).granted).toBe(1);

@@ -38,6 +38,12 @@ export interface ThrottleGrant {
  * few seconds the rate is within a few % of the limit.
  */
 export const THROTTLE_TOLERANCE_MS = 50;
+/**
+ * How late (ms) a waiter may come back and still start on the turn reserved for it: the usual
+ * delay of a delayed job's return on a busy queue, and the most that turns claimed late can
+ * bunch together.
+ */
+export const THROTTLE_TURN_LATENESS_MS = 200;
 /** Longest wait the throttle hands out (ms): a waiter asks again at least this often. */
 export const MAX_THROTTLE_WAIT_MS = 60_000;
 /** How much longer than the attempt timeout an in-flight lease lasts (ms). */
@@ -53,13 +59,16 @@ const LIMITED_BY: Array<ThrottleLimit | null> = [null, 'rate', 'in_flight'];
  * attempt duration), KEYS[2]: its leases (sorted set, member: lease id, score: expiry),
  * KEYS[3]: its tickets (sorted set, member: the waiter's ticket, score: the time of the turn
  * reserved for it). ARGV: emission interval ms (0: no rate limit), tolerance ms, most in flight
- * (0: none), attempts wanted, lease ms, lease id prefix, longest wait ms, ticket ('' for none).
+ * (0: none), attempts wanted, lease ms, lease id prefix, longest wait ms, ticket ('' for none),
+ * how late a turn may still be claimed (ms).
  * Times are Redis's own clock, so every worker counts alike.
  *
  * A waiter with a ticket held back by the rate gets a turn of its own: the next free one is
  * reserved for it (the GCRA moves past it, so nobody else takes it) and it is told to come
- * back then; coming back, it starts on its turn even if it is late, so a late waiter costs the
- * endpoint no capacity. Turns not claimed within a minute are forgotten.
+ * back then; coming back, it starts on its turn even if it is up to
+ * {@link THROTTLE_TURN_LATENESS_MS} late, so a waiter held up by a busy queue costs the
+ * endpoint no capacity, and turns claimed late bunch no more than that. A later waiter's turn
+ * is gone: it is given a new one. Turns not claimed within a minute are forgotten.
  * Returns {granted, wait ms, limited by (0 none, 1 rate, 2 in flight)}.
  */
 const ACQUIRE_SCRIPT = `
@@ -81,6 +90,11 @@ if interval > 0 and ticket ~= '' then
   turn = tonumber(redis.call('ZSCORE', KEYS[3], ticket))
   -- Back before its turn: it waits for it, nothing taken.
   if turn and turn > now + tau then return { 0, math.ceil(turn - now), 1 } end
+  -- Back too late: the turn is gone (claimed now, it would bunch with the next ones).
+  if turn and turn < now - tonumber(ARGV[9]) then
+    redis.call('ZREM', KEYS[3], ticket)
+    turn = nil
+  end
 end
 if cap > 0 then
   redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
@@ -160,6 +174,7 @@ type ThrottlingRedis = (Redis | Cluster) & {
     leasePrefix: string,
     maxWaitMs: number,
     ticket: string,
+    turnLatenessMs: number,
   ): Promise<[number, number, number]>;
   throttleRelease(state: string, leases: string, durationMs: number, ...ids: string[]): Promise<1>;
 };
@@ -177,7 +192,7 @@ export function isUnthrottled(limits: ThrottleLimits): boolean {
  * killed mid-attempt comes back by itself. Both are checked and taken in one Lua script on
  * Redis's clock. An attempt held back is told when to ask again: waiters are handed turns one
  * emission interval apart: a waiter with a ticket (its job's id) gets a turn reserved for it,
- * which it keeps however late it comes back; one held back by the in-flight limit is told to
+ * which it keeps if it comes back at most {@link THROTTLE_TURN_LATENESS_MS} late; one held back by the in-flight limit is told to
  * come back one mean attempt duration ÷ the limit after the previous waiter, so they do not
  * all come back at once.
  *
@@ -238,6 +253,7 @@ export class EndpointThrottle implements OnModuleDestroy {
         prefix,
         MAX_THROTTLE_WAIT_MS,
         ticket,
+        THROTTLE_TURN_LATENESS_MS,
       );
       const leases =
         limits.maxInFlight === null
