@@ -41,7 +41,7 @@ describe('EndpointThrottle (real Redis)', () => {
 
   it('grants every attempt of an endpoint without limits at once, without asking Redis', async () => {
     const throttle = new EndpointThrottle(
-      // A client that can never connect: any round trip would fail and log.
+      // A client that can never connect: any call to Redis would fail and log.
       createRedisClient(parseRedisUrl('redis://127.0.0.1:1'), {
         lazyConnect: true,
         enableOfflineQueue: false,

@@ -54,7 +54,7 @@ const DEFAULT_ATTEMPT_MS = 100;
 const LIMITED_BY: Array<ThrottleLimit | null> = [null, 'rate', 'in_flight'];
 
 /**
- * One round trip, atomic. KEYS[1]: the endpoint's state (hash: `tat`, the GCRA's theoretical
+ * One call, atomic. KEYS[1]: the endpoint's state (hash: `tat`, the GCRA's theoretical
  * arrival time; `wake`, the next turn handed to a waiter without a ticket; `avg`, the mean
  * attempt duration), KEYS[2]: its leases (sorted set, member: lease id, score: expiry),
  * KEYS[3]: its tickets (sorted set, member: the waiter's ticket, score: the time of the turn
@@ -227,7 +227,7 @@ export class EndpointThrottle implements OnModuleDestroy {
 
   /**
    * Asks for `want` attempts to endpoint `endpointId` now. Without limits, grants them all at
-   * once without a round trip.
+   * once without asking Redis.
    * @param ticket who asks, the same each time it comes back (the job's id): held back by the
    *   rate, it is given a turn of its own and told to come back then; without one, it is told
    *   when to ask again, with no turn kept for it.
