@@ -89,7 +89,7 @@ if interval > 0 and ticket ~= '' then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
   turn = tonumber(redis.call('ZSCORE', KEYS[3], ticket))
   -- Back before its turn: it waits for it, nothing taken.
-  if turn and turn > now + tau then return { 0, math.ceil(turn - now), 1 } end
+  if turn and turn > now + tau then return { 0, math.ceil(turn - tau - now), 1 } end
   -- Back too late: the turn is gone (claimed now, it would bunch with the next ones).
   if turn and turn < now - tonumber(ARGV[9]) then
     redis.call('ZREM', KEYS[3], ticket)
@@ -127,10 +127,10 @@ end
 local wait = 0
 if granted < want then
   if limitedBy == 1 and ticket ~= '' and not turn then
-    -- The next free turn, reserved for this waiter.
+    -- The next free turn, reserved for this waiter, who may claim it from tau before it.
     redis.call('ZADD', KEYS[3], tat, ticket)
     redis.call('PEXPIRE', KEYS[3], math.ceil(tat - now) + 120000)
-    wait = tat - now
+    wait = tat - tau - now
     tat = tat + interval
     redis.call('HSET', KEYS[1], 'tat', tat)
   else
