@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
-import { givenCampaign, startApi } from './lib/service.mjs';
+import { benchEnv, dropBenchDatabase, givenCampaign, startApi } from './lib/service.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -23,21 +23,8 @@ const { values } = parseArgs({
 const LEADS = Number(values.leads);
 const UPLOADS = Number(values.uploads);
 const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench';
-const env = {
-  ...process.env,
-  NODE_ENV: 'development',
-  DATABASE_URL: `postgres://postgres@127.0.0.1:5432/${DB}`,
-  QUEUE_PREFIX: `bench-${Date.now()}`,
-  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_API_PER_MIN: '1000000',
-  RATE_LIMIT_TOKEN_PER_MIN: '1000000',
-};
-
-const admin = new pg.Client({ connectionString: 'postgres://postgres@127.0.0.1:5432/postgres' });
-await admin.connect();
-await admin.query(`DROP DATABASE IF EXISTS ${DB} WITH (FORCE)`);
-await admin.end();
+const env = benchEnv(process.env, DB, `bench-${Date.now()}`);
+await dropBenchDatabase(pg, DB);
 
 // A receiver answering 204 that notes when each webhook arrives.
 const arrivals = [];

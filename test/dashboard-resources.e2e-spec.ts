@@ -258,6 +258,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         public_key: null,
         previous_public_key: null,
         custom_headers: [],
+        max_deliveries_per_second: null,
+        max_in_flight: null,
       });
       const {
         health: _health,
@@ -273,6 +275,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         public_key: _publicKey,
         previous_public_key: _previousPublicKey,
         custom_headers: _customHeaders,
+        max_deliveries_per_second: _maxPerSecond,
+        max_in_flight: _maxInFlight,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -452,7 +456,10 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         },
       ]);
       for (const [payload, message] of [
-        [{}, 'nothing to change: give url, description, events, enabled or headers'],
+        [
+          {},
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second or max_in_flight',
+        ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],
         [{ events: ['nope'] }, 'events has unknown event types: nope'],

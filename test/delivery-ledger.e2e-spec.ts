@@ -103,6 +103,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         delivered: 0,
         failed: 0,
         pending: 0,
+        throttled: 0,
         skipped: 0,
       };
       d.matched += 1;
@@ -197,7 +198,11 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
     let res = await ledger(me.session, me.endpointId, '?days=1');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
-      days: [{ day: created, matched: 7, delivered: 2, failed: 1, pending: 1, skipped: 3 }],
+      days: [
+        { day: created, matched: 7, delivered: 2, failed: 1, pending: 1, throttled: 0, skipped: 3 },
+      ],
+      // Not throttled: no limits, nothing waits on them.
+      throttle: { max_deliveries_per_second: null, max_in_flight: null, waiting: 0 },
     });
 
     // Spread over days: one success and one skipped delivery yesterday, the failure 40 days ago.
@@ -214,9 +219,12 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
       `UPDATE webhook_delivery SET created_at = created_at - interval '40 days' WHERE id = $1`,
       [ids.failed],
     );
-    const zero = { matched: 0, delivered: 0, failed: 0, pending: 0, skipped: 0 };
+    const zero = { matched: 0, delivered: 0, failed: 0, pending: 0, throttled: 0, skipped: 0 };
     const expected = new Map<string, LedgerDay>([
-      [created, { day: created, matched: 4, delivered: 1, failed: 0, pending: 1, skipped: 2 }],
+      [
+        created,
+        { day: created, matched: 4, delivered: 1, failed: 0, pending: 1, throttled: 0, skipped: 2 },
+      ],
       [
         daysBefore(created, 1),
         {
@@ -225,6 +233,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
           delivered: 1,
           failed: 0,
           pending: 0,
+          throttled: 0,
           skipped: 1,
         },
       ],
@@ -236,6 +245,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
           delivered: 0,
           failed: 1,
           pending: 0,
+          throttled: 0,
           skipped: 0,
         },
       ],
@@ -264,11 +274,19 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         delivered: sum.delivered + d.delivered,
         failed: sum.failed + d.failed,
         pending: sum.pending + d.pending,
+        throttled: sum.throttled + d.throttled,
         skipped: sum.skipped + d.skipped,
       }),
       zero,
     );
-    expect(total).toEqual({ matched: 7, delivered: 2, failed: 1, pending: 1, skipped: 3 });
+    expect(total).toEqual({
+      matched: 7,
+      delivered: 2,
+      failed: 1,
+      pending: 1,
+      throttled: 0,
+      skipped: 3,
+    });
 
     // The domain service answers the same (the CLI and the dashboard share it).
     expect(await t.app.get(DeliveryService).deliveryLedger(me.endpointId, 90)).toEqual(res.body);
@@ -295,6 +313,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         delivered: 0,
         failed: 0,
         pending: 0,
+        throttled: 0,
         skipped: 0,
       });
     }

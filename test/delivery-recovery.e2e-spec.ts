@@ -539,6 +539,8 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
                 count(*) FILTER (WHERE status = 'succeeded')::int AS delivered,
                 count(*) FILTER (WHERE status = 'failed')::int AS failed,
                 count(*) FILTER (WHERE status = 'pending')::int AS pending,
+                count(*) FILTER (WHERE status = 'pending' AND throttled_until >= next_attempt_at)::int
+                  AS throttled,
                 count(*) FILTER (WHERE status IN ('skipped', 'dropped'))::int AS skipped
            FROM webhook_delivery WHERE endpoint_id = $1`,
         [s.endpointId],

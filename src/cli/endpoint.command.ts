@@ -66,6 +66,37 @@ export function headerOptions(
   ];
 }
 
+/**
+ * A throttle limit as typed (docs/webhooks.md#throttling): `none` for no limit (null), else the
+ * number, which the service checks; undefined when not given.
+ */
+function throttleOption(value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  return value.trim().toLowerCase() === 'none' ? null : Number(value.trim());
+}
+
+/**
+ * The throttle's options, `--max-per-second` and `--max-in-flight`, shared by `endpoint create`
+ * and `endpoint update` (docs/webhooks.md#throttling).
+ */
+abstract class ThrottleOptionsCommand extends CommandRunner {
+  @Option({
+    flags: '--max-per-second <n>',
+    description: 'Most deliveries per second, 1-1000 ("none": no limit)',
+  })
+  parseMaxPerSecond(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--max-in-flight <n>',
+    description: 'Most attempts in flight at once, 1-100 ("none": no limit)',
+  })
+  parseMaxInFlight(value: string): string {
+    return value;
+  }
+}
+
 interface EndpointCreateOptions {
   campaign?: string;
   url?: string;
@@ -75,20 +106,22 @@ interface EndpointCreateOptions {
   signatureScheme?: string;
   header?: string[];
   secretHeader?: string[];
+  maxPerSecond?: string;
+  maxInFlight?: string;
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
- * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…`
- * → the endpoint with its custom headers plus `secret`, the only time the signing secret and
- * secret header values are shown; an `asymmetric` endpoint has no `secret` to show, and gets
- * `signature_scheme` and its `public_key` instead (docs/cli.md).
+ * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
+ * [--max-per-second N] [--max-in-flight N]` → the endpoint with its custom headers plus `secret`,
+ * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
+ * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
 @SubCommand({
   name: 'create',
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
-export class EndpointCreateCommand extends CommandRunner {
+export class EndpointCreateCommand extends ThrottleOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -106,6 +139,8 @@ export class EndpointCreateCommand extends CommandRunner {
             ? undefined
             : signatureSchemeOption(options.signatureScheme),
         headers: headerOptions(options.header, options.secretHeader),
+        maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
+        maxInFlight: throttleOption(options.maxInFlight),
       },
       CLI_ACTOR,
     );
@@ -176,15 +211,18 @@ interface EndpointUpdateOptions {
   header?: string[];
   secretHeader?: string[];
   clearHeaders?: boolean;
+  maxPerSecond?: string;
+  maxInFlight?: string;
 }
 
 /**
  * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
- * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]` → the
- * endpoint. Header options replace the whole list (docs/cli.md#custom-headers).
+ * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]
+ * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint. Header options replace the
+ * whole list (docs/cli.md#custom-headers).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
-export class EndpointUpdateCommand extends CommandRunner {
+export class EndpointUpdateCommand extends ThrottleOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -203,10 +241,12 @@ export class EndpointUpdateCommand extends CommandRunner {
       description: options.description,
       enabled: options.enable ? true : options.disable ? false : undefined,
       headers: options.clearHeaders ? [] : headers,
+      maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
+      maxInFlight: throttleOption(options.maxInFlight),
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable or header options',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second or --max-in-flight',
       );
     }
     printJson(

@@ -97,6 +97,8 @@ export class CampaignsController {
         enabled: input.enabled,
         signatureScheme: input.signature_scheme,
         headers: input.headers,
+        maxDeliveriesPerSecond: input.max_deliveries_per_second,
+        maxInFlight: input.max_in_flight,
       },
       actor,
     );

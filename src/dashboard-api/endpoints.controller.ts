@@ -115,7 +115,8 @@ export class EndpointsController {
   }
 
   /**
-   * Changes any of `url`, `description`, `events`, `enabled`, `headers`; recorded as
+   * Changes any of `url`, `description`, `events`, `enabled`, `headers`,
+   * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling); recorded as
    * `endpoint.update`. The answer shows the secret header values this change set, this once.
    */
   @Patch(':endpoint_id')
@@ -137,10 +138,12 @@ export class EndpointsController {
       description: input.description,
       enabled: input.enabled,
       headers: input.headers,
+      maxDeliveriesPerSecond: input.max_deliveries_per_second,
+      maxInFlight: input.max_in_flight,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events, enabled or headers',
+        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second or max_in_flight',
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);

@@ -13,6 +13,10 @@ import { DeliveryRetentionRepository } from './retention/delivery-retention.repo
 import { ScheduledAttempts } from './worker/scheduled-attempts.service';
 import { DeliveryRecoveryRepository } from './recovery/delivery-recovery.repository';
 import { DeliveryRecoveryRunner } from './recovery/delivery-recovery.runner';
+import { AppConfig } from '../config/app-config';
+import { DeploymentIdentity } from '../database/deployment-identity';
+import { createRedisClient } from '../redis/redis-connection';
+import { EndpointThrottle, THROTTLE_LEASE_MARGIN_MS } from './worker/endpoint-throttle';
 
 /**
  * Recording and dispatching events (docs/webhooks.md): the outbox publisher any module calls
@@ -43,6 +47,17 @@ export class DeliveryModule {}
     DeliveryRecoveryRunner,
     DeliveryRetentionRepository,
     DeliveryRetention,
+    {
+      // Its own connection, closed with the module (docs/webhooks.md#throttling).
+      provide: EndpointThrottle,
+      inject: [AppConfig, DeploymentIdentity],
+      useFactory: (config: AppConfig, deployment: DeploymentIdentity) =>
+        new EndpointThrottle(
+          createRedisClient(config.redis, { maxRetriesPerRequest: 1 }),
+          deployment.queuePrefix,
+          config.webhookTimeoutMs + THROTTLE_LEASE_MARGIN_MS,
+        ),
+    },
   ],
 })
 export class DeliveryWorkerModule {}

@@ -144,6 +144,12 @@ export class Metrics {
     help: 'Deliveries moved back to pending by bulk recoveries and replays in this process.',
     registers: [this.registry],
   });
+  private readonly throttleWaits = new Counter({
+    name: `${METRIC_PREFIX}delivery_throttle_waits_total`,
+    help: "Deliveries put back to wait on their endpoint's throttle, by the limit that held them (rate, in_flight).",
+    labelNames: ['limit'] as const,
+    registers: [this.registry],
+  });
   /** Failures of the scrape-time look-ups (PostgreSQL, Redis); their gauges keep their last values. */
   readonly collectionErrors = new Counter({
     name: `${METRIC_PREFIX}metrics_collection_errors_total`,
@@ -201,6 +207,14 @@ export class Metrics {
   /** Deliveries a recovery moved back to `pending`. */
   recordRecoveredDeliveries(count: number): void {
     this.recoveredDeliveries.inc(count);
+  }
+
+  /**
+   * Deliveries put back to wait on their endpoint's throttle (docs/webhooks.md#throttling),
+   * by the limit that held them: `rate` or `in_flight`.
+   */
+  recordThrottleWaits(limit: 'rate' | 'in_flight', count: number): void {
+    if (count > 0) this.throttleWaits.inc({ limit }, count);
   }
 
   /**

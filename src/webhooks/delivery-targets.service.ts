@@ -28,6 +28,10 @@ export interface DeliveryTarget {
   headers: CustomHeaderToSend[];
   /** When it was read (ms since the epoch, taken before the query): see {@link DeliveryTargets.sendsTo}. */
   readAt: number;
+  /** Most deliveries per second (docs/webhooks.md#throttling); null: unlimited. */
+  maxDeliveriesPerSecond: number | null;
+  /** Most attempts in flight at once; null: unlimited. */
+  maxInFlight: number | null;
 }
 
 /** An endpoint of a campaign as the outbox sees it when an event is recorded. */
@@ -263,10 +267,17 @@ export class DeliveryTargets {
             ? { name: h.name, value: this.secretBox.decrypt(h.encrypted), secret: true }
             : { name: h.name, value: h.value, secret: false },
         );
-        return [
-          row.id,
-          { id: row.id, url: row.url, isEnabled: row.is_enabled, secrets, headers, readAt },
-        ];
+        const target: DeliveryTarget = {
+          id: row.id,
+          url: row.url,
+          isEnabled: row.is_enabled,
+          secrets,
+          headers,
+          readAt,
+          maxDeliveriesPerSecond: row.max_deliveries_per_second,
+          maxInFlight: row.max_in_flight,
+        };
+        return [row.id, target];
       }),
     );
     return ids.map((id) => byId.get(id) ?? null);

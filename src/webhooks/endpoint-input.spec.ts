@@ -1,5 +1,10 @@
 import { InvalidInputError } from '../common/domain-error';
-import { validateDescription, validateEvents, validateUrl } from './endpoint-input';
+import {
+  validateDescription,
+  validateEvents,
+  validateThrottleLimit,
+  validateUrl,
+} from './endpoint-input';
 
 function errorOf(run: () => unknown): InvalidInputError {
   try {
@@ -59,6 +64,28 @@ describe('endpoint input', () => {
       expect(errorOf(() => validateDescription('a'.repeat(501)))).toMatchObject({
         field: 'description',
       });
+    });
+  });
+
+  describe('validateThrottleLimit', () => {
+    it('takes whole numbers within the bounds, and null for no limit', () => {
+      expect(validateThrottleLimit('max_deliveries_per_second', 1)).toBe(1);
+      expect(validateThrottleLimit('max_deliveries_per_second', 1000)).toBe(1000);
+      expect(validateThrottleLimit('max_in_flight', 100)).toBe(100);
+      expect(validateThrottleLimit('max_in_flight', null)).toBeNull();
+    });
+
+    it('refuses anything else, naming the field and the bounds', () => {
+      for (const value of [0, 1001, 2.5, -1, Number.NaN, '5', true]) {
+        const error = errorOf(() => validateThrottleLimit('max_deliveries_per_second', value));
+        expect(error.field).toBe('max_deliveries_per_second');
+        expect(error.message).toBe(
+          'max_deliveries_per_second must be a whole number from 1 to 1,000, or null for no limit',
+        );
+      }
+      expect(errorOf(() => validateThrottleLimit('max_in_flight', 101)).message).toBe(
+        'max_in_flight must be a whole number from 1 to 100, or null for no limit',
+      );
     });
   });
 });

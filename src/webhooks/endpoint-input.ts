@@ -1,6 +1,11 @@
 import { InvalidInputError } from '../common/domain-error';
 import { isEventType } from './event-types.constants';
-import { MAX_URL_LENGTH, MAX_DESCRIPTION_LENGTH } from './endpoint-limits.constants';
+import {
+  MAX_URL_LENGTH,
+  MAX_DESCRIPTION_LENGTH,
+  THROTTLE_IN_FLIGHT_BOUNDS,
+  THROTTLE_RATE_BOUNDS,
+} from './endpoint-limits.constants';
 import {
   DEFAULT_SIGNATURE_SCHEME,
   isSignatureScheme,
@@ -77,4 +82,25 @@ export function validateSignatureScheme(scheme: unknown): SignatureScheme {
       `must be one of ${SIGNATURE_SCHEMES.join(', ')}, got "${String(scheme)}"`,
     );
   return scheme;
+}
+
+/**
+ * Checks one limit of an endpoint's throttle (docs/webhooks.md#throttling): a whole number
+ * within its bounds, or null for unlimited.
+ * @param field `max_deliveries_per_second` (1 to 1,000) or `max_in_flight` (1 to 100).
+ * @throws InvalidInputError (that field) for anything else.
+ */
+export function validateThrottleLimit(
+  field: 'max_deliveries_per_second' | 'max_in_flight',
+  value: unknown,
+): number | null {
+  if (value === null) return null;
+  const { min, max } = field === 'max_in_flight' ? THROTTLE_IN_FLIGHT_BOUNDS : THROTTLE_RATE_BOUNDS;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw InvalidInputError.field(
+      field,
+      `must be a whole number from ${min} to ${max.toLocaleString('en')}, or null for no limit`,
+    );
+  }
+  return value;
 }

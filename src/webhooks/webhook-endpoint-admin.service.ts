@@ -11,6 +11,7 @@ import {
   validateDescription,
   validateEvents,
   validateSignatureScheme,
+  validateThrottleLimit,
   validateUrl,
 } from './endpoint-input';
 import type { SignatureScheme } from './signature-schemes.constants';
@@ -59,6 +60,10 @@ export interface EndpointChanges {
    * removes them all; a secret header without a value keeps its stored value.
    */
   headers?: CustomHeaderInput[];
+  /** Most deliveries per second (docs/webhooks.md#throttling), 1 to 1,000; `null` removes it. */
+  maxDeliveriesPerSecond?: number | null;
+  /** Most attempts in flight at once, 1 to 100; `null` removes it. */
+  maxInFlight?: number | null;
 }
 
 /** An endpoint as the CLI and the dashboard's changes answer it: with its custom headers. */
@@ -115,6 +120,8 @@ export class WebhookEndpointAdmin {
       enabled?: boolean;
       signatureScheme?: string;
       headers?: CustomHeaderInput[];
+      maxDeliveriesPerSecond?: number | null;
+      maxInFlight?: number | null;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
@@ -136,6 +143,11 @@ export class WebhookEndpointAdmin {
       publicKey: key.shown.public_key,
       previousPublicKey: null,
       customHeaders: sealCustomHeaders(headers, [], (value) => this.secretBox.encrypt(value)),
+      maxDeliveriesPerSecond: validateThrottleLimit(
+        'max_deliveries_per_second',
+        fields.maxDeliveriesPerSecond ?? null,
+      ),
+      maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -150,6 +162,7 @@ export class WebhookEndpointAdmin {
           enabled: saved.is_enabled,
           ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
           ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
+          ...throttleDetails(entity),
         });
         return saved;
       });
@@ -197,6 +210,13 @@ export class WebhookEndpointAdmin {
       }
       Object.assign(endpoint, enabledState(changes.enabled));
     }
+    if (changes.maxDeliveriesPerSecond !== undefined)
+      endpoint.maxDeliveriesPerSecond = validateThrottleLimit(
+        'max_deliveries_per_second',
+        changes.maxDeliveriesPerSecond,
+      );
+    if (changes.maxInFlight !== undefined)
+      endpoint.maxInFlight = validateThrottleLimit('max_in_flight', changes.maxInFlight);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
     return this.dataSource.transaction(async (manager) => {
       const saved = toEndpointView(await this.repository.save(endpoint, manager));
@@ -206,6 +226,9 @@ export class WebhookEndpointAdmin {
       if (changes.description !== undefined) changed.description = saved.description;
       if (changes.enabled !== undefined) changed.enabled = saved.is_enabled;
       if (changes.headers !== undefined) changed.headers = auditedCustomHeaders(headers);
+      if (changes.maxDeliveriesPerSecond !== undefined)
+        changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
+      if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       return withHeaders(saved, endpoint, headers);
     });
@@ -538,4 +561,14 @@ function withHeaders(
 
 function endpointNotFound(id: number): NotFoundError {
   return new NotFoundError(`webhook endpoint ${id} does not exist`);
+}
+
+/** An endpoint's throttle as its audit entries record it, only the limits it has (docs/webhooks.md#throttling). */
+function throttleDetails(endpoint: WebhookEndpoint): Record<string, number> {
+  return {
+    ...(endpoint.maxDeliveriesPerSecond === null
+      ? {}
+      : { max_deliveries_per_second: endpoint.maxDeliveriesPerSecond }),
+    ...(endpoint.maxInFlight === null ? {} : { max_in_flight: endpoint.maxInFlight }),
+  };
 }

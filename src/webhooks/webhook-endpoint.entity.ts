@@ -183,4 +183,15 @@ export class WebhookEndpoint {
    */
   @Column({ name: 'custom_headers', type: 'jsonb', default: () => "'[]'" })
   customHeaders!: StoredCustomHeader[];
+
+  /**
+   * Most deliveries per second the worker sends to it, across every worker process
+   * (docs/webhooks.md#throttling), 1 to 1,000; null: unlimited.
+   */
+  @Column({ name: 'max_deliveries_per_second', type: 'integer', nullable: true })
+  maxDeliveriesPerSecond!: number | null;
+
+  /** Most attempts to it in flight at once, across every worker process, 1 to 100; null: unlimited. */
+  @Column({ name: 'max_in_flight', type: 'integer', nullable: true })
+  maxInFlight!: number | null;
 }

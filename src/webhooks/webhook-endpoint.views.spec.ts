@@ -68,6 +68,8 @@ describe('the dashboard view of an endpoint', () => {
       public_key: null,
       previous_public_key: null,
       custom_headers: [],
+      max_deliveries_per_second: null,
+      max_in_flight: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });
@@ -155,5 +157,10 @@ describe('the dashboard view of an endpoint', () => {
       last_disabled_reason: 'manual',
       last_disabled_at: '2026-11-23T11:30:00.000Z',
     });
+  });
+
+  it('carries the throttle as set, null for no limit', () => {
+    const detail = toEndpointDetail(endpoint({ maxDeliveriesPerSecond: 5, maxInFlight: null }));
+    expect(detail).toMatchObject({ max_deliveries_per_second: 5, max_in_flight: null });
   });
 });

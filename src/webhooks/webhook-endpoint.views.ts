@@ -99,6 +99,10 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
    * one's value masked.
    */
   custom_headers: CustomHeaderView[];
+  /** Most deliveries per second (docs/webhooks.md#throttling); null: unlimited. */
+  max_deliveries_per_second: number | null;
+  /** Most attempts in flight at once; null: unlimited. */
+  max_in_flight: number | null;
 }
 
 /**
@@ -130,6 +134,8 @@ export function toEndpointDetail(
     public_key: endpoint.publicKey,
     previous_public_key: previousValid ? endpoint.previousPublicKey : null,
     custom_headers: customHeaderViews(endpoint.customHeaders ?? []),
+    max_deliveries_per_second: endpoint.maxDeliveriesPerSecond ?? null,
+    max_in_flight: endpoint.maxInFlight ?? null,
   };
 }
 

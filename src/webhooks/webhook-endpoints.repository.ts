@@ -22,6 +22,9 @@ export interface TargetRow {
   previous_secret_valid: boolean;
   /** The endpoint's custom headers as stored (docs/webhooks.md#custom-headers). */
   custom_headers: StoredCustomHeader[];
+  /** Its throttle (docs/webhooks.md#throttling); null: unlimited. */
+  max_deliveries_per_second: number | null;
+  max_in_flight: number | null;
 }
 
 /** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
@@ -180,7 +183,8 @@ export class WebhookEndpointsRepository {
     return this.endpoints.query(
       `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
               coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid,
-              custom_headers
+              custom_headers,
+              max_deliveries_per_second, max_in_flight
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );

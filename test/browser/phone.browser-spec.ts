@@ -294,6 +294,7 @@ describe('The dashboard on a phone, and in its own words', () => {
       ['Delivered', 'delivered'],
       ['Failed', 'failed'],
       ['Pending', 'pending'],
+      ['Of which throttled', 'throttled'],
       ['Skipped', 'skipped'],
     ]) {
       await expectOnScreen(page, cardValue(today, label), String(expected[key]));
@@ -425,6 +426,38 @@ describe('The dashboard on a phone, and in its own words', () => {
     }
     await expectNoSideScroll(page);
     await watched.screenshot('phone-endpoint-headers-mobile');
+  });
+
+  it('at 390 px shows the endpoint form’s throttle fields, labelled, and says a bad limit at its field before sending anything', async () => {
+    const watched = await signedIn(account.admin, `/campaigns/${account.campaignId}/endpoints/new`);
+    const { page } = watched;
+    let posted = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().includes('/endpoints')) posted += 1;
+    });
+    await page.getByLabel('URL', { exact: true }).fill('https://crm.example.com/hooks');
+    await page.getByRole('checkbox', { name: 'lead.created', exact: true }).check();
+    const rate = page.getByRole('textbox', { name: 'Max deliveries per second' });
+    const inFlight = page.getByRole('textbox', { name: 'Max in flight' });
+    for (const field of [rate, inFlight]) {
+      await field.scrollIntoViewIfNeeded();
+      const box = (await field.boundingBox())!;
+      expect(box.x).toBeGreaterThanOrEqual(0);
+      expect(box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await rate.fill('2000');
+    await page.getByRole('button', { name: 'Create endpoint' }).click();
+    expect(await rate.getAttribute('aria-invalid')).toBe('true');
+    await expectOnScreen(
+      page,
+      page.getByText('Enter a whole number of deliveries per second from 1 to 1,000', {
+        exact: false,
+      }),
+      /^Enter a whole number of deliveries per second from 1 to 1,000/,
+    );
+    await expectNoSideScroll(page);
+    expect(posted).toBe(0);
+    await watched.screenshot('phone-endpoint-throttle-mobile');
   });
 
   it('filters the audit log by action and by user', async () => {

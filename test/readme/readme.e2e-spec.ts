@@ -229,14 +229,20 @@ describe('README.md', () => {
       const deliveries = jsonDocuments(shell.stdoutOf('receiver')) as Array<{
         verified: boolean;
         type: string;
+        received_at: string;
       }>;
+      // Three leads, then ten more under the throttle: one bulk event per upload.
       expect(deliveries.map((d) => d.type).sort()).toEqual([
-        'lead.created',
-        'lead.created',
-        'lead.created',
+        ...Array<string>(13).fill('lead.created'),
+        'leads.bulk_created',
         'leads.bulk_created',
       ]);
       expect(deliveries.every((d) => d.verified)).toBe(true);
+      // The throttled eleven came at most 2 a second: ten intervals of at least half a second,
+      // less the throttle's 50 ms tolerance each.
+      const throttled = deliveries.slice(4).map((d) => Date.parse(d.received_at));
+      expect(throttled).toHaveLength(11);
+      expect(throttled.at(-1)! - throttled[0]).toBeGreaterThanOrEqual(10 * 450);
       // `npm start` ends with the banner naming its URLs on the port it is bound to.
       const origin = `http://127.0.0.1:${port}`;
       for (const line of [

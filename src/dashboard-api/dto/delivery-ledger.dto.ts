@@ -43,10 +43,47 @@ export class DeliveryLedgerDayDto {
     type: 'integer',
     minimum: 0,
     description:
+      'Of the pending, those waiting on the endpoint’s throttle (put back by it, not attempted since); the rest wait for a first attempt or a retry',
+    example: 0,
+  })
+  throttled!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
       'Of those, never to be sent: the endpoint was disabled when the event was recorded, or was disabled or deleted before an attempt',
     example: 1,
   })
   skipped!: number;
+}
+
+/** The endpoint's throttle and what waits on it (docs/webhooks.md#throttling). */
+@ApiSchema({ name: 'DeliveryLedgerThrottle' })
+export class DeliveryLedgerThrottleDto {
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Most deliveries per second; null: unlimited',
+    example: 5,
+  })
+  max_deliveries_per_second!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Most attempts in flight at once; null: unlimited',
+    example: 2,
+  })
+  max_in_flight!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description: 'Pending deliveries of the ledger’s days waiting on the throttle',
+    example: 0,
+  })
+  waiting!: number;
 }
 
 /** `GET /dashboard/api/endpoints/{endpoint_id}/ledger`. */
@@ -57,6 +94,9 @@ export class DeliveryLedgerDto {
     description: 'One entry per day, today (UTC) first; a day without deliveries is all zeros',
   })
   days!: DeliveryLedgerDayDto[];
+
+  @ApiProperty({ type: DeliveryLedgerThrottleDto })
+  throttle!: DeliveryLedgerThrottleDto;
 }
 
 /** The query of the delivery ledger: `days` at most once; unknown parameters are refused. */

@@ -1,12 +1,25 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema, OmitType } from '@nestjs/swagger';
-import { IsArray, IsBoolean, IsOptional, IsString, Validate, ValidateIf } from 'class-validator';
+import {
+  IsArray,
+  IsBoolean,
+  IsNumber,
+  IsOptional,
+  IsString,
+  Validate,
+  ValidateIf,
+} from 'class-validator';
 import { PING } from '../../delivery/attempts/test-messages.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
   WebhookEndpointDto,
   WebhookEndpointHealthDto,
 } from '../../webhooks/dto/webhook-endpoint.dto';
-import { MAX_DESCRIPTION_LENGTH, MAX_URL_LENGTH } from '../../webhooks/endpoint-limits.constants';
+import {
+  MAX_DESCRIPTION_LENGTH,
+  MAX_URL_LENGTH,
+  THROTTLE_IN_FLIGHT_BOUNDS,
+  THROTTLE_RATE_BOUNDS,
+} from '../../webhooks/endpoint-limits.constants';
 import {
   DEFAULT_SIGNATURE_SCHEME,
   SIGNATURE_SCHEMES,
@@ -144,11 +157,58 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'Headers sent with every request to the endpoint, in order; secret values masked (docs/webhooks.md#custom-headers)',
   })
   custom_headers!: CustomHeaderDto[];
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited',
+  })
+  max_deliveries_per_second!: number | null;
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+  })
+  max_in_flight!: number | null;
+}
+
+/**
+ * The throttle's fields of an endpoint's create and update bodies (docs/webhooks.md#throttling):
+ * types only; the bounds are the domain's (`validateThrottleLimit`).
+ */
+@ApiSchema({ name: 'EndpointThrottleRequest' })
+export class EndpointThrottleRequestDto {
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_RATE_BOUNDS.min,
+    maximum: THROTTLE_RATE_BOUNDS.max,
+    description:
+      'Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)',
+    example: 5,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_deliveries_per_second?: number | null;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    nullable: true,
+    minimum: THROTTLE_IN_FLIGHT_BOUNDS.min,
+    maximum: THROTTLE_IN_FLIGHT_BOUNDS.max,
+    description: 'Most attempts to the endpoint in flight at once; null: unlimited',
+    example: 2,
+  })
+  @IsOptional()
+  @IsNumber()
+  max_in_flight?: number | null;
 }
 
 /** Body of `POST /dashboard/api/campaigns/{campaign_id}/endpoints`. */
 @ApiSchema({ name: 'CreateEndpointRequest' })
-export class CreateEndpointRequestDto {
+export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ApiProperty({
     description: 'Absolute http or https URL without credentials (normalised when stored)',
     maxLength: MAX_URL_LENGTH,
@@ -217,7 +277,7 @@ export class ChangeSignatureSchemeRequestDto {
 
 /** Body of `PATCH /dashboard/api/endpoints/{endpoint_id}`: at least one field. */
 @ApiSchema({ name: 'UpdateEndpointRequest' })
-export class UpdateEndpointRequestDto {
+export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ApiPropertyOptional({ maxLength: MAX_URL_LENGTH, example: 'https://crm.example.com/hooks/v2' })
   @ValidateIf((body: UpdateEndpointRequestDto) => body.url !== undefined)
   @IsString()

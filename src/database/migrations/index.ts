@@ -27,6 +27,7 @@ import { AttemptResponseHeaders1795947000000 } from './1795947000000-AttemptResp
 import { EventTraceContext1795948000000 } from './1795948000000-EventTraceContext';
 import { EndpointCustomHeaders1795949000000 } from './1795949000000-EndpointCustomHeaders';
 import { EndpointSignatureScheme1795950000000 } from './1795950000000-EndpointSignatureScheme';
+import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -61,4 +62,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EventTraceContext1795948000000,
   EndpointCustomHeaders1795949000000,
   EndpointSignatureScheme1795950000000,
+  EndpointThrottle1795951000000,
 ];

@@ -17,15 +17,33 @@ export interface LedgerDay {
   /** Of those, still `pending`. */
   pending: number;
   /**
+   * Of the pending, those waiting on the endpoint's throttle (docs/webhooks.md#throttling): put
+   * back by it and not attempted since. The other pending ones wait for their first attempt or
+   * for a retry.
+   */
+  throttled: number;
+  /**
    * Of those, never to be sent: `skipped` (the endpoint was disabled when the event was
    * recorded) plus `dropped` (it was disabled or deleted before an attempt).
    */
   skipped: number;
 }
 
+/**
+ * The endpoint's throttle as the ledger shows it (docs/webhooks.md#throttling): its limits
+ * (null: unlimited) and how many of the ledger's pending deliveries wait on it.
+ */
+export interface LedgerThrottle {
+  max_deliveries_per_second: number | null;
+  max_in_flight: number | null;
+  /** The sum of the days' `throttled`. */
+  waiting: number;
+}
+
 /** An endpoint's delivery ledger: one entry per UTC day, newest first, empty days as zeros. */
 export interface DeliveryLedger {
   days: LedgerDay[];
+  throttle: LedgerThrottle;
 }
 
 /** Whether `days` is a whole number of days a ledger may cover (1 to {@link LEDGER_MAX_DAYS}). */

@@ -551,6 +551,22 @@ export class DeliveryRepository {
     );
   }
 
+  /**
+   * Records that pending deliveries wait on their endpoint's throttle for `waitMs` ms
+   * (docs/webhooks.md#throttling): `throttled_until`, by the database's clock. Their status,
+   * attempt count and `next_attempt_at` stay as they are; the sweeper leaves them to their job
+   * until then ({@link findOverdue}).
+   */
+  async markThrottled(deliveryIds: readonly number[], waitMs: number): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await this.dataSource.query(
+      `UPDATE webhook_delivery
+          SET throttled_until = now() + make_interval(secs => $2::double precision / 1000)
+        WHERE id = ANY($1::bigint[]) AND status = 'pending'`,
+      [deliveryIds, waitMs],
+    );
+  }
+
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */
   async markDropped(deliveryId: number): Promise<void> {
     await this.dataSource.query(
@@ -563,8 +579,10 @@ export class DeliveryRepository {
    * An endpoint's deliveries of the last `days` UTC days (today, by PostgreSQL's clock, and the
    * `days - 1` before it), counted by day of `created_at` and by status
    * (docs/dashboard.md#delivery-ledger): newest first, one row per day, zeros for a day without
-   * deliveries. `skipped` counts the `skipped` and the `dropped` deliveries. The deliveries are
-   * read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
+   * deliveries. `skipped` counts the `skipped` and the `dropped` deliveries; `throttled`, the
+   * pending ones put back by the endpoint's throttle and not attempted since (`throttled_until`
+   * at or after `next_attempt_at`: a failed attempt moves `next_attempt_at` past it). The
+   * deliveries are read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
    * @param days 1 to 90 (the caller checks).
    */
   async countDeliveriesByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
@@ -578,6 +596,8 @@ export class DeliveryRepository {
                 count(*) FILTER (WHERE d.status = 'succeeded')::int AS delivered,
                 count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
                 count(*) FILTER (WHERE d.status = 'pending')::int AS pending,
+                count(*) FILTER (WHERE d.status = 'pending' AND d.throttled_until IS NOT NULL
+                                   AND d.throttled_until >= d.next_attempt_at)::int AS throttled,
                 count(*) FILTER (WHERE d.status IN ('skipped', 'dropped'))::int AS skipped
            FROM webhook_delivery d, bounds b
           WHERE d.endpoint_id = $1
@@ -586,6 +606,7 @@ export class DeliveryRepository {
        SELECT to_char(s.day, 'YYYY-MM-DD') AS day,
               COALESCE(c.matched, 0) AS matched, COALESCE(c.delivered, 0) AS delivered,
               COALESCE(c.failed, 0) AS failed, COALESCE(c.pending, 0) AS pending,
+              COALESCE(c.throttled, 0) AS throttled,
               COALESCE(c.skipped, 0) AS skipped
          FROM bounds b
         CROSS JOIN LATERAL generate_series(b.first_day, b.today, interval '1 day') AS s(day)
@@ -615,6 +636,9 @@ export class DeliveryRepository {
             AND ($5::timestamptz IS NULL
                  OR next_attempt_at < $5::timestamptz - make_interval(secs => $1::double precision / 1000))
             AND ($3::timestamptz IS NULL OR (next_attempt_at, id) > ($3::timestamptz, $4::bigint))
+            -- Put back for its endpoint's throttle: its job holds it until then.
+            AND (throttled_until IS NULL
+                 OR throttled_until < now() - make_interval(secs => $1::double precision / 1000))
             -- An attempt in flight is not overdue: its job is alive (or its process died, and
             -- the attempt is closed as abandoned before the delivery is swept again).
             AND NOT EXISTS (SELECT 1 FROM webhook_delivery_attempt a

@@ -232,13 +232,16 @@ export class DeliveryService {
    * An endpoint's delivery ledger (the dashboard's `GET /endpoints/{endpoint_id}/ledger`,
    * docs/dashboard.md#delivery-ledger): for each of the last `days` UTC days, today first, the
    * deliveries created that day for the endpoint (`matched`) split by where they stand now:
-   * `delivered` (succeeded), `failed` (for good), `pending`, `skipped` (skipped, or dropped).
+   * `delivered` (succeeded), `failed` (for good), `pending`, `skipped` (skipped, or dropped),
+   * and of the pending those waiting on the endpoint's throttle (`throttled`); with the
+   * endpoint's limits and the sum of `throttled` (docs/webhooks.md#throttling).
    * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
    * on every day. It never reaches past the retention period (docs/operations.md#retention):
    * older deliveries are gone, so at most `DELIVERY_RETENTION_DAYS` days are returned.
    * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
-   * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, skipped}]}`,
-   *   `min(days, DELIVERY_RETENTION_DAYS)` entries, newest first.
+   * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, throttled,
+   *   skipped}], throttle: {max_deliveries_per_second, max_in_flight, waiting}}`,
+   *   `min(days, DELIVERY_RETENTION_DAYS)` days, newest first.
    * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
    *   unknown endpoint.
    */
@@ -249,9 +252,18 @@ export class DeliveryService {
     if (!isLedgerDays(days)) {
       throw InvalidInputError.field('days', `must be an integer from 1 to ${LEDGER_MAX_DAYS}`);
     }
-    await this.requireEndpoint(endpointId);
+    const endpoint = await this.endpoints.find(endpointId);
+    if (!endpoint) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
     const retained = Math.min(days, this.config.deliveryRetentionDays);
-    return { days: await this.repository.countDeliveriesByDay(endpointId, retained) };
+    const ledgerDays = await this.repository.countDeliveriesByDay(endpointId, retained);
+    return {
+      days: ledgerDays,
+      throttle: {
+        max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
+        max_in_flight: endpoint.maxInFlight,
+        waiting: ledgerDays.reduce((sum, day) => sum + day.throttled, 0),
+      },
+    };
   }
 
   /**

@@ -77,4 +77,13 @@ export class WebhookDelivery {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /**
+   * Until when it waits on its endpoint's throttle (docs/webhooks.md#throttling): set when an
+   * attempt was put back for the throttle, left as it was by the attempt that follows. The
+   * delivery waits on the throttle while it is pending, this is set and not before
+   * `next_attempt_at` (a failed attempt moves `next_attempt_at` past it: then it waits on a retry).
+   */
+  @Column({ name: 'throttled_until', type: 'timestamptz', nullable: true })
+  throttledUntil!: Date | null;
 }

@@ -53,7 +53,9 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
   /**
    * Runs a job's attempts. A job of another deployment (possible only when two deployments were
    * forced onto one `QUEUE_PREFIX`) is never completed here: it is put back, delayed, and an
-   * error is logged; so is a delivery job whose delivery is not due yet, until it is.
+   * error is logged; so is a delivery job whose delivery is not due yet, until it is, and a
+   * job held back by its endpoint's throttle (a batch keeps only the deliveries held back), for
+   * as long as the throttle says (docs/webhooks.md#throttling).
    */
   async process(
     job: Job<DeliveryJobData | DeliveryBatchJobData>,
@@ -73,15 +75,23 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
     const resumed = job.attemptsMade > 0 || job.stalledCounter > 0;
     if (job.name === DELIVER_BATCH_JOB) {
       const { deliveryIds, endpointId } = job.data as DeliveryBatchJobData;
-      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed);
-      if (outcome.left === 0) return outcome;
-      // Stopping: what was not started goes back to the queue for another worker at once.
-      await job.moveToDelayed(Date.now(), token);
+      const outcome = await this.scheduled.runBatch(deliveryIds, endpointId, resumed, job.id);
+      if (outcome.left > 0) {
+        // Stopping: what was not started goes back to the queue for another worker at once.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      if (!outcome.putBack) return outcome;
+      // Held back by the endpoint's throttle: the job keeps only those, and waits as long as
+      // the throttle says, without holding a worker slot (docs/webhooks.md#throttling).
+      const { deliveryIds: heldBack, waitMs } = outcome.putBack;
+      await job.updateData({ ...(job.data as DeliveryBatchJobData), deliveryIds: heldBack });
+      await job.moveToDelayed(Date.now() + waitMs, token);
       throw new DelayedError();
     }
     const { deliveryId, endpointId } = job.data as DeliveryJobData;
     try {
-      return await this.scheduled.run(deliveryId, endpointId, resumed);
+      return await this.scheduled.run(deliveryId, endpointId, resumed, job.id);
     } catch (error) {
       if (!(error instanceof NotDueError)) throw error;
       await job.moveToDelayed(Date.now() + error.waitMs, token);

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import pLimit from 'p-limit';
 import { AppConfig } from '../../config/app-config';
@@ -10,6 +10,8 @@ import { AttemptLog } from '../attempts/attempt-log.service';
 import { AttemptRunner } from './attempt.runner';
 import { GONE, nextStep } from './retry-schedule';
 import { bindTraceContext } from '../../tracing/trace-hooks';
+import { Metrics } from '../../metrics/metrics.service';
+import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
 
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
@@ -20,9 +22,16 @@ export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
 
 /**
  * What a batch job did with each of its deliveries ({@link ScheduledAttempts.runBatch}); `left`:
- * not attempted because the worker is stopping.
+ * not attempted because the worker is stopping; `throttled`: held back by the endpoint's
+ * throttle (docs/webhooks.md#throttling), to be put back with the job for `putBack`.
  */
-export type BatchOutcome = Record<AttemptOutcome | 'retrying' | 'failed' | 'left', number>;
+export type BatchOutcome = Record<
+  AttemptOutcome | 'retrying' | 'failed' | 'left' | 'throttled',
+  number
+> & {
+  /** The deliveries held back by the throttle and how long they wait (ms); absent when none. */
+  putBack?: { deliveryIds: number[]; waitMs: number };
+};
 
 /**
  * How early a scheduled attempt may begin, in ms: a retry job whose delay ran out a little
@@ -38,6 +47,22 @@ export class NotDueError extends Error {
   constructor(readonly waitMs: number) {
     super(`not due for another ${waitMs} ms`);
     this.name = 'NotDueError';
+  }
+}
+
+/**
+ * Thrown by {@link ScheduledAttempts.run} for a delivery held back by its endpoint's throttle
+ * (docs/webhooks.md#throttling): the job is put back for `waitMs`, like one not due, with
+ * nothing recorded but the delivery's `throttled_until`.
+ */
+export class ThrottledError extends NotDueError {
+  constructor(
+    waitMs: number,
+    readonly limit: ThrottleLimit | null,
+  ) {
+    super(waitMs);
+    this.message = `waiting on the endpoint's throttle for another ${waitMs} ms`;
+    this.name = 'ThrottledError';
   }
 }
 
@@ -68,6 +93,8 @@ export class ScheduledAttempts {
     private readonly endpoints: DeliveryTargets,
     private readonly dispatcher: DeliveryDispatcher,
     private readonly config: AppConfig,
+    private readonly throttle: EndpointThrottle,
+    @Optional() private readonly metrics?: Metrics,
   ) {
     this.slots = pLimit(config.webhookWorkerConcurrency);
   }
@@ -84,16 +111,25 @@ export class ScheduledAttempts {
    * Runs the next scheduled attempt of a delivery (a {@link DELIVER_JOB} job).
    * @param resumed the job ran before (a retry, or taken over from a stopped worker): close
    *   the delivery's attempts that a dead process left unfinished first.
+   * @param ticket the job's id: held back by the rate of its endpoint's throttle, the job is
+   *   given a turn of its own, kept however late it comes back (docs/webhooks.md#throttling).
    * @returns `skipped` when the delivery is no longer pending (already done, or queued twice)
    *   or another job began the same attempt first, `dropped` when its endpoint was
    *   disabled or deleted meanwhile, or found gone by another attempt of this process (nothing
    *   is sent), `missing` when this deployment's database has no such delivery (logged).
    * @throws NotDueError when the delivery is not due yet (the job waits until it is);
+   *   ThrottledError (a NotDueError) when its endpoint's throttle holds it back: nothing is
+   *   attempted or recorded but `throttled_until`, and the job waits as long as the throttle says;
    *   DeliveryRetryError after a failed attempt with retries left (BullMQ retries after its
    *   delay: the schedule's step, or a 429's or 503's `Retry-After`); UnrecoverableError after
    *   the last one, or after a 410 Gone (the delivery is marked failed).
    */
-  async run(deliveryId: number, endpointId?: number, resumed = false): Promise<AttemptOutcome> {
+  async run(
+    deliveryId: number,
+    endpointId?: number,
+    resumed = false,
+    ticket?: string,
+  ): Promise<AttemptOutcome> {
     // With the endpoint id in the job, the delivery and its endpoint are read at once.
     const [work, knownTarget] = await Promise.all([
       this.repository.findWork(deliveryId),
@@ -109,7 +145,12 @@ export class ScheduledAttempts {
     if (work.waitMs > DUE_TOLERANCE_MS) throw new NotDueError(work.waitMs);
     const target = await this.targetOf(work, endpointId, knownTarget);
     if (!target) return this.drop(work);
-    const attempted = await this.attempt(work, target, resumed, false);
+    const grant = await this.throttle.acquire(target.id, target, 1, ticket);
+    if (grant.granted === 0) {
+      await this.holdBack([work.id], grant);
+      throw new ThrottledError(grant.waitMs, grant.limitedBy);
+    }
+    const attempted = await this.attempt(work, target, resumed, false, grant.leases[0]);
     switch (attempted.kind) {
       case 'succeeded':
         return 'succeeded';
@@ -132,7 +173,11 @@ export class ScheduledAttempts {
    * and its retry is queued) is skipped; one whose attempt failed with retries left is queued
    * again as a job of its own. Running a batch again (BullMQ's retry, a takeover) attempts only
    * what is still due. Once the worker is stopping, deliveries not yet started are `left`.
+   * The endpoint's throttle (docs/webhooks.md#throttling) is asked once for all the due
+   * deliveries: those it holds back are `throttled`, nothing is recorded of them but
+   * `throttled_until`, and `putBack` says which and for how long.
    * @param resumed see {@link run}.
+   * @param ticket see {@link run}.
    * @returns how many deliveries came to each outcome.
    * @throws the first unexpected error (PostgreSQL down when an attempt was to begin) after
    *   every other delivery of the batch was attempted: BullMQ runs the batch again.
@@ -141,6 +186,7 @@ export class ScheduledAttempts {
     deliveryIds: number[],
     endpointId: number,
     resumed = false,
+    ticket?: string,
   ): Promise<BatchOutcome> {
     const tally: BatchOutcome = {
       succeeded: 0,
@@ -150,14 +196,33 @@ export class ScheduledAttempts {
       dropped: 0,
       missing: 0,
       left: 0,
+      throttled: 0,
     };
     const [works, knownTarget] = await Promise.all([
       Promise.all(deliveryIds.map((id) => this.repository.findWork(id))),
       this.endpoints.find(endpointId),
     ]);
     const errors: unknown[] = [];
+    // The due deliveries in order; the throttle lets the first `granted` of them go now.
+    const due = works.filter(
+      (work): work is DeliveryWork =>
+        work !== null && work.status === 'pending' && work.waitMs <= DUE_TOLERANCE_MS,
+    );
+    const sendable = knownTarget && this.endpoints.sendsTo(knownTarget) ? knownTarget : null;
+    const grant = sendable
+      ? await this.throttle.acquire(endpointId, sendable, due.length, ticket)
+      : { granted: due.length, leases: [], waitMs: 0, limitedBy: null };
+    const heldBack = due.slice(grant.granted).map((work) => work.id);
+    if (heldBack.length > 0) {
+      await this.holdBack(heldBack, grant);
+      tally.throttled = heldBack.length;
+      tally.putBack = { deliveryIds: heldBack, waitMs: grant.waitMs };
+    }
+    const leaseOf = new Map(due.slice(0, grant.granted).map((w, i) => [w.id, grant.leases[i]]));
+    const held = new Set(heldBack);
     await Promise.all(
       works.map(async (work, i) => {
+        if (work && held.has(work.id)) return;
         if (!work) {
           this.logger.warn(
             `Delivery ${deliveryIds[i]} does not exist in this deployment's database; skipped`,
@@ -175,7 +240,7 @@ export class ScheduledAttempts {
             tally[await this.drop(work)] += 1;
             return;
           }
-          const attempted = await this.attempt(work, target, resumed, true);
+          const attempted = await this.attempt(work, target, resumed, true, leaseOf.get(work.id));
           if (attempted.kind === 'dropped') tally[await this.drop(work)] += 1;
           else if (attempted.kind === 'left') tally.left += 1;
           else if (attempted.kind === 'taken') tally.skipped += 1;
@@ -198,6 +263,15 @@ export class ScheduledAttempts {
     );
     if (errors.length > 0) throw errors[0];
     return tally;
+  }
+
+  /**
+   * Deliveries the throttle held back: they stay pending with their attempt count, their wait
+   * recorded as `throttled_until`, and counted in `campaign_api_delivery_throttle_waits_total`.
+   */
+  private async holdBack(deliveryIds: number[], grant: ThrottleGrant): Promise<void> {
+    this.metrics?.recordThrottleWaits(grant.limitedBy ?? 'rate', deliveryIds.length);
+    await this.repository.markThrottled(deliveryIds, grant.waitMs);
   }
 
   /** The delivery's endpoint, read again when the job named another; null when disabled or gone. */
@@ -226,12 +300,15 @@ export class ScheduledAttempts {
    * it was read is not sent to (`dropped`). The delivery's `next_attempt_at` is set from the
    * same delay the caller queues its retry with ({@link nextStep}).
    * @param ofBatch once the worker is stopping, an attempt of a batch is not started (`left`).
+   * @param lease the endpoint's in-flight slot the attempt holds (docs/webhooks.md#throttling),
+   *   given back as soon as it is sent or not started.
    */
   private async attempt(
     work: DeliveryWork,
     target: DeliveryTarget,
     resumed: boolean,
     ofBatch: boolean,
+    lease?: string,
   ): Promise<Attempted> {
     const start = {
       endpointId: work.endpointId,
@@ -243,10 +320,17 @@ export class ScheduledAttempts {
     // Bound to this job's trace context: a slot may start it from another job's.
     const begun = await this.slots(
       bindTraceContext(async () => {
-        if (ofBatch && this.stopping) return 'left' as const;
-        // The target may have been read before another attempt found the endpoint gone.
-        if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
-        return await this.runner.run(start, target, work.body, resumed, work.traceContext);
+        const startedAt = Date.now();
+        try {
+          if (ofBatch && this.stopping) return 'left' as const;
+          // The target may have been read before another attempt found the endpoint gone.
+          if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
+          return await this.runner.run(start, target, work.body, resumed, work.traceContext);
+        } finally {
+          if (lease !== undefined) {
+            void this.throttle.release(target.id, lease, Date.now() - startedAt);
+          }
+        }
       }),
     );
     if (begun === 'left' || begun === 'dropped') return { kind: begun };

@@ -808,6 +808,16 @@ export interface components {
       /** @description Headers to send with every request (docs/webhooks.md#custom-headers) */
       headers?: components['schemas']['CustomHeaderInput'][];
       /**
+       * @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)
+       * @example 5
+       */
+      max_deliveries_per_second?: number | null;
+      /**
+       * @description Most attempts to the endpoint in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight?: number | null;
+      /**
        * @description `symmetric`: `v1,` HMAC signatures with a `whsec_` secret (answered once); `asymmetric`: `v1a,` ed25519 signatures, verified with the public key (the secret key is never shown)
        * @default symmetric
        * @enum {string}
@@ -949,6 +959,10 @@ export interface components {
        * @enum {string|null}
        */
       last_disabled_reason: 'manual' | 'gone' | 'auto' | null;
+      /** @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited */
+      max_deliveries_per_second: number | null;
+      /** @description Most attempts to the endpoint in flight at once; null: unlimited */
+      max_in_flight: number | null;
       /**
        * @description The `whpk_` public key of the previous key while it still signs (until `previous_secret_expires_at`) and is an ed25519 key; null otherwise
        * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
@@ -1158,6 +1172,7 @@ export interface components {
     DeliveryLedger: {
       /** @description One entry per day, today (UTC) first; a day without deliveries is all zeros */
       days: components['schemas']['DeliveryLedgerDay'][];
+      throttle: components['schemas']['DeliveryLedgerThrottle'];
     };
     DeliveryLedgerDay: {
       /**
@@ -1191,6 +1206,28 @@ export interface components {
        * @example 1
        */
       skipped: number;
+      /**
+       * @description Of the pending, those waiting on the endpoint’s throttle (put back by it, not attempted since); the rest wait for a first attempt or a retry
+       * @example 0
+       */
+      throttled: number;
+    };
+    DeliveryLedgerThrottle: {
+      /**
+       * @description Most deliveries per second; null: unlimited
+       * @example 5
+       */
+      max_deliveries_per_second: number | null;
+      /**
+       * @description Most attempts in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight: number | null;
+      /**
+       * @description Pending deliveries of the ledger’s days waiting on the throttle
+       * @example 0
+       */
+      waiting: number;
     };
     DeliveryLogPage: {
       items: components['schemas']['DeliveryAttempt'][];
@@ -1943,6 +1980,16 @@ export interface components {
       )[];
       /** @description The whole list of custom headers, replacing the current one (`[]` removes them all); a secret header given without `value` keeps its current value */
       headers?: components['schemas']['CustomHeaderInput'][];
+      /**
+       * @description Most deliveries per second sent to the endpoint, across every worker; null: unlimited (docs/webhooks.md#throttling)
+       * @example 5
+       */
+      max_deliveries_per_second?: number | null;
+      /**
+       * @description Most attempts to the endpoint in flight at once; null: unlimited
+       * @example 2
+       */
+      max_in_flight?: number | null;
       /** @example https://crm.example.com/hooks/v2 */
       url?: string;
     };

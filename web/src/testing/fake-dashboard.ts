@@ -74,6 +74,8 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     public_key: null,
     previous_public_key: null,
     custom_headers: [],
+    max_deliveries_per_second: null,
+    max_in_flight: null,
     ...overrides,
   };
 }
@@ -148,24 +150,36 @@ export function fakeLedger(
   count: number,
   counts: Record<
     string,
-    { delivered?: number; failed?: number; pending?: number; skipped?: number }
+    { delivered?: number; failed?: number; pending?: number; throttled?: number; skipped?: number }
   > = {},
+  throttle: { max_deliveries_per_second: number | null; max_in_flight: number | null } = {
+    max_deliveries_per_second: null,
+    max_in_flight: null,
+  },
 ) {
+  let waiting = 0;
   const today = Date.UTC(2026, 10, 25);
-  return {
-    days: Array.from({ length: count }, (_, i) => {
-      const day = new Date(today - i * 86_400_000).toISOString().slice(0, 10);
-      const { delivered = 0, failed = 0, pending = 0, skipped = 0 } = counts[day] ?? {};
-      return {
-        day,
-        matched: delivered + failed + pending + skipped,
-        delivered,
-        failed,
-        pending,
-        skipped,
-      };
-    }),
-  };
+  const days = Array.from({ length: count }, (_, i) => {
+    const day = new Date(today - i * 86_400_000).toISOString().slice(0, 10);
+    const {
+      delivered = 0,
+      failed = 0,
+      pending = 0,
+      throttled = 0,
+      skipped = 0,
+    } = counts[day] ?? {};
+    waiting += throttled;
+    return {
+      day,
+      matched: delivered + failed + pending + skipped,
+      delivered,
+      failed,
+      pending,
+      throttled,
+      skipped,
+    };
+  });
+  return { days, throttle: { ...throttle, waiting } };
 }
 
 /** A lead as the search lists it. */

@@ -21,7 +21,7 @@ const ledgerReads = (requests: () => Request[]) =>
   requests().filter((r) => r.url.includes('/ledger'));
 
 describe('the delivery ledger', () => {
-  it('shows one row per day of the last week, today first, under the five column headers, zeros included', async () => {
+  it('shows one row per day of the last week, today first, under the six column headers, zeros included', async () => {
     const { requests } = ledgerApi();
     renderWithProviders(<DeliveryLedger endpointId={5} />);
     const table = await screen.findByRole('table', { name: 'Delivery ledger' });
@@ -30,15 +30,25 @@ describe('the delivery ledger', () => {
       within(table)
         .getAllByRole('columnheader')
         .map((th) => th.textContent),
-    ).toEqual(['Day (UTC)', 'Matched', 'Delivered', 'Failed', 'Pending', 'Skipped']);
+    ).toEqual([
+      'Day (UTC)',
+      'Matched',
+      'Delivered',
+      'Failed',
+      'Pending',
+      'Of which throttled',
+      'Skipped',
+    ]);
     const rows = within(table).getAllByTestId('ledger-row');
     expect(rows).toHaveLength(7);
     const cells = (row: HTMLElement) =>
       [...row.querySelectorAll('th, td')].map((cell) => cell.textContent);
-    expect(cells(rows[0])).toEqual(['2026-11-25', '15', '9', '1', '2', '3']);
-    expect(cells(rows[1])).toEqual(['2026-11-24', '0', '0', '0', '0', '0']);
-    expect(cells(rows[2])).toEqual(['2026-11-23', '5', '4', '0', '0', '1']);
-    expect(cells(rows[6])).toEqual(['2026-11-19', '0', '0', '0', '0', '0']);
+    expect(cells(rows[0])).toEqual(['2026-11-25', '15', '9', '1', '2', '0', '3']);
+    expect(cells(rows[1])).toEqual(['2026-11-24', '0', '0', '0', '0', '0', '0']);
+    expect(cells(rows[2])).toEqual(['2026-11-23', '5', '4', '0', '0', '0', '1']);
+    expect(cells(rows[6])).toEqual(['2026-11-19', '0', '0', '0', '0', '0', '0']);
+    // No throttle, nothing waiting on one: no line about it.
+    expect(screen.queryByTestId('ledger-throttle')).toBeNull();
     // Each day names its row for screen readers.
     expect(within(table).getByRole('rowheader', { name: '2026-11-25' })).toBeInTheDocument();
     const [read] = ledgerReads(requests);
@@ -66,5 +76,33 @@ describe('the delivery ledger', () => {
     expect(alert).toHaveTextContent('The delivery ledger could not be loaded');
     expect(alert).toHaveTextContent('webhook endpoint 5 does not exist');
     expect(screen.queryByRole('table', { name: 'Delivery ledger' })).toBeNull();
+  });
+
+  it('says how many pending deliveries wait on the throttle, with its limits, apart from the others pending', async () => {
+    fakeDashboard({
+      'GET /endpoints/5/ledger': fakeLedger(
+        7,
+        {
+          '2026-11-25': { delivered: 10, pending: 40, throttled: 37 },
+          '2026-11-24': { pending: 5, throttled: 5 },
+        },
+        { max_deliveries_per_second: 5, max_in_flight: 2 },
+      ),
+    });
+    renderWithProviders(<DeliveryLedger endpointId={5} />);
+    const table = await screen.findByRole('table', { name: 'Delivery ledger' });
+    expect(screen.getByTestId('ledger-throttle')).toHaveTextContent(
+      '42 waiting on throttle (limit 5/s, 2 in flight). The others pending wait for a first attempt or a retry.',
+    );
+    const [today] = within(table).getAllByTestId('ledger-row');
+    expect([...today.querySelectorAll('th, td')].map((cell) => cell.textContent)).toEqual([
+      '2026-11-25',
+      '50',
+      '10',
+      '0',
+      '40',
+      '37',
+      '0',
+    ]);
   });
 });

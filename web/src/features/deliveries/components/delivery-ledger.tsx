@@ -4,19 +4,20 @@ import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { RefreshButton } from '../../../components/ui/refresh-button';
 import { useDeliveryLedger } from '../api/queries';
-import type { LedgerDay } from '../../../api/types';
+import type { DeliveryLedger as Ledger, LedgerDay } from '../../../api/types';
 
 /** The windows offered, in days (the API takes 1 to 90). */
 export const LEDGER_WINDOWS = [7, 30, 90] as const;
 /** A week: enough to see a trend without pushing the delivery log below a long table. */
 const DEFAULT_WINDOW = 7;
 
-/** The five counts of a day, in the table's column order, with their headers. */
+/** The six counts of a day, in the table's column order, with their headers. */
 const COUNTS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = [
   { key: 'matched', label: 'Matched' },
   { key: 'delivered', label: 'Delivered' },
   { key: 'failed', label: 'Failed' },
   { key: 'pending', label: 'Pending' },
+  { key: 'throttled', label: 'Of which throttled' },
   { key: 'skipped', label: 'Skipped' },
 ];
 
@@ -36,10 +37,27 @@ const COLUMNS: Array<DataColumn<LedgerDay>> = [
 ];
 
 /**
+ * The line above the table about the endpoint's throttle (docs/webhooks.md#throttling): how
+ * many pending deliveries wait on it, with its limits; null for an endpoint without one and
+ * nothing waiting.
+ */
+export function throttleLine({ throttle }: Pick<Ledger, 'throttle'>): string | null {
+  const limits = [
+    throttle.max_deliveries_per_second === null
+      ? null
+      : `limit ${throttle.max_deliveries_per_second}/s`,
+    throttle.max_in_flight === null ? null : `${throttle.max_in_flight} in flight`,
+  ].filter((part) => part !== null);
+  if (limits.length === 0 && throttle.waiting === 0) return null;
+  const waiting = `${throttle.waiting.toLocaleString('en')} waiting on throttle`;
+  return limits.length === 0 ? waiting : `${waiting} (${limits.join(', ')})`;
+}
+
+/**
  * An endpoint's delivery ledger (docs/dashboard.md#delivery-ledger): one row per UTC day, today
  * first, with the deliveries made for the endpoint that day and where they stand now
- * (delivered, failed for good, pending, skipped: never sent because the endpoint was
- * disabled). Days without deliveries show zeros.
+ * (delivered, failed for good, pending, of which waiting on the endpoint's throttle, skipped:
+ * never sent because the endpoint was disabled). Days without deliveries show zeros.
  */
 export function DeliveryLedger({ endpointId }: { endpointId: number }) {
   const [days, setDays] = useState<number>(DEFAULT_WINDOW);
@@ -77,16 +95,23 @@ export function DeliveryLedger({ endpointId }: { endpointId: number }) {
           onRetry={() => void ledger.refetch()}
         />
       ) : (
-        <DataTable
-          columns={COLUMNS}
-          rows={ledger.data.days}
-          rowKey={(day) => day.day}
-          labelledBy="delivery-ledger-title"
-          minWidth={480}
-          striped
-          testId="delivery-ledger"
-          rowTestId="ledger-row"
-        />
+        <>
+          {throttleLine(ledger.data) !== null && (
+            <Text size="sm" data-testid="ledger-throttle">
+              {throttleLine(ledger.data)}. The others pending wait for a first attempt or a retry.
+            </Text>
+          )}
+          <DataTable
+            columns={COLUMNS}
+            rows={ledger.data.days}
+            rowKey={(day) => day.day}
+            labelledBy="delivery-ledger-title"
+            minWidth={480}
+            striped
+            testId="delivery-ledger"
+            rowTestId="ledger-row"
+          />
+        </>
       )}
     </Stack>
   );

@@ -5,6 +5,7 @@ import { useCanChange } from '../../../lib/roles';
 import { useEndpoint } from '../../../api/campaigns';
 import { useUpdateEndpoint } from '../api/queries';
 import { endpointName } from '../../../lib/format';
+import { throttleValuesOf } from './throttle-fields';
 import { EndpointForm } from './endpoint-form';
 import { headerRows } from './custom-headers-fields';
 import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
@@ -45,6 +46,7 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             events: endpoint.data.subscribed_events,
             enabled: endpoint.data.is_enabled,
             headers: headerRows(endpoint.data.custom_headers),
+            throttle: throttleValuesOf(endpoint.data),
           }}
           submitLabel="Save changes"
           pending={update.isPending}

@@ -21,6 +21,13 @@ import type { EndpointInput, EventType, SignatureScheme } from '../../../api/typ
 import { CustomHeadersFields, headersInput, type HeaderRow } from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
 import { SignatureSchemeFields } from './signature-scheme-fields';
+import {
+  hasThrottleProblem,
+  NO_THROTTLE,
+  ThrottleFields,
+  toThrottleInput,
+  type ThrottleValues,
+} from './throttle-fields';
 
 /** The form's values. */
 export interface EndpointFormValues {
@@ -32,6 +39,8 @@ export interface EndpointFormValues {
   signatureScheme?: SignatureScheme;
   /** Custom headers (docs/webhooks.md#custom-headers); none when left out. */
   headers?: HeaderRow[];
+  /** The throttle's fields (docs/webhooks.md#throttling); absent: untouched, nothing sent. */
+  throttle?: ThrottleValues;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -60,6 +69,7 @@ export function toEndpointInput(
     enabled: values.enabled,
     ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
     ...(headers === undefined ? {} : { headers }),
+    ...toThrottleInput(values.throttle),
   } as EndpointInput;
 }
 
@@ -168,7 +178,8 @@ export function EndpointForm({
     setUrlChecked(true);
     const problem = urlProblem(values.url);
     setNoEvents(values.events.length === 0);
-    if (problem !== null || values.events.length === 0) return;
+    if (problem !== null || values.events.length === 0 || hasThrottleProblem(values.throttle))
+      return;
     setSentUrl(values.url);
     onSubmit(toEndpointInput(values, initial.headers));
   }
@@ -246,6 +257,10 @@ export function EndpointForm({
         <CustomHeadersFields
           value={values.headers ?? []}
           onChange={(headers) => setValues((v) => ({ ...v, headers }))}
+        />
+        <ThrottleFields
+          value={values.throttle ?? NO_THROTTLE}
+          onChange={(throttle) => setValues((v) => ({ ...v, throttle }))}
         />
         <Switch
           label="Enabled"

@@ -68,8 +68,20 @@ describe('the endpoint page', () => {
       '3',
       '0',
       '0',
+      '0',
       '1',
     ]);
+  });
+
+  it('shows the throttle, or that there is none', async () => {
+    fakeDashboard({
+      ...endpointApi(),
+      'GET /endpoints/5': fakeEndpoint({ max_deliveries_per_second: 5, max_in_flight: 2 }),
+    });
+    renderApp('/endpoints/5');
+    expect(await screen.findByTestId('endpoint-throttle')).toHaveTextContent(
+      'Throttle: 5 deliveries/s, 2 in flight',
+    );
   });
 
   it('renders no change control at all for a viewer, not even in an opened attempt', async () => {

@@ -1,3 +1,4 @@
+import { throttleSummary } from './throttle-fields';
 import {
   Anchor,
   Badge,
@@ -352,6 +353,9 @@ export function EndpointPage({
           />
           <Text size="xs" c="dimmed">
             Created <Timestamp value={data.created_at} />
+          </Text>
+          <Text size="sm" data-testid="endpoint-throttle">
+            Throttle: {throttleSummary(data)}
           </Text>
           <HealthFigures health={data.health} />
         </Stack>
