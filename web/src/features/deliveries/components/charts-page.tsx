@@ -6,6 +6,8 @@ import type { StatsSubject } from '../api/stats-queries';
 import type { Campaign, Endpoint } from '../../../api/types';
 import { endpointName } from '../../../lib/format';
 import { DeliveryCharts } from './delivery-charts';
+import { throttleLine } from './delivery-ledger';
+import { useDeliveryLedger } from '../api/queries';
 import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
 
 /** The breadcrumb trail of a charts page: Campaigns › campaign (› endpoint) › Charts. */
@@ -27,6 +29,23 @@ function Trail({ campaign, endpoint }: { campaign: Campaign | undefined; endpoin
       )}
       <Text size="sm">Charts</Text>
     </Breadcrumbs>
+  );
+}
+
+/**
+ * What the charts cannot show of a throttled endpoint (docs/webhooks.md#throttling): the
+ * deliveries waiting on its throttle are pending, not failed, and have no attempt yet, so no
+ * chart counts them. Nothing while the endpoint has no throttle and nothing waits.
+ */
+export function ThrottleNote({ endpointId }: { endpointId: number }) {
+  const ledger = useDeliveryLedger(endpointId, 1);
+  const line = ledger.data ? throttleLine(ledger.data) : null;
+  if (line === null) return null;
+  return (
+    <Text size="sm" data-testid="charts-throttle">
+      {line}. Deliveries waiting on the throttle are pending, not failed: the charts count delivery
+      attempts, and those have none until they are sent.
+    </Text>
   );
 }
 
@@ -57,6 +76,7 @@ export function EndpointChartsPage({ endpointId }: { endpointId: number }) {
           description={endpoint.data.url}
         />
       </div>
+      <ThrottleNote endpointId={endpointId} />
       <DeliveryCharts subject={subject} />
     </Stack>
   );
