@@ -6,12 +6,18 @@
  * change of scheme, the audit entries, and the secret key kept out of every answer, the attempt
  * log and the database in clear.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { createPublicKey, verify } from 'node:crypto';
 import type request from 'supertest';
 import { SigningSecretBox } from '../src/webhooks/signing-secrets.service';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, uploadBody, type Caller, type TestApp } from './support/test-app';
+import {
+  verifyWebhook as verifyClientWebhook,
+  WebhookVerificationError,
+  type WebhookHeaders,
+} from '../packages/client/src';
 import { verifyWebhook, WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver';
 
 const API = '/dashboard/api';
@@ -152,6 +158,15 @@ describe('ed25519 (v1a) signatures (docs/webhooks.md#asymmetric-signatures)', ()
     expect(String(first.headers['webhook-signature'])).toMatch(/^v1a,[A-Za-z0-9+/]{86}==$/);
     expect(v1aVerifies(publicKey, first)).toEqual([true]);
     expect(JSON.parse(first.body).type).toBe('leads.bulk_created');
+    // The client package's verifier, written from the specification apart from the signer,
+    // accepts it with the public key and types the event; another key is refused.
+    const typed = verifyClientWebhook(first.body, first.headers as WebhookHeaders, publicKey);
+    expect(typed.type).toBe('leads.bulk_created');
+    const other = generateKeyPairSync('ed25519').publicKey.export({ format: 'jwk' });
+    const otherKey = `whpk_${Buffer.from(other.x!, 'base64url').toString('base64')}`;
+    expect(() =>
+      verifyClientWebhook(first.body, first.headers as WebhookHeaders, otherKey),
+    ).toThrow(WebhookVerificationError);
 
     // Its secret key cannot be revealed.
     const reveal = await c.dash.post(`/endpoints/${id}/secret/reveal`);
@@ -192,6 +207,12 @@ describe('ed25519 (v1a) signatures (docs/webhooks.md#asymmetric-signatures)', ()
     expect(entries.every((entry) => entry.startsWith('v1a,'))).toBe(true);
     expect(v1aVerifies(newKey, second)).toEqual([true, false]);
     expect(v1aVerifies(publicKey, second)).toEqual([false, true]);
+    // During the overlap a receiver holding either key accepts the delivery.
+    for (const key of [newKey, publicKey]) {
+      expect(verifyClientWebhook(second.body, second.headers as WebhookHeaders, key).type).toBe(
+        'leads.bulk_created',
+      );
+    }
 
     // Audited like a secret rotation, with the new public key and never a secret key.
     const [rotation] = await auditEntries(c.caller.accountId, 'secret.rotate');
