@@ -6,8 +6,7 @@
  * change of scheme, the audit entries, and the secret key kept out of every answer, the attempt
  * log and the database in clear.
  */
-import { generateKeyPairSync } from 'node:crypto';
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import type request from 'supertest';
 import { SigningSecretBox } from '../src/webhooks/signing-secrets.service';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
