@@ -115,6 +115,12 @@ describe('spreadsheet upload attack', () => {
         const answers = new Map<string, number>();
         const count = (key: string) => answers.set(key, (answers.get(key) ?? 0) + 1);
 
+        // Two slow clients holding the account's two upload slots keep them for up to
+        // HTTP_REQUEST_TIMEOUT_MS (60 s), longer than the attack: its other uploads are then all
+        // 429, as designed. So the slow clients join once a bomb has been answered (or after
+        // 5 s), and the bombs are sure to reach the parser at least once.
+        let bombAnswered!: () => void;
+        const firstBombAnswer = new Promise<void>((resolve) => (bombAnswered = resolve));
         const uploadLoop = async (name: string, body: Buffer) => {
           while (Date.now() < until) {
             const response = await fetch(`${uploadUrl}?file_name=${name}`, {
@@ -127,10 +133,12 @@ describe('spreadsheet upload attack', () => {
               body,
             }).catch((error: Error) => ({ status: `error ${error.message}` }));
             count(`${name} → ${response.status}`);
+            if (name === 'bomb.xlsx' && response.status !== 429) bombAnswered();
             if (response.status === 429) await new Promise((r) => setTimeout(r, 200));
           }
         };
         const slowClient = async () => {
+          await Promise.race([firstBombAnswer, new Promise((r) => setTimeout(r, 5_000))]);
           while (Date.now() < until) {
             const socket: Socket = connect(Number(new URL(api.baseUrl).port), '127.0.0.1');
             socket.on('error', () => undefined);
