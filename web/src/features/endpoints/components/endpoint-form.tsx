@@ -131,12 +131,13 @@ function EventTypeChoice({
           controls={exampleId}
         />
       </Group>
+      {/* The description sits under the type's name, above whatever is opened. */}
+      <EventSchemaPanel eventType={eventType} />
       {opened && (
         <Code block fz="xs" id={exampleId} style={{ maxHeight: 260, overflow: 'auto' }}>
           {JSON.stringify(eventType.example, null, 2)}
         </Code>
       )}
-      <EventSchemaPanel eventType={eventType} />
     </Stack>
   );
 }
