@@ -15,7 +15,7 @@ const SHARED = '(common|config|database|redis|tracing)';
  * audit actions, roles) and its domain errors. Everything else in a feature folder is internal.
  */
 const PUBLIC_SURFACE =
-  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue|limiter|hook|dto|constants)[.]ts$|-errors[.]ts$';
+  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue|limiter|hook|dto|constants)[.]ts$|-errors[.]ts$|/index[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

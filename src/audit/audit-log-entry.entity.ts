@@ -1,5 +1,4 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Account } from '../campaigns/account.entity';
 import { bigintToNumber } from '../database/transformers';
 
 /**
@@ -34,9 +33,14 @@ export class AuditLogEntry {
   @Column({ name: 'account_id', type: 'integer', nullable: true })
   accountId!: number | null;
 
-  @ManyToOne(() => Account, { onDelete: 'RESTRICT' })
+  /**
+   * The foreign key to `account`, named by the entity's name rather than imported: the audit
+   * module sits below `campaigns` (which records its changes here) and imports no feature
+   * (docs/architecture.md#layering-rules). The relation is never loaded.
+   */
+  @ManyToOne('Account', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_audit_log_entry_account' })
-  account?: Account;
+  account?: unknown;
 
   @Column({ name: 'actor_type', type: 'text' })
   actorType!: AuditActorType;

@@ -12,7 +12,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { complianceOptions } from '../common/compliance-defaults';
+import { complianceOptions } from '../leads/lead-compliance.constants';
 import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files.service';
 import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity.service';
 import {

@@ -6,7 +6,7 @@ import { NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import { CampaignsService } from '../campaigns/campaigns.service';
-import { generateSigningKeyPair } from '../common/signing-keys';
+import { generateSigningKeyPair } from './signing-keys';
 import {
   validateDescription,
   validateEvents,

@@ -8,7 +8,7 @@ import {
   MaxLength,
   ArrayMaxSize,
 } from 'class-validator';
-import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '../../common/compliance-defaults';
+import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '../../leads/lead-compliance.constants';
 import { SPREADSHEET_IMPORT_STATUSES } from '../../leads/spreadsheet/spreadsheet-import.entity';
 import { ImportUserDto } from './lead-import.dto';
 

@@ -5,7 +5,7 @@ import {
   publicKeyOf,
   signingKeyObject,
   verifyingKeyObject,
-} from '../../common/signing-keys';
+} from '../../webhooks';
 import { ed25519Signature, signatureEntry, signatureHeader, signedContent } from './message-signer';
 
 const hex = (value: string) => Buffer.from(value, 'hex');

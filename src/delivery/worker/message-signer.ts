@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { sign, type KeyObject } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { isSigningKey, signingKeyObject } from '../../common/signing-keys';
+import { isSigningKey, signingKeyObject } from '../../webhooks';
 
 /**
  * `whsk_` key → its parsed private key. Parsing costs about twice the signature itself, and an

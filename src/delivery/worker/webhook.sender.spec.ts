@@ -1,6 +1,6 @@
 import { verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { generateSigningKeyPair, verifyingKeyObject } from '../../common/signing-keys';
+import { generateSigningKeyPair, verifyingKeyObject } from '../../webhooks';
 import type { AppConfig } from '../../config/app-config';
 import {
   boundedResponseHeaders,

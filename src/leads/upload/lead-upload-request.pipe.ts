@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from '../../common/api-error';
-import { complianceOptions } from '../../common/compliance-defaults';
+import { complianceOptions } from '../lead-compliance.constants';
 import { validateBody } from '../../common/validate-body';
 import { LeadUploadRequest, LeadUploadRequestDto } from '../dto/lead-upload-request.dto';
 
@@ -10,7 +10,7 @@ import { LeadUploadRequest, LeadUploadRequestDto } from '../dto/lead-upload-requ
  * envelope shape (422 `validation_failed`, every problem named; unknown top-level fields are
  * found in one pass before class-validator runs, ten named and the rest counted). Returns the
  * request with the spec's defaults (`source` "api", `tags` [], `skip_duplicates` true,
- * `disclaimer_version` "v1.0"; `complianceOptions`, src/common/compliance-defaults.ts) and its
+ * `disclaimer_version` "v1.0"; `complianceOptions`, src/leads/lead-compliance.constants.ts) and its
  * strings well-formed (a lone surrogate becomes U+FFFD, as PostgreSQL stores it), so what is
  * stored is what webhooks deliver. HTTP edge code: it
  * answers with `ApiError` directly.

@@ -4,7 +4,7 @@ import {
   generateKeyPairSync,
   type KeyObject,
 } from 'node:crypto';
-import { PUBLIC_KEY_PREFIX, SIGNING_KEY_PREFIX } from './secret-prefixes';
+import { PUBLIC_KEY_PREFIX, SIGNING_KEY_PREFIX } from '../common/secret-prefixes';
 
 /*
  * The Standard Webhooks asymmetric keys (docs/webhooks.md#asymmetric-signatures), with Node's
