@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import pg from 'pg';
 import { benchEnv, dropBenchDatabase, givenCampaign, startApi } from './lib/service.mjs';
+import { percentile } from './lib/stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -68,8 +69,6 @@ function waitForArrivals(n) {
     onArrival();
   });
 }
-const pct = (sorted, p) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 
 // Warm-up, then latency: one lead per upload, 202 → first delivery.
 await upload(1);
@@ -93,8 +92,8 @@ const ids = new Set(arrivals.slice(before).map((a) => a.id));
 const result = {
   latency_202_to_first_delivery_ms: {
     uploads: UPLOADS,
-    p50: +pct(latencies, 50).toFixed(1),
-    p99: +pct(latencies, 99).toFixed(1),
+    p50: +percentile(latencies, 50).toFixed(1),
+    p99: +percentile(latencies, 99).toFixed(1),
   },
   dispatch: {
     leads: LEADS,

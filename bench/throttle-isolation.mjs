@@ -27,6 +27,7 @@ import { dirname, join } from 'node:path';
 import Redis from 'ioredis';
 import pg from 'pg';
 import { accessToken, benchEnv, cliOf, dropBenchDatabase, startApi } from './lib/service.mjs';
+import { percentile } from './lib/stats.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({
@@ -122,8 +123,6 @@ async function feed(campaignId, count) {
   }
 }
 
-const pct = (sorted, p) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 /** The lag figures of the fast receiver's arrivals from index `from` on. */
 function lagOf(from) {
   const lags = fast.arrivals
@@ -133,7 +132,7 @@ function lagOf(from) {
   const span = fast.arrivals.at(-1).at - fast.arrivals[from].at;
   return {
     deliveries: lags.length,
-    lag_ms: { p50: pct(lags, 50), p99: pct(lags, 99), max: lags.at(-1) },
+    lag_ms: { p50: percentile(lags, 50), p99: percentile(lags, 99), max: lags.at(-1) },
     seconds_first_to_last: +(span / 1000).toFixed(2),
   };
 }
