@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../common/domain-error';
-import { leadEvents } from '../../leads/lead-events';
+import { leadEvents } from '../../leads/upload';
 import { EVENT_EXAMPLES, eventTypeExamples } from '../../webhooks/event-examples.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import { testMessage } from './test-messages.constants';
