@@ -24,7 +24,7 @@ function expectPlainJson(value: unknown): void {
   Object.values(value as object).forEach(expectPlainJson);
 }
 
-/** What a lead upload really sends (src/leads/lead-events.ts), for one lead. */
+/** What a lead upload really sends (src/leads/upload/lead-events.ts), for one lead. */
 function uploadEvents() {
   return leadEvents(
     {

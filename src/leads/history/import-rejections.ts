@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { LeadUploadError } from '../dto/lead-upload-response.dto';
+import type { LeadUploadError } from '../lead-upload';
 import { LEAD_FIELDS } from '../lead-fields.constants';
 
 /** The longest submitted string kept with a rejected row, in characters. */

@@ -12,7 +12,7 @@ export {
   type LeadField,
   type NormalizedLead,
 } from './lead-validator';
-export type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+export type { LeadUploadError, LeadUploadRequest, LeadUploadResponse } from '../lead-upload';
 export { Lead } from '../lead.entity';
 export * from '../lead-compliance.constants';
-export { leadEvents } from '../lead-events';
+export { leadEvents } from './lead-events';

@@ -8,15 +8,14 @@ import {
 } from '../../delivery/outbox/webhook-event.publisher';
 import { IdempotencyService } from '../../idempotency/idempotency.service';
 import { Metrics, type LeadSource } from '../../metrics/metrics.service';
-import type { LeadUploadRequest } from '../dto/lead-upload-request.dto';
-import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadRequest, LeadUploadResponse } from '../lead-upload';
 import {
   importCounts,
   settleCampaignDuplicates,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
-import { leadEvents } from '../lead-events';
+import { leadEvents } from './lead-events';
 import { LeadScreener } from './lead-screener.service';
 import { LeadImports, rejectionsOf, type NewLeadImport } from '../history';
 import { LeadsRepository, type ImportContext } from './leads.repository';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
-import { leadColumnLiterals } from '../lead-columns';
+import { leadColumnLiterals } from './lead-columns';
 import type { NormalizedLead } from './lead-validator';
 
 const FOREIGN_KEY_VIOLATION = '23503';
