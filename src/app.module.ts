@@ -11,7 +11,7 @@ import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
 import { QueueRootModule } from './delivery/outbox/queue-root.module';
-import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
+import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
 import { BearerAuthGuard } from './auth/bearer-auth.guard';

@@ -1,13 +1,9 @@
 import { Account } from './campaigns/account.entity';
 import { Campaign } from './campaigns/campaign.entity';
 import { ApiKey } from './auth/api-key.entity';
-import { Lead } from './leads/lead.entity';
-import { LeadImport } from './leads/lead-import.entity';
-import {
-  SpreadsheetImport,
-  SpreadsheetImportFilePart,
-} from './leads/spreadsheet/spreadsheet-import.entity';
-import { LeadImportRejection } from './leads/lead-import-rejection.entity';
+import { Lead } from './leads/upload';
+import { LeadImport, LeadImportRejection } from './leads/history';
+import { SpreadsheetImport, SpreadsheetImportFilePart } from './leads/spreadsheet';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notification.entity';
 import { WebhookEvent } from './delivery/outbox/webhook-event.entity';

@@ -6,7 +6,7 @@ import { DatabaseModule } from './database/database.module';
 import { QueueRootModule } from './delivery/outbox/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/delivery.module';
 import { loggerParams } from './common/logging';
-import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
+import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { MetricsModule } from './metrics/metrics.module';
 
 /**

@@ -6,7 +6,7 @@
  * rows by file row, and every refusal leaving nothing behind.
  */
 import ExcelJS from 'exceljs';
-import { SPREADSHEET_CHUNK_SIZE } from '../src/leads/spreadsheet/spreadsheet-import.runner';
+import { SPREADSHEET_CHUNK_SIZE } from '../src/leads/spreadsheet-worker/spreadsheet-import.runner';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
 import { startTestApp, type TestApp } from './support/test-app';

@@ -14,11 +14,11 @@ import { EndpointsController } from './endpoints.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EventTypesController } from './event-types.controller';
 import { CampaignImportsController, ImportsController } from './imports.controller';
-import { LeadImportsModule } from '../leads/history/lead-import-history.module';
+import { LeadImportsModule } from '../leads/history';
 import { LeadDeliveriesModule } from '../delivery/attempts/lead-deliveries.module';
-import { LeadDirectoryModule } from '../leads/search/lead-directory.module';
+import { LeadDirectoryModule } from '../leads/search';
 import { LeadsController } from './lead-directory.controller';
-import { SpreadsheetImportsModule } from '../leads/spreadsheet/spreadsheet-imports.module';
+import { SpreadsheetImportsModule } from '../leads/spreadsheet';
 import {
   CampaignSpreadsheetImportsController,
   SpreadsheetImportsController,

@@ -17,8 +17,8 @@ import {
   REJECTIONS_PAGE_MAX,
   type LeadImportView,
   type Page,
-} from '../leads/history/lead-import-history.service';
-import type { ImportRejection } from '../leads/history/import-rejections';
+} from '../leads/history';
+import type { ImportRejection } from '../leads/history';
 import { ApiCsvDownload, csvDownload } from './csv-download';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

@@ -9,15 +9,15 @@ import {
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
 } from '../delivery/attempts/lead-deliveries.service';
-import type { LeadRecord } from '../leads/search/lead-directory.repository';
-import { LeadImports, type LeadImportView } from '../leads/history/lead-import-history.service';
-import { LeadDirectory, type LeadSearchPage } from '../leads/search/lead-directory.service';
+import type { LeadView as LeadRecord } from '../leads/search';
+import { LeadImports, type LeadImportView } from '../leads/history';
+import { LeadDirectory, type LeadSearchPage } from '../leads/search';
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
   MAX_SEARCH_TEXT,
   SEARCH_FIELDS,
-} from '../leads/search/lead-search.constants';
+} from '../leads/search';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

@@ -12,15 +12,15 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error';
-import { complianceOptions } from '../leads/lead-compliance.constants';
-import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files.service';
-import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity.service';
+import { complianceOptions } from '../leads/upload';
+import { FileTooLargeError } from '../leads/spreadsheet';
+import { UploadCapacityError } from '../leads/spreadsheet';
 import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
   type PreviewRow,
   type SpreadsheetImportView,
-} from '../leads/spreadsheet/spreadsheet-imports.service';
+} from '../leads/spreadsheet';
 import { ApiCsvDownload, csvDownload } from './csv-download';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

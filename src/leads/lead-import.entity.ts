@@ -12,7 +12,7 @@ import {
 import { Campaign } from '../campaigns/campaign.entity';
 import { ApiKey } from '../auth/api-key.entity';
 import { DashboardUser } from '../users/dashboard-user.entity';
-import { SpreadsheetImport } from './spreadsheet/spreadsheet-import.entity';
+import { SpreadsheetImport } from './spreadsheet-import.entity';
 
 /**
  * The compliance record of one upload (docs/api.md#duplicates-and-counts): who uploaded (an API

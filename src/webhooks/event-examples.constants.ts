@@ -22,7 +22,7 @@ const CALL_ID = 'CA9f2c1e7b04d3';
 /**
  * One realistic `data` object per event type (docs/webhooks.md#payloads), sent by the dashboard's
  * test events (docs/webhooks.md#test-events) and shown next to each type. `lead.created` and
- * `leads.bulk_created` have exactly the fields a lead upload sends (`src/leads/lead-events.ts`,
+ * `leads.bulk_created` have exactly the fields a lead upload sends (`src/leads/upload/lead-events.ts`,
  * checked by `src/delivery/attempts/test-messages.constants.spec.ts`). Each is typed by its event
  * type's schema (`event-schemas.constants.ts`), so an example that leaves its schema fails to
  * compile; `event-schemas.constants.spec.ts` also validates each against the JSON Schema. Ids

@@ -1,7 +1,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { testMessage } from '../delivery/attempts/test-messages.constants';
-import { leadEvents } from '../leads/lead-events';
+import { leadEvents } from '../leads/upload';
 import { EVENT_EXAMPLES } from './event-examples.constants';
 import {
   EVENT_SCHEMA_NAMES,

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { LeadImportDto } from './lead-import.dto';
 import { IsOptional, IsString } from 'class-validator';
-import { SEARCH_FIELDS } from '../../leads/search/lead-search.constants';
+import { SEARCH_FIELDS } from '../../leads/search';
 import { AuditLogQueryDto } from './audit-log.dto';
 
 // The lead search's and a lead page's schemas (docs/dashboard.md#leads). The shapes are the

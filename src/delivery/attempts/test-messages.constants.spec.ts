@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../../common/domain-error';
-import { leadEvents } from '../../leads/lead-events';
+import { leadEvents } from '../../leads/upload';
 import { EVENT_EXAMPLES, eventTypeExamples } from '../../webhooks/event-examples.constants';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import { testMessage } from './test-messages.constants';
@@ -24,7 +24,7 @@ function expectPlainJson(value: unknown): void {
   Object.values(value as object).forEach(expectPlainJson);
 }
 
-/** What a lead upload really sends (src/leads/lead-events.ts), for one lead. */
+/** What a lead upload really sends (src/leads/upload/lead-events.ts), for one lead. */
 function uploadEvents() {
   return leadEvents(
     {

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import { LeadImport } from '../lead-import.entity';
 import type { ImportRejection } from './import-rejections';
-import { newLeads } from '../upload/lead-batch';
+import { newLeads, type ImportCounts, type NewLeadImport } from './lead-import-records';
 
 /**
  * One import as the dashboard shows it (docs/dashboard.md#imports): its compliance record and
@@ -55,9 +56,10 @@ export interface ImportListPosition {
 }
 
 /**
- * The SQL of the import history (docs/dashboard.md#imports). It owns `lead_import_rejection`
- * and reads `lead_import`, and, beyond the leads module's tables, `campaign` (which account a
- * campaign or import belongs to), `api_key` and `dashboard_user` (who uploaded); see
+ * The SQL of the import history (docs/dashboard.md#imports) and of the import records: it owns
+ * `lead_import` and `lead_import_rejection` (written in the lead import's transaction, through
+ * `LeadImports`), and, as a declared read model, reads `api_key` and `dashboard_user` (who
+ * uploaded) and `campaign` (which account a campaign or import belongs to); see
  * docs/architecture.md#modules-and-tables.
  */
 @Injectable()
@@ -98,6 +100,54 @@ export class LeadImportsRepository {
       [importId, accountId],
     );
     return row;
+  }
+
+  /** Inserts an import's `lead_import` record, in the import's transaction. */
+  async insertImport(manager: EntityManager, record: NewLeadImport): Promise<void> {
+    // A copy: TypeORM writes generated columns (created_at) back into the object it inserts,
+    // and a retried transaction must insert the record as planned, not as the failed run left it.
+    await manager.insert(LeadImport, { ...record });
+  }
+
+  /**
+   * Stores an import's rejected rows (docs/dashboard.md#imports) in its transaction: one
+   * statement whatever their number.
+   */
+  async insertRejections(
+    manager: EntityManager,
+    importId: string,
+    rejections: ImportRejection[],
+  ): Promise<void> {
+    if (rejections.length === 0) return;
+    await manager.query(
+      `INSERT INTO lead_import_rejection (import_id, row, field, message, submitted)
+       SELECT $1, r.row, r.field, r.message, r.submitted::jsonb
+         FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS r(row, field, message, submitted)`,
+      [
+        importId,
+        rejections.map((r) => r.row),
+        rejections.map((r) => r.field),
+        rejections.map((r) => r.message),
+        rejections.map((r) => JSON.stringify(r.submitted)),
+      ],
+    );
+  }
+
+  /** Sets the counts of an import's record, in the import's transaction. */
+  async updateImportCounts(
+    manager: EntityManager,
+    importId: string,
+    counts: ImportCounts,
+  ): Promise<void> {
+    await manager.update(LeadImport, { id: importId }, counts);
+  }
+  /** The ids of spreadsheet import `spreadsheetImportId`'s chunks (each a `lead_import`), in file order. */
+  async chunkIdsOf(spreadsheetImportId: string): Promise<string[]> {
+    const chunks: Array<{ id: string }> = await this.dataSource.query(
+      'SELECT id FROM lead_import WHERE spreadsheet_import_id = $1 ORDER BY chunk_index',
+      [spreadsheetImportId],
+    );
+    return chunks.map((chunk) => chunk.id);
   }
 
   /** At most `limit` rejected rows of an import, by row, those after row `afterRow` (0-based). */

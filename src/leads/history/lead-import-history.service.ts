@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { NotFoundError } from '../../common/domain-error';
 import type { PageLimits } from '../../common/page-limit';
 import { rejectionsCsv, type ImportRejection } from './import-rejections';
 import { LeadImportsRepository, type LeadImportView } from './lead-import-history.repository';
+import type { ImportCounts, NewLeadImport } from './lead-import-records';
 
 export type { LeadImportView } from './lead-import-history.repository';
 
@@ -49,13 +51,59 @@ const ROW_CURSOR = keysetCursor({
 });
 
 /**
- * The import history of campaigns (docs/dashboard.md#imports): every upload's compliance
- * record and counts, and the rows it rejected. Reads only; every id is scoped to an account
- * (another account's campaign or import is "not found", like one that does not exist).
+ * The imports of campaigns and their rejected rows (docs/dashboard.md#imports), the owner of
+ * `lead_import` and `lead_import_rejection`: every upload's compliance record and counts, and
+ * the rows it rejected. The lead import writes them through {@link record},
+ * {@link correctCounts} and {@link recordRejections}, in its own transaction; the dashboard's
+ * reads scope every id to an account (another account's campaign or import is "not found",
+ * like one that does not exist).
  */
 @Injectable()
 export class LeadImports {
   constructor(private readonly repository: LeadImportsRepository) {}
+
+  /**
+   * Inserts an import's `lead_import` record in the caller's transaction (the lead import's,
+   * docs/api.md#duplicates-and-counts), before its leads.
+   * @throws the driver's error (a broken foreign key to the campaign, a taken spreadsheet
+   *   chunk index `uq_lead_import_spreadsheet_chunk`); the caller's transaction is then aborted.
+   */
+  record(manager: EntityManager, record: NewLeadImport): Promise<void> {
+    return this.repository.insertImport(manager, record);
+  }
+
+  /** Sets the counts of import `importId`'s record, in the caller's transaction. */
+  correctCounts(manager: EntityManager, importId: string, counts: ImportCounts): Promise<void> {
+    return this.repository.updateImportCounts(manager, importId, counts);
+  }
+
+  /**
+   * Stores an import's rejected rows (docs/dashboard.md#imports) in the caller's transaction:
+   * one statement whatever their number, none for an empty list.
+   */
+  recordRejections(
+    manager: EntityManager,
+    importId: string,
+    rejections: ImportRejection[],
+  ): Promise<void> {
+    return this.repository.insertRejections(manager, importId, rejections);
+  }
+
+  /**
+   * The ids of a spreadsheet import's chunks (each a `lead_import`), in file order
+   * (docs/dashboard.md#spreadsheet-imports). Not scoped: the caller checked the import's account.
+   */
+  chunksOfSpreadsheetImport(spreadsheetImportId: string): Promise<string[]> {
+    return this.repository.chunkIdsOf(spreadsheetImportId);
+  }
+
+  /**
+   * Up to `limit` rejected rows of import `importId` after row `afterRow`, by row (its primary
+   * key): one page of a keyset walk. Not scoped: the caller checked the import's account.
+   */
+  rejectionsAfter(importId: string, afterRow: number, limit: number): Promise<ImportRejection[]> {
+    return this.repository.rejections(importId, afterRow, limit);
+  }
 
   /**
    * A campaign's imports, newest first, keyset-paged.

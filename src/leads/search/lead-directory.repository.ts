@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { LeadSearch } from './lead-search';
-import type { NormalizedLead } from '../upload/lead-validator';
+import type { NormalizedLead } from '../upload';
 
 /** A lead as the dashboard shows it (docs/dashboard.md#leads). */
 export interface LeadRecord extends NormalizedLead {
@@ -97,8 +97,9 @@ function leadRecord<T extends LeadRecord>(row: T): T {
 }
 
 /**
- * Reads leads and their imports for the dashboard (docs/dashboard.md#leads): the search and one
- * lead with its import. Tables `lead` and `lead_import` (LeadImportModule's).
+ * Reads leads for the dashboard (docs/dashboard.md#leads): the search and one lead. A declared
+ * read model of `lead` (LeadImportModule's table, docs/architecture.md#modules-and-tables):
+ * the search runs on that table's own expression indexes; it writes nothing.
  */
 @Injectable()
 export class LeadDirectoryRepository {

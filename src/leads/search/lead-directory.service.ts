@@ -4,6 +4,9 @@ import { LeadDirectoryRepository, type LeadRecord } from './lead-directory.repos
 import { encodeSearchCursor, parseLeadSearch, type LeadSearchQuery } from './lead-search';
 import type { SearchField } from './lead-search.constants';
 
+/** A lead as the dashboard shows it (docs/dashboard.md#leads): the face's name for a lead row. */
+export type LeadView = LeadRecord;
+
 /** A page of a lead search (docs/dashboard.md#leads). */
 export interface LeadSearchPage {
   /** What was matched: `phone` (exactly), `email` or `name` (by prefix). */

@@ -2,7 +2,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { InvalidInputError } from '../../common/domain-error';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { parsePageLimit } from '../../common/page-limit';
-import { normalizePhone } from '../upload/lead-validator';
+import { normalizePhone } from '../upload';
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,

@@ -1,40 +1,38 @@
 import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../../audit/audit.module';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
-import { LeadImportModule } from '../upload/lead-import.module';
+import { LeadImportsModule } from '../history';
+import { SpreadsheetImport, SpreadsheetImportFilePart } from '../spreadsheet-import.entity';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
-import { SpreadsheetImportRunner } from './spreadsheet-import.runner';
 import { SpreadsheetImportsRepository } from './spreadsheet-imports.repository';
 import { SpreadsheetImports } from './spreadsheet-imports.service';
 import { SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
 import { UploadCapacity } from './upload-capacity.service';
 
 /**
- * Reading spreadsheet files within their bounds (docs/security.md#spreadsheet-uploads): the
- * process's local spreadsheet files and its parse threads, one set per process whichever side
- * (dashboard, worker or both) uses them.
+ * Spreadsheet imports (docs/dashboard.md#spreadsheet-imports): owns `spreadsheet_import` and
+ * `spreadsheet_import_file_part`. Upload, preview, start, cancel and reads for the dashboard,
+ * and the leases, progress and stored file the worker's `SpreadsheetImportRunner` needs, all
+ * through {@link SpreadsheetImports}. It also holds the process's local spreadsheet files and
+ * its parse threads (docs/security.md#spreadsheet-uploads), one set per process whichever side
+ * (dashboard, worker or both) uses them. An import's chunks and their rejected rows are read
+ * through `LeadImports`.
  */
 @Module({
-  providers: [SpreadsheetTempFiles, SpreadsheetFileReader],
-  exports: [SpreadsheetTempFiles, SpreadsheetFileReader],
-})
-export class SpreadsheetFilesModule {}
-
-/** Spreadsheet imports' side of the dashboard: upload, preview, start, cancel, reads. */
-@Module({
-  imports: [CampaignsModule, SpreadsheetFilesModule, AuditModule],
-  providers: [SpreadsheetImportsRepository, SpreadsheetImports, UploadCapacity],
+  imports: [
+    TypeOrmModule.forFeature([SpreadsheetImport, SpreadsheetImportFilePart]),
+    CampaignsModule,
+    AuditModule,
+    LeadImportsModule,
+  ],
+  providers: [
+    SpreadsheetImportsRepository,
+    SpreadsheetImports,
+    UploadCapacity,
+    SpreadsheetTempFiles,
+    SpreadsheetFileReader,
+  ],
   exports: [SpreadsheetImports],
 })
 export class SpreadsheetImportsModule {}
-
-/**
- * The worker's side: runs started spreadsheet imports chunk by chunk through the lead import
- * service (docs/dashboard.md#spreadsheet-imports). In every process that runs the worker.
- */
-@Module({
-  imports: [CampaignsModule, LeadImportModule, SpreadsheetFilesModule],
-  providers: [SpreadsheetImportsRepository, SpreadsheetImportRunner],
-  exports: [SpreadsheetImportRunner],
-})
-export class SpreadsheetImportWorkerModule {}

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ImportRejection } from '../history/import-rejections';
-import type { ColumnMapping, SpreadsheetFormat } from './spreadsheet-import.entity';
+import type { ColumnMapping, SpreadsheetFormat } from '../spreadsheet-import.entity';
 import { READ_SLICE_BYTES } from './spreadsheet-files';
 
 /** A running import as the worker that claimed it needs it. */
@@ -73,8 +72,9 @@ const COLUMNS = `s.id, s.campaign_id, s.user_id, u.email AS user_email, s.file_n
 /**
  * Every query on `spreadsheet_import` and `spreadsheet_import_file_part`
  * (docs/dashboard.md#spreadsheet-imports), for the dashboard's side (`SpreadsheetImports`) and
- * the worker's (`SpreadsheetImportRunner`), and the reads of an import's chunks (`lead_import`)
- * and their rejected rows. Methods taking an `EntityManager` run in the caller's transaction;
+ * the worker's (`SpreadsheetImportRunner`, through `SpreadsheetImports`); the uploader's email
+ * is read from `dashboard_user` (a declared read model, docs/architecture.md#modules-and-tables).
+ * An import's chunks and their rejected rows are `LeadImports`'. Methods taking an `EntityManager` run in the caller's transaction;
  * a lease is a worker's `lease_owner` with its `lease_expires_at`.
  */
 @Injectable()
@@ -213,27 +213,6 @@ export class SpreadsheetImportsRepository {
       }
       return rows.length > 0;
     });
-  }
-
-  /** The ids of the import's chunks (each a `lead_import`), in file order. */
-  async chunkIds(id: string): Promise<string[]> {
-    const chunks: Array<{ id: string }> = await this.dataSource.query(
-      'SELECT id FROM lead_import WHERE spreadsheet_import_id = $1 ORDER BY chunk_index',
-      [id],
-    );
-    return chunks.map((chunk) => chunk.id);
-  }
-
-  /**
-   * Up to `limit` rejected rows of chunk `chunkId` after row `afterRow`, by row (its primary
-   * key): one page of a keyset walk.
-   */
-  rejectionsAfter(chunkId: string, afterRow: number, limit: number): Promise<ImportRejection[]> {
-    return this.dataSource.query(
-      `SELECT row, field, message, submitted FROM lead_import_rejection
-        WHERE import_id = $1 AND row > $2 ORDER BY row LIMIT $3`,
-      [chunkId, afterRow, limit],
-    );
   }
 
   /** Deletes the imports still `uploaded` that were created more than `ageMs` ago, with their files. */

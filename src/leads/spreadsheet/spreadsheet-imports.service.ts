@@ -2,25 +2,30 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
-import { rejectionsCsv } from '../history/import-rejections';
-import { newLeads } from '../upload/lead-batch';
-import { validateLead, type LeadField, type NormalizedLead } from '../upload/lead-validator';
+import { LeadImports, newLeads, rejectionsCsv } from '../history';
+import { validateLead, type LeadField, type NormalizedLead } from '../upload';
 import { checkMapping, leadOfRow } from './column-mapping';
 import type {
   ColumnMapping,
   SpreadsheetFormat,
   SpreadsheetImportStatus,
-} from './spreadsheet-import.entity';
-import { FILE_PART_BYTES, storeFileParts } from './spreadsheet-files';
+} from '../spreadsheet-import.entity';
+import { FILE_PART_BYTES, readFileParts, storeFileParts } from './spreadsheet-files';
 import {
   SpreadsheetImportsRepository,
+  type ChunkProgress,
+  type ClaimedImport,
   type SpreadsheetImportRow,
 } from './spreadsheet-imports.repository';
-import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
+import {
+  SpreadsheetFileReader,
+  type LeadBatch,
+  type ReadOptions,
+} from './spreadsheet-file-reader.service';
 import { SPREADSHEET_MAX_BYTES, UPLOAD_PARSE_BUDGET } from './spreadsheet-limits';
 import { detectFormat, readFileHead } from './spreadsheet-reader';
 import { FileTooLargeError, SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
@@ -135,8 +140,10 @@ function cleanFileName(name: unknown): string {
  * Spreadsheet imports from the dashboard (docs/dashboard.md#spreadsheet-imports): upload (the
  * file stored in parts and read once to find its header, sample rows and row count), preview
  * under a column mapping, start, cancel, list, and the rejected rows of all its chunks. The
- * import itself is `SpreadsheetImportRunner`'s, in the worker. Every id is scoped to the
- * caller's account: another account's campaign or import is "not found".
+ * import itself is `SpreadsheetImportRunner`'s, in the worker, which reaches the owned tables
+ * (`spreadsheet_import`, `spreadsheet_import_file_part`) and this process's spreadsheet files
+ * through the worker's methods below (claim, advance, finish, …). Every id the dashboard
+ * names is scoped to the caller's account: another account's campaign or import is "not found".
  */
 @Injectable()
 export class SpreadsheetImports {
@@ -148,6 +155,7 @@ export class SpreadsheetImports {
     private readonly tempFiles: SpreadsheetTempFiles,
     private readonly reader: SpreadsheetFileReader,
     private readonly audit: AuditLog,
+    private readonly leadImports: LeadImports,
   ) {}
 
   /**
@@ -370,14 +378,102 @@ export class SpreadsheetImports {
     await this.get(accountId, id);
     yield rejectionsCsv([], true);
     // Chunk by chunk, in file order; within a chunk by row, through its primary key.
-    for (const chunkId of await this.repository.chunkIds(id)) {
+    for (const chunkId of await this.leadImports.chunksOfSpreadsheetImport(id)) {
       let after = -1;
       for (;;) {
-        const rows = await this.repository.rejectionsAfter(chunkId, after, REJECTIONS_PAGE);
+        const rows = await this.leadImports.rejectionsAfter(chunkId, after, REJECTIONS_PAGE);
         if (rows.length === 0) break;
         yield rejectionsCsv(rows, false);
         after = rows[rows.length - 1].row;
       }
     }
+  }
+
+  // The worker's side (`SpreadsheetImportRunner`, docs/dashboard.md#spreadsheet-imports):
+  // leases, progress and the stored file, on this module's tables and files.
+
+  /** Deletes the imports still `uploaded` that were created more than `ageMs` ago, with their files. */
+  deleteUnstartedOlderThan(ageMs: number): Promise<void> {
+    return this.repository.deleteUnstartedOlderThan(ageMs);
+  }
+
+  /**
+   * Takes the oldest `running` import whose lease is free or ran out, leasing it to `owner`
+   * for `leaseMs` (`FOR UPDATE SKIP LOCKED`: one worker per import).
+   * @returns the import, or null when none is ready.
+   */
+  claim(owner: string, leaseMs: number): Promise<ClaimedImport | null> {
+    return this.repository.claim(owner, leaseMs);
+  }
+
+  /**
+   * Copies a claimed import's stored file to a local file of this process (the caller removes
+   * it with {@link removeLocalFile}), part by part, with no size bound (it was bounded on upload).
+   * @returns the local file's path and size in bytes.
+   * @throws Error when a part is missing (the import was cancelled meanwhile); the local file
+   *   is then removed.
+   */
+  copyStoredFile(job: ClaimedImport): Promise<{ path: string; sizeBytes: number }> {
+    return this.tempFiles.receive(
+      readFileParts(
+        (part, offset) => this.repository.filePartSlice(job.id, part, offset),
+        job.id,
+        job.part_count,
+      ),
+      Number.POSITIVE_INFINITY,
+      'import',
+    );
+  }
+
+  /**
+   * A local file's leads under `mapping`, in a parse thread within `options.budget`
+   * (docs/security.md#spreadsheet-uploads), in batches, after the first `skipRows` data rows.
+   */
+  readLeads(
+    path: string,
+    format: SpreadsheetFormat,
+    mapping: ColumnMapping,
+    skipRows: number,
+    options: ReadOptions,
+  ): AsyncIterable<LeadBatch> {
+    return this.reader.leads(path, format, mapping, skipRows, options);
+  }
+
+  /** Removes a local file made by {@link copyStoredFile}; never throws. */
+  removeLocalFile(path: string): Promise<void> {
+    return this.tempFiles.remove(path);
+  }
+
+  /**
+   * Adds a committed chunk's counts to the import and renews the lease for `leaseMs`, in the
+   * chunk's transaction, if the import is still `running`, `owner`'s, and at that chunk.
+   * @returns whether it was (false: the caller rolls the chunk back).
+   */
+  advance(
+    manager: EntityManager,
+    id: string,
+    owner: string,
+    chunk: ChunkProgress,
+    leaseMs: number,
+  ): Promise<boolean> {
+    return this.repository.advance(manager, id, owner, chunk, leaseMs);
+  }
+
+  /** Frees `owner`'s lease on the import, so another worker may take it at once. */
+  releaseLease(id: string, owner: string): Promise<void> {
+    return this.repository.releaseLease(id, owner);
+  }
+
+  /**
+   * Ends the import with `status` and `error` if it is still `running` and `owner`'s (its lease
+   * dropped), and then deletes its stored file, in one transaction.
+   */
+  finish(
+    id: string,
+    owner: string,
+    status: 'done' | 'failed',
+    error: string | null,
+  ): Promise<void> {
+    return this.repository.finish(id, owner, status, error);
   }
 }

@@ -1,6 +1,9 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { LeadUploadError, LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadError, LeadUploadResponse } from '../lead-upload';
 import { validateLead, type LeadCheck, type NormalizedLead } from './lead-validator';
+import { newLeads, type ImportCounts } from '../history';
+
+export { newLeads, type ImportCounts };
 
 /** The `errors` message of a duplicate phone (docs/api.md#per-lead-validation). */
 export const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';
@@ -30,13 +33,6 @@ export interface BatchOutcome {
   /** Every invalid row, sorted by row. */
   errors: LeadUploadError[];
   duplicates: number;
-}
-
-/** The three counts of a `lead_import` row that depend on the outcome. */
-export interface ImportCounts {
-  validCount: number;
-  invalidCount: number;
-  duplicateCount: number;
 }
 
 /**
@@ -160,13 +156,4 @@ export function uploadResponse(
     duplicate_count: outcome.duplicates,
     errors: outcome.errors,
   };
-}
-
-/**
- * New leads an import stored (docs/dashboard.md#imports): its valid leads less the duplicates
- * skipped, which count as valid (docs/api.md#duplicates-and-counts). With the rejected rows,
- * they add up to the rows read.
- */
-export function newLeads(validCount: number, duplicateCount: number): number {
-  return validCount - duplicateCount;
 }

@@ -1,7 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { AuthPrincipal } from '../../auth/auth-principal';
 import type { CampaignScope } from '../../campaigns/campaigns.service';
 import {
   WebhookEventPublisher,
@@ -9,18 +8,17 @@ import {
 } from '../../delivery/outbox/webhook-event.publisher';
 import { IdempotencyService } from '../../idempotency/idempotency.service';
 import { Metrics, type LeadSource } from '../../metrics/metrics.service';
-import type { LeadUploadRequest } from '../dto/lead-upload-request.dto';
-import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadRequest, LeadUploadResponse } from '../lead-upload';
 import {
   importCounts,
   settleCampaignDuplicates,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
-import { leadEvents } from '../lead-events';
+import { leadEvents } from './lead-events';
 import { LeadScreener } from './lead-screener.service';
-import { rejectionsOf } from '../history/import-rejections';
-import { LeadsRepository, type ImportContext, type NewLeadImport } from './leads.repository';
+import { LeadImports, rejectionsOf, type NewLeadImport } from '../history';
+import { LeadsRepository, type ImportContext } from './leads.repository';
 import { retryOnTransactionConflict } from './transaction-retry';
 
 /** Everything one run of an import's transaction needs, fixed before the first run. */
@@ -38,6 +36,15 @@ interface ImportPlan {
   idempotency?: { apiKeyId: number; key: string };
   /** More work in the import's transaction, after its writes (its error rolls them back). */
   alsoInTransaction?: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>;
+}
+
+/**
+ * Who uploads through the public API, as the lead import records it: the caller maps its
+ * authenticated principal (an API key) to this, so the import knows nothing of authentication.
+ */
+export interface LeadUploader {
+  /** The uploading API key's id: recorded on the import, and the idempotency key's owner. */
+  apiKeyId: number;
 }
 
 /**
@@ -72,6 +79,7 @@ export interface SpreadsheetChunk {
 export class LeadImportService {
   constructor(
     private readonly leads: LeadsRepository,
+    private readonly imports: LeadImports,
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
     private readonly screener: LeadScreener,
@@ -81,7 +89,7 @@ export class LeadImportService {
   /**
    * @param request the upload after envelope validation.
    * @param campaign the campaign authorised for the caller.
-   * @param principal the caller (its API key is recorded on the import).
+   * @param uploader the caller (its API key is recorded on the import).
    * @param clientIp the client's address as Fastify sees it (see `TRUST_PROXY`).
    * @param idempotencyKey a claimed `Idempotency-Key`: its response is stored in the same transaction.
    * @returns the 202 body; `errors` is sorted by row.
@@ -91,7 +99,7 @@ export class LeadImportService {
   async importLeads(
     request: LeadUploadRequest,
     campaign: CampaignScope,
-    principal: AuthPrincipal,
+    uploader: LeadUploader,
     clientIp: string | null,
     idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
@@ -113,7 +121,7 @@ export class LeadImportService {
       record: {
         id: context.importId,
         campaignId: campaign.id,
-        apiKeyId: principal.apiKeyId,
+        apiKeyId: uploader.apiKeyId,
         source: request.source,
         tags: request.tags,
         disclaimerVersion: request.disclaimer_version,
@@ -127,7 +135,7 @@ export class LeadImportService {
       idempotency:
         idempotencyKey === undefined
           ? undefined
-          : { apiKeyId: principal.apiKeyId, key: idempotencyKey },
+          : { apiKeyId: uploader.apiKeyId, key: idempotencyKey },
     };
     return this.run(plan);
   }
@@ -207,7 +215,7 @@ export class LeadImportService {
     plan: ImportPlan,
   ): Promise<{ response: LeadUploadResponse; recorded: RecordedEvents }> {
     const { context, batch, record } = plan;
-    await this.leads.insertImport(manager, record);
+    await this.imports.record(manager, record);
     const inserted = await this.leads.insertIgnoringDuplicates(
       manager,
       context,
@@ -217,7 +225,7 @@ export class LeadImportService {
     let outcome = { errors: [...batch.errors], duplicates: batch.duplicates };
     if (!inserted.all) {
       outcome = settleCampaignDuplicates(batch, inserted.phones, plan.skipDuplicates);
-      await this.leads.updateImportCounts(
+      await this.imports.correctCounts(
         manager,
         context.importId,
         importCounts(record.receivedCount, outcome),
@@ -226,7 +234,7 @@ export class LeadImportService {
 
     const rejections = rejectionsOf(outcome.errors, plan.leads);
     if (plan.rowNumbers) for (const r of rejections) r.row = plan.rowNumbers[r.row];
-    await this.leads.insertRejections(manager, context.importId, rejections);
+    await this.imports.recordRejections(manager, context.importId, rejections);
 
     const subscribed =
       inserted.count > 0

@@ -2,10 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
-import type { ImportCounts } from './lead-batch';
-import { LeadImport } from '../lead-import.entity';
-import type { ImportRejection } from '../history/import-rejections';
-import { leadColumnLiterals } from '../lead-columns';
+import { leadColumnLiterals } from './lead-columns';
 import type { NormalizedLead } from './lead-validator';
 
 const FOREIGN_KEY_VIOLATION = '23503';
@@ -68,33 +65,11 @@ export interface ImportContext {
   tags: string[];
 }
 
-/** A `lead_import` row about to be inserted (docs/api.md#duplicates-and-counts). */
-export interface NewLeadImport extends ImportCounts {
-  /** The import's UUID. */
-  id: string;
-  campaignId: number;
-  /** The uploading API key (null for a chunk of a spreadsheet import). */
-  apiKeyId: number | null;
-  /** The dashboard user who imported a spreadsheet (docs/dashboard.md#spreadsheet-imports). */
-  userId?: number | null;
-  /** The spreadsheet import this is a chunk of, the chunk's index and its first file row. */
-  spreadsheetImportId?: string | null;
-  chunkIndex?: number | null;
-  firstRow?: number | null;
-  source: string;
-  tags: string[];
-  disclaimerVersion: string;
-  /** When the request acknowledged compliance (its arrival). */
-  complianceAcknowledgedAt: Date;
-  clientIp: string | null;
-  /** The length of the request's `leads`. */
-  receivedCount: number;
-}
-
 /**
- * The SQL of lead uploads (docs/api.md#lead-upload): the import's transaction, its
- * `lead_import` record and the bulk insert of its leads, each written once and readable on
- * its own.
+ * The SQL of lead uploads (docs/api.md#lead-upload): the import's transaction and the bulk
+ * insert of its leads (table `lead`, this module's), each written once and readable on its own.
+ * The import's `lead_import` record and rejected rows are written in the same transaction
+ * through `LeadImports` (the history module owns those tables).
  */
 @Injectable()
 export class LeadsRepository {
@@ -122,45 +97,6 @@ export class LeadsRepository {
     }
   }
 
-  /** Inserts an import's `lead_import` record, in the import's transaction. */
-  async insertImport(manager: EntityManager, record: NewLeadImport): Promise<void> {
-    // A copy: TypeORM writes generated columns (created_at) back into the object it inserts,
-    // and a retried transaction must insert the record as planned, not as the failed run left it.
-    await manager.insert(LeadImport, { ...record });
-  }
-
-  /**
-   * Stores an import's rejected rows (docs/dashboard.md#imports) in its transaction: one
-   * statement whatever their number.
-   */
-  async insertRejections(
-    manager: EntityManager,
-    importId: string,
-    rejections: ImportRejection[],
-  ): Promise<void> {
-    if (rejections.length === 0) return;
-    await manager.query(
-      `INSERT INTO lead_import_rejection (import_id, row, field, message, submitted)
-       SELECT $1, r.row, r.field, r.message, r.submitted::jsonb
-         FROM unnest($2::int[], $3::text[], $4::text[], $5::text[]) AS r(row, field, message, submitted)`,
-      [
-        importId,
-        rejections.map((r) => r.row),
-        rejections.map((r) => r.field),
-        rejections.map((r) => r.message),
-        rejections.map((r) => JSON.stringify(r.submitted)),
-      ],
-    );
-  }
-
-  /** Sets the counts of an import's record, in the import's transaction. */
-  async updateImportCounts(
-    manager: EntityManager,
-    importId: string,
-    counts: ImportCounts,
-  ): Promise<void> {
-    await manager.update(LeadImport, { id: importId }, counts);
-  }
   /**
    * Inserts `leads` (`INSERT … SELECT FROM unnest(…)`), skipping any phone the campaign already
    * has: the unique constraint on (campaign_id, phone) decides, so concurrent uploads of one

@@ -11,13 +11,8 @@ import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
 import { PeriodicJob } from '../../common/periodic-job';
 import { Metrics } from '../../metrics/metrics.service';
-import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
-import { LeadImportService } from '../upload/lead-import.service';
-import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
-import { readFileParts } from './spreadsheet-files';
-import { SpreadsheetImportsRepository, type ClaimedImport } from './spreadsheet-imports.repository';
-import { IMPORT_PARSE_BUDGET } from './spreadsheet-limits';
-import { SpreadsheetTempFiles } from './spreadsheet-temp-files.service';
+import { IMPORT_PARSE_BUDGET, SpreadsheetImports, type ClaimedImport } from '../spreadsheet';
+import { LeadImportService, type LeadUploadResponse } from '../upload';
 
 /** The most leads in one chunk (one `lead_import`, one transaction). */
 export const SPREADSHEET_CHUNK_SIZE = 10_000;
@@ -56,11 +51,9 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
   private lastCleanup = 0;
 
   constructor(
-    private readonly repository: SpreadsheetImportsRepository,
+    private readonly spreadsheets: SpreadsheetImports,
     private readonly imports: LeadImportService,
     private readonly campaigns: CampaignsService,
-    private readonly reader: SpreadsheetFileReader,
-    private readonly tempFiles: SpreadsheetTempFiles,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.job = new PeriodicJob({
@@ -105,12 +98,12 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
   private async cleanUp(): Promise<void> {
     if (Date.now() - this.lastCleanup < 60_000) return;
     this.lastCleanup = Date.now();
-    await this.repository.deleteUnstartedOlderThan(UNSTARTED_UPLOAD_TTL_MS);
+    await this.spreadsheets.deleteUnstartedOlderThan(UNSTARTED_UPLOAD_TTL_MS);
   }
 
   /** Takes the oldest running import whose lease is free or ran out, leasing it to this worker. */
   private claim(): Promise<ClaimedImport | null> {
-    return this.repository.claim(this.owner, SPREADSHEET_LEASE_MS);
+    return this.spreadsheets.claim(this.owner, SPREADSHEET_LEASE_MS);
   }
 
   private async run(job: ClaimedImport): Promise<void> {
@@ -133,19 +126,17 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
       };
       // The stored file is copied to a local file, read by a parse thread within the reading
       // bounds; the rows committed before are skipped there.
-      const copy = await this.tempFiles.receive(
-        readFileParts(
-          (part, offset) => this.repository.filePartSlice(job.id, part, offset),
-          job.id,
-          job.part_count,
-        ),
-        Number.POSITIVE_INFINITY,
-        'import',
-      );
+      const copy = await this.spreadsheets.copyStoredFile(job);
       try {
-        const batches = this.reader.leads(copy.path, job.format, job.mapping, job.rows_read, {
-          budget: IMPORT_PARSE_BUDGET,
-        });
+        const batches = this.spreadsheets.readLeads(
+          copy.path,
+          job.format,
+          job.mapping,
+          job.rows_read,
+          {
+            budget: IMPORT_PARSE_BUDGET,
+          },
+        );
         for await (const batch of batches) {
           for (let i = 0; i < batch.leads.length; i++) {
             leads.push(batch.leads[i]);
@@ -160,7 +151,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
           }
         }
       } finally {
-        await this.tempFiles.remove(copy.path);
+        await this.spreadsheets.removeLocalFile(copy.path);
       }
       if (leads.length > 0) await commit();
       await this.finish(job.id, 'done', null);
@@ -193,7 +184,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     rowNumbers: number[],
   ): Promise<void> {
     const advance = async (manager: EntityManager, response: LeadUploadResponse) => {
-      const advanced = await this.repository.advance(
+      const advanced = await this.spreadsheets.advance(
         manager,
         job.id,
         this.owner,
@@ -236,11 +227,11 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
 
   /** Lets another worker take the import now (this one stops). */
   private async release(id: string): Promise<void> {
-    await this.repository.releaseLease(id, this.owner);
+    await this.spreadsheets.releaseLease(id, this.owner);
   }
 
   /** Ends the import (if still this worker's and running) and deletes its stored file. */
   private async finish(id: string, status: 'done' | 'failed', error: string | null): Promise<void> {
-    await this.repository.finish(id, this.owner, status, error);
+    await this.spreadsheets.finish(id, this.owner, status, error);
   }
 }

@@ -1,6 +1,6 @@
-import type { EventInput } from '../delivery/outbox/webhook-event.publisher';
-import type { AcceptedLead } from './upload/lead-batch';
-import type { CreatedLead, ImportContext } from './upload/leads.repository';
+import type { EventInput } from '../../delivery/outbox/webhook-event.publisher';
+import type { AcceptedLead } from './lead-batch';
+import type { CreatedLead, ImportContext } from './leads.repository';
 
 /**
  * The outbox events of an import (docs/webhooks.md#events, payloads in

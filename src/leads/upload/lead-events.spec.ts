@@ -1,6 +1,6 @@
 import { leadEvents } from './lead-events';
-import type { AcceptedLead } from './upload/lead-batch';
-import type { CreatedLead, ImportContext } from './upload/leads.repository';
+import type { AcceptedLead } from './lead-batch';
+import type { CreatedLead, ImportContext } from './leads.repository';
 
 const context: ImportContext = {
   importId: '0b9c2f4e-6a1d-4c8e-9f57-2d3a1b7c9e10',

@@ -1,4 +1,4 @@
-import type { NormalizedLead } from './upload/lead-validator';
+import type { NormalizedLead } from './lead-validator';
 
 /** The lead columns the insert takes as `text[]` parameters, in the statement's order. */
 export const LEAD_COLUMNS = [

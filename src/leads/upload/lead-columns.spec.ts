@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { LEAD_COLUMNS, leadColumnLiterals } from './lead-columns';
-import type { NormalizedLead } from './upload/lead-validator';
+import type { NormalizedLead } from './lead-validator';
 
 /** node-postgres's own conversion of a parameter to the text it sends (untyped module). */
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- pg ships no types for lib/utils

@@ -8,8 +8,8 @@ import {
   ManyToOne,
   PrimaryColumn,
 } from 'typeorm';
-import { Campaign } from '../../campaigns/campaign.entity';
-import { DashboardUser } from '../../users/dashboard-user.entity';
+import { Campaign } from '../campaigns/campaign.entity';
+import { DashboardUser } from '../users/dashboard-user.entity';
 
 /** A spreadsheet import's life (docs/dashboard.md#spreadsheet-imports). */
 export const SPREADSHEET_IMPORT_STATUSES = [
