@@ -77,6 +77,14 @@ export class CampaignsRepository {
     return campaign?.accountId ?? null;
   }
 
+  /** Campaign `campaignId`'s account and region, or null when it does not exist. */
+  async findScopeById(campaignId: number): Promise<CampaignScopeRow | null> {
+    return this.campaigns.findOne({
+      where: { id: campaignId },
+      select: { id: true, accountId: true, defaultRegion: true },
+    });
+  }
+
   /** Campaign `campaignId` if it is one of `accountId`'s, else null. */
   async findScope(accountId: number, campaignId: number): Promise<CampaignScopeRow | null> {
     return this.campaigns.findOne({
