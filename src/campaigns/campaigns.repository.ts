@@ -63,6 +63,11 @@ export class CampaignsRepository {
     return this.campaigns.count({ where: { accountId, id: In(campaignIds) } });
   }
 
+  /** Campaign `id`, or null when it does not exist. */
+  findCampaign(id: number): Promise<Campaign | null> {
+    return this.campaigns.findOneBy({ id });
+  }
+
   /** Whether campaign `id` exists. */
   campaignExists(id: number): Promise<boolean> {
     return this.campaigns.existsBy({ id });

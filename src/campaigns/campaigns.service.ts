@@ -152,6 +152,14 @@ export class CampaignsService {
     return toScope(campaign);
   }
 
+  /**
+   * Campaign `campaignId` (read now, not cached), or null when it no longer exists. The id is
+   * owned (docs/architecture.md#account-access): no account is checked here.
+   */
+  async findCampaign(campaignId: Owned<'campaign'>): Promise<Campaign | null> {
+    return campaignId > MAX_INT4 ? null : this.repository.findCampaign(campaignId);
+  }
+
   /** Whether campaign `campaignId` exists (read now, not cached). */
   async exists(campaignId: number): Promise<boolean> {
     return campaignId <= MAX_INT4 && this.repository.campaignExists(campaignId);

@@ -20,7 +20,6 @@ import {
 } from '../leads/search/lead-search.constants';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -129,13 +128,10 @@ export class LeadsController {
   @ApiIdParam('lead_id', 'Lead id')
   @ApiOkResponse({ type: LeadDetailDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  async get(
-    @CurrentActor() actor: DashboardActor,
-    @OwnedParam('lead_id') id: Owned<'lead'>,
-  ): Promise<LeadDetail> {
+  async get(@OwnedParam('lead_id') id: Owned<'lead'>): Promise<LeadDetail> {
     const lead = await this.lead(id);
-    const campaign = (await this.campaigns.listCampaigns(actor.accountId)).find(
-      (c) => c.id === lead.campaign_id,
+    const campaign = await this.campaigns.findCampaign(
+      ownedThrough(id, 'campaign', lead.campaign_id),
     );
     if (!campaign) throw new NotFoundError(`lead ${id} does not exist`);
     return {

@@ -56,8 +56,8 @@ export interface ImportListPosition {
 
 /**
  * The SQL of the import history (docs/dashboard.md#imports). It owns `lead_import_rejection`
- * and reads `lead_import`, and, beyond the leads module's tables, `campaign` (which account a
- * campaign or import belongs to), `api_key` and `dashboard_user` (who uploaded); see
+ * and reads `lead_import`, and, beyond the leads module's tables, `campaign` (whether a
+ * campaign still exists), `api_key` and `dashboard_user` (who uploaded); see
  * docs/architecture.md#modules-and-tables.
  */
 @Injectable()
