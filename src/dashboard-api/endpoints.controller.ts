@@ -185,7 +185,7 @@ export class EndpointsController {
   @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 500, 503)
   async revealSecret(
     @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @OwnedParam('endpoint_id') id: Owned<'endpoint'>,
   ): Promise<{ secret: string }> {
     const { secret } = await this.endpoints.revealSecret(id, actor);
     return { secret };
@@ -209,7 +209,7 @@ export class EndpointsController {
   @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
   async revealHeader(
     @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @OwnedParam('endpoint_id') id: Owned<'endpoint'>,
     @Body() body: Record<string, unknown>,
   ): Promise<{ name: string; value: string }> {
     const input = checkedInput(RevealHeaderRequestDto, body);

@@ -370,11 +370,15 @@ export class WebhookEndpointAdmin {
 
   /**
    * The current signing secret in clear, for an admin who asked to see it again. Recorded as
-   * `secret.reveal` first: when the entry cannot be written, the secret is not returned.
+   * `secret.reveal` first: when the entry cannot be written, the secret is not returned. The id
+   * is owned (docs/architecture.md#account-access): the dashboard's guard checked its account.
    * @throws NotFoundError for an unknown endpoint; the database's error when the entry
    *   cannot be written.
    */
-  async revealSecret(id: number, actor: AuditActor): Promise<{ id: number; secret: string }> {
+  async revealSecret(
+    id: Owned<'endpoint'>,
+    actor: AuditActor,
+  ): Promise<{ id: number; secret: string }> {
     const endpoint = await this.require(id);
     if (endpoint.signatureScheme === 'asymmetric') {
       throw new StateConflictError(
@@ -389,14 +393,15 @@ export class WebhookEndpointAdmin {
 
   /**
    * The value of the endpoint's secret custom header `name` (any case) in clear, for an admin
-   * who asked to see it again (docs/webhooks.md#custom-headers). Read and recorded as
+   * who asked to see it again (docs/webhooks.md#custom-headers); the id is owned
+   * (docs/architecture.md#account-access). Read and recorded as
    * `header.reveal` (`{name}`) in one transaction: when the entry cannot be written, the value
    * is not returned.
    * @throws NotFoundError for an unknown endpoint, or when it has no secret header `name`;
    *   the database's error when the entry cannot be written.
    */
   async revealHeader(
-    id: number,
+    id: Owned<'endpoint'>,
     name: string,
     actor: AuditActor,
   ): Promise<{ id: number; name: string; value: string }> {
