@@ -153,7 +153,9 @@ export class ApiKeysService {
   /**
    * Revokes a key; its tokens stop working within {@link KEY_ACCESS_CACHE_TTL_MS} in every process.
    * Revoking an already revoked key keeps the first revocation time. Recorded as
-   * `api_key.revoke` (each time) in the same transaction; nothing without an `actor`.
+   * `api_key.revoke` (each time) in the same transaction, under the key's account; nothing
+   * without an `actor`. No account is checked here: the dashboard passes an `Owned<'api-key'>`
+   * its resource guard checked (docs/architecture.md#account-access), the CLI any key.
    * @throws NotFoundError when no key has that id.
    */
   async revoke(id: number, actor?: AuditActor): Promise<{ id: number; revoked_at: Date }> {
@@ -182,22 +184,6 @@ export class ApiKeysService {
       if (cached.id === id) this.activeByHash.delete(hash);
     }
     return revoked;
-  }
-
-  /**
-   * Revokes key `id` if it is one of `accountId`'s (the dashboard's revoke), recorded as
-   * {@link revoke} records it.
-   * @throws NotFoundError otherwise: one answer for "not yours" and "does not exist".
-   */
-  async revokeOfAccount(
-    accountId: number,
-    id: number,
-    actor?: AuditActor,
-  ): Promise<{ id: number; revoked_at: Date }> {
-    const key = id > MAX_INT4 ? null : await this.apiKeys.findAccess(id);
-    if (!key || key.accountId !== accountId)
-      throw new NotFoundError(`api key ${id} does not exist`);
-    return this.revoke(id, actor);
   }
 
   /**

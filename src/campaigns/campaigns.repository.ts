@@ -63,6 +63,11 @@ export class CampaignsRepository {
     return this.campaigns.count({ where: { accountId, id: In(campaignIds) } });
   }
 
+  /** Campaign `id`, or null when it does not exist. */
+  findCampaign(id: number): Promise<Campaign | null> {
+    return this.campaigns.findOneBy({ id });
+  }
+
   /** Whether campaign `id` exists. */
   campaignExists(id: number): Promise<boolean> {
     return this.campaigns.existsBy({ id });
@@ -75,6 +80,14 @@ export class CampaignsRepository {
       select: { id: true, accountId: true },
     });
     return campaign?.accountId ?? null;
+  }
+
+  /** Campaign `campaignId`'s account and region, or null when it does not exist. */
+  async findScopeById(campaignId: number): Promise<CampaignScopeRow | null> {
+    return this.campaigns.findOne({
+      where: { id: campaignId },
+      select: { id: true, accountId: true, defaultRegion: true },
+    });
   }
 
   /** Campaign `campaignId` if it is one of `accountId`'s, else null. */

@@ -6,6 +6,7 @@ import { getCountries, type CountryCode } from 'libphonenumber-js/max';
 import type { Account } from './account.entity';
 import type { Campaign } from './campaign.entity';
 import { MAX_INT4 } from '../common/ids';
+import type { Owned } from '../common/owned-id';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { CampaignNotFoundError } from './campaign-errors';
 import { CampaignsRepository, type CampaignScopeRow } from './campaigns.repository';
@@ -137,32 +138,26 @@ export class CampaignsService {
     return found === new Set(campaignIds).size;
   }
 
-  /** Whether campaign `campaignId` is one of `accountId`'s (read now, not cached). */
-  async belongsTo(accountId: number, campaignId: number): Promise<boolean> {
-    return (
-      campaignId <= MAX_INT4 && (await this.repository.findScope(accountId, campaignId)) !== null
-    );
-  }
-
   /**
-   * Campaign `campaignId` if it is one of `accountId`'s (read now, not cached): the check the
-   * dashboard makes before any operation on a campaign.
-   * @throws CampaignNotFoundError otherwise (one answer for "not yours" and "does not exist").
+   * Campaign `campaignId` with its account and region (read now, not cached): for the
+   * dashboard's reads that need the region (the lead search's phones, a spreadsheet import's
+   * preview) and for the spreadsheet import runner. The id is owned: the dashboard's resource
+   * guard checked its account (docs/architecture.md#account-access), or the caller is the
+   * service's own job.
+   * @throws CampaignNotFoundError when it no longer exists.
    */
-  async requireOfAccount(accountId: number, campaignId: number): Promise<void> {
-    if (!(await this.belongsTo(accountId, campaignId))) throw new CampaignNotFoundError(campaignId);
-  }
-
-  /**
-   * Campaign `campaignId` with its region if it is one of `accountId`'s (read now, not cached):
-   * for the dashboard's reads that need the region (the lead search's phones).
-   * @throws CampaignNotFoundError otherwise (one answer for "not yours" and "does not exist").
-   */
-  async requireScopeOfAccount(accountId: number, campaignId: number): Promise<CampaignScope> {
-    const campaign =
-      campaignId > MAX_INT4 ? null : await this.repository.findScope(accountId, campaignId);
+  async scopeOf(campaignId: Owned<'campaign'>): Promise<CampaignScope> {
+    const campaign = campaignId > MAX_INT4 ? null : await this.repository.findScopeById(campaignId);
     if (!campaign) throw new CampaignNotFoundError(campaignId);
     return toScope(campaign);
+  }
+
+  /**
+   * Campaign `campaignId` (read now, not cached), or null when it no longer exists. The id is
+   * owned (docs/architecture.md#account-access): no account is checked here.
+   */
+  async findCampaign(campaignId: Owned<'campaign'>): Promise<Campaign | null> {
+    return campaignId > MAX_INT4 ? null : this.repository.findCampaign(campaignId);
   }
 
   /** Whether campaign `campaignId` exists (read now, not cached). */

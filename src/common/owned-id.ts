@@ -56,3 +56,16 @@ export function ownedAfterCheck<K extends OwnedKind>(_kind: K, id: OwnedIdTypes[
 export function ownedByOperator<K extends OwnedKind>(_kind: K, id: OwnedIdTypes[K]): Owned<K> {
   return id as Owned<K>;
 }
+
+/**
+ * Brands an id read from the row of a resource already owned, which therefore belongs to the
+ * same account: the import a lead of the account came from, the campaign of an owned endpoint.
+ * @param _owner the owned resource whose row held the id: the proof, kept in the call.
+ */
+export function ownedThrough<K extends OwnedKind>(
+  _owner: Owned<OwnedKind>,
+  kind: K,
+  id: OwnedIdTypes[K],
+): Owned<K> {
+  return id as Owned<K>;
+}

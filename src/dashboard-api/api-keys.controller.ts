@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeysService, type ApiKeySummary } from '../auth/api-keys.service';
 import { InvalidInputError } from '../common/domain-error';
@@ -6,13 +6,15 @@ import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { checkedInput } from './dashboard-input';
 import {
   CreateApiKeyRequestDto,
   CreatedApiKeyDto,
   DashboardApiKeyDto,
   RevokedApiKeyDto,
 } from './dto/api-key.dto';
+import type { Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 /**
  * `/dashboard/api/api-keys` (docs/dashboard.md#routes): the account's API keys through
@@ -94,8 +96,8 @@ export class ApiKeysController {
   @DashboardErrorResponses(400, 401, 403, 404, 415, 500, 503)
   async revoke(
     @CurrentActor() actor: DashboardActor,
-    @Param('id', DashboardIdPipe) id: number,
+    @OwnedParam('id') id: Owned<'api-key'>,
   ): Promise<{ id: number; revoked_at: Date }> {
-    return this.apiKeys.revokeOfAccount(actor.accountId, id, actor);
+    return this.apiKeys.revoke(id, actor);
   }
 }

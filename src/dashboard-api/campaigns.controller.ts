@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
@@ -7,13 +7,15 @@ import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import { checkedInput } from './dashboard-input';
 import { DashboardCampaignDto, type DashboardCampaign } from './dto/campaign.dto';
 import {
   CreatedEndpointDto,
   CreateEndpointRequestDto,
   DashboardEndpointDto,
 } from './dto/endpoint.dto';
+import { ownedThrough, type Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 /**
  * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints
@@ -58,10 +60,9 @@ export class CampaignsController {
   @ApiOkResponse({ type: [DashboardEndpointDto] })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
   listEndpoints(
-    @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
   ): Promise<WebhookEndpointDetail[]> {
-    return this.endpoints.listOfAccount(actor.accountId, campaignId);
+    return this.endpoints.listOfCampaign(campaignId);
   }
 
   /**
@@ -84,7 +85,7 @@ export class CampaignsController {
   @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
   async createEndpoint(
     @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Body() body: Record<string, unknown>,
   ): Promise<{ endpoint: WebhookEndpointDetail; secret: string | null }> {
     const input = checkedInput(CreateEndpointRequestDto, body);
@@ -103,7 +104,7 @@ export class CampaignsController {
       actor,
     );
     // The secret header values are answered this once, like the signing secret.
-    const detail = await this.endpoints.detailOfAccount(actor.accountId, endpoint.id);
+    const detail = await this.endpoints.detail(ownedThrough(campaignId, 'endpoint', endpoint.id));
     return { endpoint: { ...detail, custom_headers: endpoint.custom_headers }, secret };
   }
 }

@@ -2,6 +2,7 @@ import { applyDecorators, Controller, SetMetadata, UseGuards } from '@nestjs/com
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { IS_PUBLIC_KEY } from '../auth/public.decorator';
 import { DashboardResourceGuard } from './dashboard.guards';
+import { ownedParamsDeclared } from './owned-param';
 import {
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,
@@ -34,7 +35,9 @@ export const DASHBOARD_RESOURCES_KEY = 'dashboardResources';
  * @param access who may call the route.
  * @param resources the path parameters naming a resource, each checked by
  *   {@link DashboardResourceGuard}: a malformed id is the route's `400` (`404` for a UUID),
- *   another account's or a missing one `404 not_found`, before the route runs.
+ *   another account's or a missing one `404 not_found`, before the route runs. The route reads
+ *   each checked id with `@OwnedParam(param)`, typed `Owned<kind>`; an `@OwnedParam` of a
+ *   parameter not declared here stops the application when the class is defined.
  */
 export const DashboardAccess = (
   access: DashboardAccessLevel,
@@ -46,6 +49,7 @@ export const DashboardAccess = (
     } satisfies DashboardRouteConfig),
     SetMetadata(DASHBOARD_ACCESS_KEY, access),
     SetMetadata(DASHBOARD_RESOURCES_KEY, resources),
+    ownedParamsDeclared(resources),
   );
 
 /**

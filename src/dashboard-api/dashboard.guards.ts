@@ -22,6 +22,7 @@ import {
   uuidParam,
 } from './dashboard-input';
 import type { DashboardResourceRule } from './dashboard-route-config';
+import { handOverCheckedIds } from './owned-param';
 import { clearedSessionCookie, readSessionCookie } from './session-cookie';
 
 /** The header that carries the CSRF token (docs/dashboard.md#cross-site-request-forgery). */
@@ -177,7 +178,9 @@ function resourceIdOf(rule: DashboardResourceRule, value: string | undefined): R
  * account's, all checked in one query by {@link AccountAccessService}. A malformed id is the
  * answer of the route's own pipe (`400 bad_request`, `404` for a UUID); another account's
  * resource, or one that does not exist, `404 not_found` with the domain's message
- * (`webhook endpoint 7 does not exist`). A route that declares no resource passes.
+ * (`webhook endpoint 7 does not exist`). A route that declares no resource passes. The ids
+ * checked are handed over to the route as `Owned<kind>` through `@OwnedParam(param)`
+ * (docs/architecture.md#account-access): the services it calls check no account again.
  * @throws ApiError 400; NotFoundError (404); ApiError 401 on a declaring route without a session.
  */
 @Injectable()
@@ -193,6 +196,7 @@ export class DashboardResourceGuard implements CanActivate {
     const params = (req.params ?? {}) as Record<string, string | undefined>;
     const refs = rules.map((rule) => resourceIdOf(rule, params[rule.param]));
     await this.access.requireAll(session.user.accountId, refs);
+    handOverCheckedIds(req, rules, refs);
     return true;
   }
 }

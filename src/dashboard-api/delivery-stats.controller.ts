@@ -7,11 +7,12 @@ import {
 } from '../delivery/analytics/delivery-stats.service';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
 import { DeliveryStatsDto, DeliveryStatsQueryDto } from './dto/delivery-stats.dto';
+import type { Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 const STATS_QUERY: ApiQueryOptions[] = [
   {
@@ -77,12 +78,11 @@ export class CampaignStatsController {
   @ApiOkResponse({ type: DeliveryStatsDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
   async get(
-    @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Query() query: Record<string, unknown>,
   ): Promise<DeliveryStats> {
     const { window } = checkedInput(DeliveryStatsQueryDto, query);
-    const endpoints = await this.endpoints.listOfAccount(actor.accountId, campaignId);
+    const endpoints = await this.endpoints.listOfCampaign(campaignId);
     return this.stats.of(
       endpoints.map((e) => e.id),
       window ?? DEFAULT_WINDOW,

@@ -49,6 +49,8 @@ import {
   UpdateEndpointRequestDto,
 } from './dto/endpoint.dto';
 import { RevealedHeaderDto, RevealHeaderRequestDto } from './dto/custom-header.dto';
+import type { Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 /** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
 const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [
@@ -107,11 +109,8 @@ export class EndpointsController {
   @ApiOperation({ summary: 'Read a webhook endpoint', operationId: 'getEndpoint' })
   @ApiOkResponse({ type: DashboardEndpointDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  get(
-    @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
-  ): Promise<WebhookEndpointDetail> {
-    return this.endpoints.detailOfAccount(actor.accountId, id);
+  get(@OwnedParam('endpoint_id') id: Owned<'endpoint'>): Promise<WebhookEndpointDetail> {
+    return this.endpoints.detail(id);
   }
 
   /**
@@ -128,7 +127,7 @@ export class EndpointsController {
   @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
   async update(
     @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @OwnedParam('endpoint_id') id: Owned<'endpoint'>,
     @Body() body: Record<string, unknown>,
   ): Promise<WebhookEndpointDetail> {
     const input = checkedInput(UpdateEndpointRequestDto, body);
@@ -149,7 +148,7 @@ export class EndpointsController {
     const updated = await this.endpoints.update(id, changes, actor);
     // The secret header values this change set are answered this once.
     return {
-      ...(await this.endpoints.detailOfAccount(actor.accountId, id)),
+      ...(await this.endpoints.detail(id)),
       custom_headers: updated.custom_headers,
     };
   }
@@ -186,7 +185,7 @@ export class EndpointsController {
   @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 500, 503)
   async revealSecret(
     @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @OwnedParam('endpoint_id') id: Owned<'endpoint'>,
   ): Promise<{ secret: string }> {
     const { secret } = await this.endpoints.revealSecret(id, actor);
     return { secret };
@@ -210,7 +209,7 @@ export class EndpointsController {
   @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
   async revealHeader(
     @CurrentActor() actor: DashboardActor,
-    @Param('endpoint_id', DashboardIdPipe) id: number,
+    @OwnedParam('endpoint_id') id: Owned<'endpoint'>,
     @Body() body: Record<string, unknown>,
   ): Promise<{ name: string; value: string }> {
     const input = checkedInput(RevealHeaderRequestDto, body);

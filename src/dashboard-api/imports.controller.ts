@@ -1,4 +1,4 @@
-import { Get, Param, Query, StreamableFile } from '@nestjs/common';
+import { Get, Query, StreamableFile } from '@nestjs/common';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -21,15 +21,13 @@ import {
 import type { ImportRejection } from '../leads/history';
 import { ApiCsvDownload, csvDownload } from './csv-download';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
+import { checkedInput } from './dashboard-input';
 import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './dto/lead-import.dto';
 import { PageQueryDto } from './dto/page-query.dto';
-
-/** An `import_id` path parameter: a UUID; anything else names no import (`404`). */
-const importId = (value: string) => uuidParam(value, 'import');
+import type { Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 const pageQuery = (fallback: number, max: number): ApiQueryOptions[] => [
   {
@@ -69,13 +67,12 @@ export class CampaignImportsController {
   @ApiOkResponse({ type: LeadImportPageDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
   list(
-    @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Query() query: Record<string, unknown>,
   ): Promise<Page<LeadImportView>> {
     const { limit, cursor } = checkedInput(PageQueryDto, query);
     const size = parsePageLimit(limit, IMPORTS_PAGE_LIMITS);
-    return this.imports.list(actor.accountId, campaignId, size, cursor);
+    return this.imports.list(campaignId, size, cursor);
   }
 }
 
@@ -95,11 +92,8 @@ export class ImportsController {
   @ApiImportIdParam()
   @ApiOkResponse({ type: LeadImportDto })
   @DashboardErrorResponses(401, 404, 500, 503)
-  get(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
-  ): Promise<LeadImportView> {
-    return this.imports.find(actor.accountId, importId(id));
+  get(@OwnedParam('import_id') id: Owned<'import'>): Promise<LeadImportView> {
+    return this.imports.find(id);
   }
 
   @Get(':import_id/rejections')
@@ -110,13 +104,12 @@ export class ImportsController {
   @ApiOkResponse({ type: ImportRejectionPageDto })
   @DashboardErrorResponses(401, 404, 422, 500, 503)
   rejections(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
+    @OwnedParam('import_id') id: Owned<'import'>,
     @Query() query: Record<string, unknown>,
   ): Promise<Page<ImportRejection>> {
     const { limit, cursor } = checkedInput(PageQueryDto, query);
     const size = parsePageLimit(limit, REJECTIONS_PAGE_LIMITS);
-    return this.imports.rejections(actor.accountId, importId(id), size, cursor);
+    return this.imports.rejections(id, size, cursor);
   }
 
   /**
@@ -134,14 +127,8 @@ export class ImportsController {
     'RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote',
   )
   @DashboardErrorResponses(401, 404, 500, 503)
-  async csv(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
-  ): Promise<StreamableFile> {
-    const found = await this.imports.find(actor.accountId, importId(id));
-    return csvDownload(
-      this.imports.rejectionsCsv(actor.accountId, found.id),
-      `import-${found.id}-rejected.csv`,
-    );
+  async csv(@OwnedParam('import_id') id: Owned<'import'>): Promise<StreamableFile> {
+    const found = await this.imports.find(id);
+    return csvDownload(this.imports.rejectionsCsv(id), `import-${found.id}-rejected.csv`);
   }
 }

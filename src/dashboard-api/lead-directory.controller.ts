@@ -20,7 +20,6 @@ import {
 } from '../leads/search';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import { checkedInput, DashboardIdPipe } from './dashboard-input';
@@ -31,6 +30,8 @@ import {
   LeadSearchPageDto,
   LeadSearchQueryDto,
 } from './dto/lead.dto';
+import { ownedThrough, type Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 const cursorQuery: ApiQueryOptions = {
   name: 'cursor',
@@ -108,12 +109,11 @@ export class LeadsController {
   @ApiOkResponse({ type: LeadSearchPageDto })
   @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
   async search(
-    @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Query() query: Record<string, unknown>,
   ): Promise<LeadSearchPage> {
     // The region the phones are read in.
-    const campaign = await this.campaigns.requireScopeOfAccount(actor.accountId, campaignId);
+    const campaign = await this.campaigns.scopeOf(campaignId);
     return this.leads.search(
       campaign.id,
       campaign.defaultRegion,
@@ -128,20 +128,17 @@ export class LeadsController {
   @ApiIdParam('lead_id', 'Lead id')
   @ApiOkResponse({ type: LeadDetailDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  async get(
-    @CurrentActor() actor: DashboardActor,
-    @Param('lead_id', DashboardIdPipe) id: number,
-  ): Promise<LeadDetail> {
+  async get(@OwnedParam('lead_id') id: Owned<'lead'>): Promise<LeadDetail> {
     const lead = await this.lead(id);
-    const campaign = (await this.campaigns.listCampaigns(actor.accountId)).find(
-      (c) => c.id === lead.campaign_id,
+    const campaign = await this.campaigns.findCampaign(
+      ownedThrough(id, 'campaign', lead.campaign_id),
     );
     if (!campaign) throw new NotFoundError(`lead ${id} does not exist`);
     return {
       ...lead,
       campaign_name: campaign.name,
       // The import as the import history shows it (docs/dashboard.md#imports).
-      import: await this.imports.find(actor.accountId, lead.import_id),
+      import: await this.imports.find(ownedThrough(id, 'import', lead.import_id)),
     };
   }
 

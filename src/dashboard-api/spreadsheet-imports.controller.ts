@@ -1,4 +1,4 @@
-import { Body, Get, HttpCode, Param, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Body, Get, HttpCode, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -26,22 +26,21 @@ import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
 import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
+import { checkedInput } from './dashboard-input';
 import {
   SpreadsheetImportDto,
   SpreadsheetPreviewDto,
   SpreadsheetPreviewRequestDto,
   StartSpreadsheetImportRequestDto,
 } from './dto/spreadsheet-import.dto';
+import type { Owned } from '../common/owned-id';
+import { OwnedParam } from './owned-param';
 
 /** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
 function declaredLength(request: FastifyRequest): number | null {
   const header = request.headers['content-length'];
   return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
 }
-
-/** An `import_id` path parameter: a UUID; anything else names no spreadsheet import (`404`). */
-const spreadsheetImportId = (value: string) => uuidParam(value, 'spreadsheet import');
 
 const ApiSpreadsheetImportIdParam = () =>
   ApiParam({ name: 'import_id', schema: { type: 'string', format: 'uuid' } });
@@ -89,7 +88,7 @@ export class CampaignSpreadsheetImportsController {
   @DashboardErrorResponses(400, 401, 403, 404, 413, 415, 422, 429, 500, 503)
   async upload(
     @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Query('file_name') fileName: unknown,
     @Req() request: FastifyRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
@@ -141,11 +140,8 @@ export class CampaignSpreadsheetImportsController {
   @ApiIdParam('campaign_id', 'Campaign id')
   @ApiOkResponse({ type: [SpreadsheetImportDto], description: 'Newest first' })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  list(
-    @CurrentActor() actor: DashboardActor,
-    @Param('campaign_id', DashboardIdPipe) campaignId: number,
-  ): Promise<SpreadsheetImportView[]> {
-    return this.spreadsheets.list(actor.accountId, campaignId);
+  list(@OwnedParam('campaign_id') campaignId: Owned<'campaign'>): Promise<SpreadsheetImportView[]> {
+    return this.spreadsheets.list(campaignId);
   }
 }
 
@@ -168,11 +164,8 @@ export class SpreadsheetImportsController {
   @ApiSpreadsheetImportIdParam()
   @ApiOkResponse({ type: SpreadsheetImportDto })
   @DashboardErrorResponses(401, 404, 500, 503)
-  get(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
-  ): Promise<SpreadsheetImportView> {
-    return this.spreadsheets.get(actor.accountId, spreadsheetImportId(id));
+  get(@OwnedParam('import_id') id: Owned<'spreadsheet-import'>): Promise<SpreadsheetImportView> {
+    return this.spreadsheets.get(id);
   }
 
   /** The sample rows under a mapping, validated as the import will validate them. */
@@ -189,14 +182,11 @@ export class SpreadsheetImportsController {
   @ApiOkResponse({ type: SpreadsheetPreviewDto })
   @DashboardErrorResponses(400, 401, 403, 404, 415, 422, 500, 503)
   async preview(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
     @Body() body: Record<string, unknown>,
   ): Promise<{ rows: PreviewRow[] }> {
     const { mapping } = checkedInput(SpreadsheetPreviewRequestDto, body);
-    return {
-      rows: await this.spreadsheets.preview(actor.accountId, spreadsheetImportId(id), mapping),
-    };
+    return { rows: await this.spreadsheets.preview(id, mapping) };
   }
 
   /**
@@ -218,11 +208,10 @@ export class SpreadsheetImportsController {
   @DashboardErrorResponses(400, 401, 403, 404, 409, 415, 422, 500, 503)
   async start(
     @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
     @Body() body: Record<string, unknown>,
     @Res() reply: FastifyReply,
   ): Promise<void> {
-    const importId = spreadsheetImportId(id);
     if (body.compliance_acknowledged !== true) {
       throw new ApiError(
         400,
@@ -232,8 +221,7 @@ export class SpreadsheetImportsController {
     }
     const input = checkedInput(StartSpreadsheetImportRequestDto, body);
     const { job, started } = await this.spreadsheets.start(
-      actor.accountId,
-      importId,
+      id,
       { mapping: input.mapping, ...complianceOptions(input, 'spreadsheet'), clientIp: actor.ip },
       actor,
     );
@@ -251,9 +239,9 @@ export class SpreadsheetImportsController {
   @DashboardErrorResponses(401, 403, 404, 415, 500, 503)
   async cancel(
     @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
   ): Promise<SpreadsheetImportView> {
-    const { job } = await this.spreadsheets.cancel(actor.accountId, spreadsheetImportId(id), actor);
+    const { job } = await this.spreadsheets.cancel(id, actor);
     return job;
   }
 
@@ -269,13 +257,10 @@ export class SpreadsheetImportsController {
     'RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote',
   )
   @DashboardErrorResponses(401, 404, 500, 503)
-  async csv(
-    @CurrentActor() actor: DashboardActor,
-    @Param('import_id') id: string,
-  ): Promise<StreamableFile> {
-    const job = await this.spreadsheets.get(actor.accountId, spreadsheetImportId(id));
+  async csv(@OwnedParam('import_id') id: Owned<'spreadsheet-import'>): Promise<StreamableFile> {
+    const job = await this.spreadsheets.get(id);
     return csvDownload(
-      this.spreadsheets.rejectionsCsv(actor.accountId, job.id),
+      this.spreadsheets.rejectionsCsv(id),
       `spreadsheet-import-${job.id}-rejected.csv`,
     );
   }

@@ -4,6 +4,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor, type AuditChange } from '../audit/audit-log.service';
 import { NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
+import type { Owned } from '../common/owned-id';
 import { CampaignNotFoundError } from '../campaigns/campaign-errors';
 import { CampaignsService } from '../campaigns/campaigns.service';
 import { generateSigningKeyPair } from './signing-keys';
@@ -340,13 +341,12 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * The campaign's endpoints with their health, for a user of `accountId` (the dashboard).
-   * @throws CampaignNotFoundError unless the campaign is one of the account's.
+   * The campaign's endpoints with their health (the dashboard). The campaign is owned: the
+   * dashboard's resource guard checked its account (docs/architecture.md#account-access).
+   * @throws CampaignNotFoundError when the campaign no longer exists.
    */
-  async listOfAccount(accountId: number, campaignId: number): Promise<WebhookEndpointDetail[]> {
-    if (!(await this.campaigns.belongsTo(accountId, campaignId))) {
-      throw new CampaignNotFoundError(campaignId);
-    }
+  async listOfCampaign(campaignId: Owned<'campaign'>): Promise<WebhookEndpointDetail[]> {
+    if (!(await this.campaigns.exists(campaignId))) throw new CampaignNotFoundError(campaignId);
     const now = new Date();
     return (await this.repository.listOfCampaign(campaignId)).map((e) =>
       toEndpointDetail(e, now, this.config.webhookDisableAfterMs),
@@ -360,35 +360,25 @@ export class WebhookEndpointAdmin {
   }
 
   /**
-   * Endpoint `id` with its health, if it is one of `accountId`'s.
-   * @throws NotFoundError otherwise (one answer for "not yours" and "does not exist").
+   * Endpoint `id` with its health (the dashboard). The id is owned: the dashboard's resource
+   * guard checked its account (docs/architecture.md#account-access).
+   * @throws NotFoundError when it no longer exists.
    */
-  async detailOfAccount(accountId: number, id: number): Promise<WebhookEndpointDetail> {
-    return toEndpointDetail(
-      await this.requireOfAccount(accountId, id),
-      new Date(),
-      this.config.webhookDisableAfterMs,
-    );
-  }
-
-  /**
-   * Endpoint `id` if it is one of `accountId`'s: the check the dashboard makes before any
-   * operation on an endpoint.
-   * @throws NotFoundError otherwise.
-   */
-  async requireOfAccount(accountId: number, id: number): Promise<WebhookEndpoint> {
-    const endpoint = id > MAX_INT4 ? null : await this.repository.findOfAccount(accountId, id);
-    if (!endpoint) throw endpointNotFound(id);
-    return endpoint;
+  async detail(id: Owned<'endpoint'>): Promise<WebhookEndpointDetail> {
+    return toEndpointDetail(await this.require(id), new Date(), this.config.webhookDisableAfterMs);
   }
 
   /**
    * The current signing secret in clear, for an admin who asked to see it again. Recorded as
-   * `secret.reveal` first: when the entry cannot be written, the secret is not returned.
+   * `secret.reveal` first: when the entry cannot be written, the secret is not returned. The id
+   * is owned (docs/architecture.md#account-access): the dashboard's guard checked its account.
    * @throws NotFoundError for an unknown endpoint; the database's error when the entry
    *   cannot be written.
    */
-  async revealSecret(id: number, actor: AuditActor): Promise<{ id: number; secret: string }> {
+  async revealSecret(
+    id: Owned<'endpoint'>,
+    actor: AuditActor,
+  ): Promise<{ id: number; secret: string }> {
     const endpoint = await this.require(id);
     if (endpoint.signatureScheme === 'asymmetric') {
       throw new StateConflictError(
@@ -403,14 +393,15 @@ export class WebhookEndpointAdmin {
 
   /**
    * The value of the endpoint's secret custom header `name` (any case) in clear, for an admin
-   * who asked to see it again (docs/webhooks.md#custom-headers). Read and recorded as
+   * who asked to see it again (docs/webhooks.md#custom-headers); the id is owned
+   * (docs/architecture.md#account-access). Read and recorded as
    * `header.reveal` (`{name}`) in one transaction: when the entry cannot be written, the value
    * is not returned.
    * @throws NotFoundError for an unknown endpoint, or when it has no secret header `name`;
    *   the database's error when the entry cannot be written.
    */
   async revealHeader(
-    id: number,
+    id: Owned<'endpoint'>,
     name: string,
     actor: AuditActor,
   ): Promise<{ id: number; name: string; value: string }> {

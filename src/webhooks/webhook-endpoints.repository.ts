@@ -103,18 +103,6 @@ export class WebhookEndpointsRepository {
     return rows[0]?.custom_headers ?? null;
   }
 
-  /**
-   * Endpoint `id` if its campaign belongs to `accountId`, else null (one answer for "not
-   * yours" and "does not exist").
-   */
-  findOfAccount(accountId: number, id: number): Promise<WebhookEndpoint | null> {
-    return this.endpoints
-      .createQueryBuilder('e')
-      .innerJoin('e.campaign', 'c')
-      .where('e.id = :id AND c.accountId = :accountId', { id, accountId })
-      .getOne();
-  }
-
   /** The campaign's endpoints ordered by id. */
   listOfCampaign(campaignId: number): Promise<WebhookEndpoint[]> {
     return this.endpoints.find({ where: { campaignId }, order: { id: 'ASC' } });

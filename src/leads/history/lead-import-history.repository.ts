@@ -59,19 +59,18 @@ export interface ImportListPosition {
  * The SQL of the import history (docs/dashboard.md#imports) and of the import records: it owns
  * `lead_import` and `lead_import_rejection` (written in the lead import's transaction, through
  * `LeadImports`), and, as a declared read model, reads `api_key` and `dashboard_user` (who
- * uploaded) and `campaign` (which account a campaign or import belongs to); see
+ * uploaded) and `campaign` (whether a campaign still exists); see
  * docs/architecture.md#modules-and-tables.
  */
 @Injectable()
 export class LeadImportsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Whether campaign `campaignId` exists and is account `accountId`'s. */
-  async campaignOfAccount(campaignId: number, accountId: number): Promise<boolean> {
-    const [campaign] = await this.dataSource.query(
-      'SELECT 1 FROM campaign WHERE id = $1 AND account_id = $2',
-      [campaignId, accountId],
-    );
+  /** Whether campaign `campaignId` exists (its account was checked by the caller's edge). */
+  async campaignExists(campaignId: number): Promise<boolean> {
+    const [campaign] = await this.dataSource.query('SELECT 1 FROM campaign WHERE id = $1', [
+      campaignId,
+    ]);
     return campaign !== undefined;
   }
 
@@ -93,12 +92,9 @@ export class LeadImportsRepository {
     );
   }
 
-  /** Import `importId` if it is of a campaign of account `accountId`, else undefined. */
-  async findOfAccount(importId: string, accountId: number): Promise<LeadImportRow | undefined> {
-    const [row] = await this.select(
-      `i.id = $1 AND i.campaign_id IN (SELECT id FROM campaign WHERE account_id = $2)`,
-      [importId, accountId],
-    );
+  /** Import `importId`, else undefined. */
+  async findById(importId: string): Promise<LeadImportRow | undefined> {
+    const [row] = await this.select(`i.id = $1`, [importId]);
     return row;
   }
 

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { NotFoundError } from '../../common/domain-error';
+import type { Owned } from '../../common/owned-id';
 import type { PageLimits } from '../../common/page-limit';
 import { rejectionsCsv, type ImportRejection } from './import-rejections';
 import { LeadImportsRepository, type LeadImportView } from './lead-import-history.repository';
@@ -54,9 +55,9 @@ const ROW_CURSOR = keysetCursor({
  * The imports of campaigns and their rejected rows (docs/dashboard.md#imports), the owner of
  * `lead_import` and `lead_import_rejection`: every upload's compliance record and counts, and
  * the rows it rejected. The lead import writes them through {@link record},
- * {@link correctCounts} and {@link recordRejections}, in its own transaction; the dashboard's
- * reads scope every id to an account (another account's campaign or import is "not found",
- * like one that does not exist).
+ * {@link correctCounts} and {@link recordRejections}, in its own transaction. The dashboard's
+ * reads take owned ids: the resource guard checked their account
+ * (docs/architecture.md#account-access); one that vanished since is "not found".
  */
 @Injectable()
 export class LeadImports {
@@ -107,16 +108,15 @@ export class LeadImports {
 
   /**
    * A campaign's imports, newest first, keyset-paged.
-   * @throws NotFoundError for a campaign not of `accountId`; InvalidInputError (field
+   * @throws NotFoundError for a campaign that no longer exists; InvalidInputError (field
    *   `cursor`) for a cursor this list did not make.
    */
   async list(
-    accountId: number,
-    campaignId: number,
+    campaignId: Owned<'campaign'>,
     limit: number,
     cursor?: string,
   ): Promise<Page<LeadImportView>> {
-    if (!(await this.repository.campaignOfAccount(campaignId, accountId))) {
+    if (!(await this.repository.campaignExists(campaignId))) {
       throw new NotFoundError(`campaign ${campaignId} does not exist`);
     }
     const after = cursor === undefined ? null : IMPORT_CURSOR.decode(cursor);
@@ -134,11 +134,11 @@ export class LeadImports {
   }
 
   /**
-   * One import of the account.
-   * @throws NotFoundError for an unknown import or another account's.
+   * One import.
+   * @throws NotFoundError for an import that no longer exists.
    */
-  async find(accountId: number, importId: string): Promise<LeadImportView> {
-    const row = await this.repository.findOfAccount(importId, accountId);
+  async find(importId: Owned<'import'>): Promise<LeadImportView> {
+    const row = await this.repository.findById(importId);
     if (!row) throw new NotFoundError(`import ${importId} does not exist`);
     const { micros: _micros, ...view } = row;
     return view;
@@ -146,16 +146,15 @@ export class LeadImports {
 
   /**
    * An import's rejected rows by row, keyset-paged.
-   * @throws NotFoundError for an unknown import or another account's; InvalidInputError
-   *   (field `cursor`) for a cursor this list did not make.
+   * @throws NotFoundError for an import that no longer exists; InvalidInputError (field
+   *   `cursor`) for a cursor this list did not make.
    */
   async rejections(
-    accountId: number,
-    importId: string,
+    importId: Owned<'import'>,
     limit: number,
     cursor?: string,
   ): Promise<Page<ImportRejection>> {
-    await this.find(accountId, importId);
+    await this.find(importId);
     const after = cursor === undefined ? -1 : ROW_CURSOR.decode(cursor)[0];
     const rows = await this.repository.rejections(importId, after, limit + 1);
     const items = rows.slice(0, limit);
@@ -166,16 +165,15 @@ export class LeadImports {
   /**
    * Every rejected row of an import, by row, `pageSize` at a time: for a CSV written as it is
    * read, never held whole in memory.
-   * @throws NotFoundError for an unknown import or another account's (before the first page).
+   * @throws NotFoundError for an import that no longer exists (before the first page).
    */
   async *allRejections(
-    accountId: number,
-    importId: string,
+    importId: Owned<'import'>,
     pageSize = REJECTIONS_PAGE_MAX,
   ): AsyncGenerator<ImportRejection[]> {
     let cursor: string | undefined;
     do {
-      const page = await this.rejections(accountId, importId, pageSize, cursor);
+      const page = await this.rejections(importId, pageSize, cursor);
       if (page.items.length > 0) yield page.items;
       cursor = page.next_cursor ?? undefined;
     } while (cursor);
@@ -185,10 +183,10 @@ export class LeadImports {
    * Every rejected row of an import as CSV pages (the header first, then one page per
    * {@link allRejections} page), each cell neutralised against formula injection
    * (docs/dashboard.md#imports): a download written as it is read.
-   * @throws NotFoundError for an unknown import or another account's (before the header).
+   * @throws NotFoundError for an import that no longer exists (before the header).
    */
-  async *rejectionsCsv(accountId: number, importId: string): AsyncGenerator<string> {
-    const pages = this.allRejections(accountId, importId);
+  async *rejectionsCsv(importId: Owned<'import'>): AsyncGenerator<string> {
+    const pages = this.allRejections(importId);
     const first = await pages.next();
     yield rejectionsCsv(first.done ? [] : first.value, true);
     for await (const page of pages) yield rejectionsCsv(page, false);

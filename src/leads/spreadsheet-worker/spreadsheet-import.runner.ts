@@ -7,8 +7,10 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
+import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
+import { ownedByOperator } from '../../common/owned-id';
 import { PeriodicJob } from '../../common/periodic-job';
 import { Metrics } from '../../metrics/metrics.service';
 import { IMPORT_PARSE_BUDGET, SpreadsheetImports, type ClaimedImport } from '../spreadsheet';
@@ -112,9 +114,12 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
       `Spreadsheet import ${job.id}: ${job.rows_read > 0 ? `resuming after row ${job.rows_read}` : 'starting'}`,
     );
     try {
-      const accountId = await this.campaigns.accountOf(job.campaign_id);
-      if (accountId === null) throw new LeaseLost();
-      const campaign = await this.campaigns.requireScopeOfAccount(accountId, job.campaign_id);
+      // The service's own job: the import's campaign is read as it is, no account to check.
+      const campaign = await this.campaigns
+        .scopeOf(ownedByOperator('campaign', job.campaign_id))
+        .catch((error: unknown) => {
+          throw error instanceof CampaignNotFoundError ? new LeaseLost() : error;
+        });
       let chunkIndex = job.next_chunk;
       let leads: Record<string, unknown>[] = [];
       let rowNumbers: number[] = [];
@@ -178,7 +183,7 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
    */
   private async importChunk(
     job: ClaimedImport,
-    campaign: Awaited<ReturnType<CampaignsService['requireScopeOfAccount']>>,
+    campaign: Awaited<ReturnType<CampaignsService['scopeOf']>>,
     chunkIndex: number,
     leads: Record<string, unknown>[],
     rowNumbers: number[],

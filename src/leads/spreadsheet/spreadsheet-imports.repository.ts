@@ -137,22 +137,18 @@ export class SpreadsheetImportsRepository {
     return row ? row.data : null;
   }
 
-  /** Import `id` if its campaign is account `accountId`'s, else undefined. */
-  async findOfAccount(accountId: number, id: string): Promise<SpreadsheetImportRow | undefined> {
-    const [row] = await this.select('s.id = $1 AND c.account_id = $2', [id, accountId]);
+  /** Import `id`, else undefined. */
+  async findById(id: string): Promise<SpreadsheetImportRow | undefined> {
+    const [row] = await this.select('s.id = $1', [id]);
     return row;
   }
 
-  /** The campaign's last `limit` imports (scoped to the account), newest first. */
-  listOfCampaign(
-    accountId: number,
-    campaignId: number,
-    limit: number,
-  ): Promise<SpreadsheetImportRow[]> {
-    return this.select(
-      `s.campaign_id = $1 AND c.account_id = $2 ORDER BY s.created_at DESC, s.id DESC LIMIT $3`,
-      [campaignId, accountId, limit],
-    );
+  /** The campaign's last `limit` imports, newest first. */
+  listOfCampaign(campaignId: number, limit: number): Promise<SpreadsheetImportRow[]> {
+    return this.select(`s.campaign_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`, [
+      campaignId,
+      limit,
+    ]);
   }
 
   /**

@@ -6,6 +6,7 @@ import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { CampaignsService } from '../../campaigns/campaigns.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
+import { ownedThrough, type Owned } from '../../common/owned-id';
 import { LeadImports, newLeads, rejectionsCsv } from '../history';
 import { validateLead, type LeadField, type NormalizedLead } from '../upload';
 import { checkMapping, leadOfRow } from './column-mapping';
@@ -142,8 +143,9 @@ function cleanFileName(name: unknown): string {
  * under a column mapping, start, cancel, list, and the rejected rows of all its chunks. The
  * import itself is `SpreadsheetImportRunner`'s, in the worker, which reaches the owned tables
  * (`spreadsheet_import`, `spreadsheet_import_file_part`) and this process's spreadsheet files
- * through the worker's methods below (claim, advance, finish, …). Every id the dashboard
- * names is scoped to the caller's account: another account's campaign or import is "not found".
+ * through the worker's methods below (claim, advance, finish, …). Every id the dashboard names
+ * is owned (`Owned<kind>`): the resource guard checked its account
+ * (docs/architecture.md#account-access); one that vanished since is "not found".
  */
 @Injectable()
 export class SpreadsheetImports {
@@ -165,23 +167,26 @@ export class SpreadsheetImports {
    * in one transaction that waits on nothing but the local file. Nothing is kept unless the
    * whole file arrived and reads as CSV or XLSX with a header row and at least one data row;
    * the local file is removed on every path.
+   * @param accountId the uploader's account, for its bound on uploads in progress.
+   * @param campaignId the campaign, owned: the dashboard's resource guard checked its account
+   *   (docs/architecture.md#account-access).
    * @param body the request body, streamed.
    * @param declaredBytes the request's `Content-Length`, or null without one.
    * @returns the new import, `uploaded`, with its headers, sample rows and suggested mapping.
-   * @throws NotFoundError for a campaign not of the account; UploadCapacityError when the
+   * @throws NotFoundError for a campaign that no longer exists; UploadCapacityError when the
    *   account or the process has its most uploads in progress; FileTooLargeError over
    *   {@link SPREADSHEET_MAX_BYTES}; InvalidInputError (field `file`) for an empty, unreadable
    *   or header-only file, or one past a reading bound.
    */
   async upload(
     accountId: number,
-    campaignId: number,
+    campaignId: Owned<'campaign'>,
     userId: number,
     fileName: unknown,
     body: AsyncIterable<Buffer>,
     declaredBytes: number | null = null,
   ): Promise<SpreadsheetImportView> {
-    await this.campaigns.requireOfAccount(accountId, campaignId);
+    await this.campaigns.scopeOf(campaignId);
     if (declaredBytes !== null && declaredBytes > SPREADSHEET_MAX_BYTES) {
       throw new FileTooLargeError(SPREADSHEET_MAX_BYTES);
     }
@@ -219,7 +224,7 @@ export class SpreadsheetImports {
         );
         await this.repository.setPartCount(manager, id, partCount);
       });
-      return await this.get(accountId, id);
+      return await this.get(ownedThrough(campaignId, 'spreadsheet-import', id));
     } finally {
       release();
       if (path !== null) await this.tempFiles.remove(path);
@@ -227,26 +232,23 @@ export class SpreadsheetImports {
   }
 
   /**
-   * One import of the account.
-   * @throws NotFoundError for an unknown import or another account's.
+   * One import. Its id is owned: the dashboard's resource guard checked its account
+   * (docs/architecture.md#account-access).
+   * @throws NotFoundError for an import that no longer exists.
    */
-  async get(accountId: number, id: string): Promise<SpreadsheetImportView> {
-    const row = await this.repository.findOfAccount(accountId, id);
+  async get(id: Owned<'spreadsheet-import'>): Promise<SpreadsheetImportView> {
+    const row = await this.repository.findById(id);
     if (!row) throw new NotFoundError(`spreadsheet import ${id} does not exist`);
     return view(row);
   }
 
   /**
    * A campaign's last {@link SPREADSHEET_LIST_LIMIT} spreadsheet imports, newest first.
-   * @throws NotFoundError for a campaign not of the account.
+   * @throws NotFoundError for a campaign that no longer exists.
    */
-  async list(accountId: number, campaignId: number): Promise<SpreadsheetImportView[]> {
-    await this.campaigns.requireOfAccount(accountId, campaignId);
-    const rows = await this.repository.listOfCampaign(
-      accountId,
-      campaignId,
-      SPREADSHEET_LIST_LIMIT,
-    );
+  async list(campaignId: Owned<'campaign'>): Promise<SpreadsheetImportView[]> {
+    await this.campaigns.scopeOf(campaignId);
+    const rows = await this.repository.listOfCampaign(campaignId, SPREADSHEET_LIST_LIMIT);
     return rows.map(view);
   }
 
@@ -256,10 +258,10 @@ export class SpreadsheetImports {
    * looked for.
    * @throws NotFoundError; InvalidInputError (field `mapping`) for a bad mapping.
    */
-  async preview(accountId: number, id: string, mapping: unknown): Promise<PreviewRow[]> {
-    const job = await this.get(accountId, id);
+  async preview(id: Owned<'spreadsheet-import'>, mapping: unknown): Promise<PreviewRow[]> {
+    const job = await this.get(id);
     const checked = checkMapping(mapping, job.headers.length);
-    const scope = await this.campaigns.requireScopeOfAccount(accountId, job.campaign_id);
+    const scope = await this.campaigns.scopeOf(ownedThrough(id, 'campaign', job.campaign_id));
     // The sample's rows are the first data rows; their file numbers are not kept, so the
     // preview numbers them from 2 (the header is row 1), as a file without blank rows would.
     return job.sample_rows.map((cells, i) => {
@@ -285,12 +287,12 @@ export class SpreadsheetImports {
    *   StateConflictError when the import was cancelled or failed.
    */
   async start(
-    accountId: number,
-    id: string,
+    id: Owned<'spreadsheet-import'>,
     options: StartOptions,
     actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; started: boolean }> {
-    const job = await this.get(accountId, id);
+    const job = await this.get(id);
+    const accountId = await this.entryAccount(actor, job.campaign_id);
     const mapping = checkMapping(options.mapping, job.headers.length);
     if (job.status !== 'uploaded') {
       if (job.status === 'running' || job.status === 'done') return { job, started: false };
@@ -327,7 +329,7 @@ export class SpreadsheetImports {
             )
             .then(() => undefined)),
     );
-    return { job: await this.get(accountId, id), started };
+    return { job: await this.get(id), started };
   }
 
   /**
@@ -339,11 +341,11 @@ export class SpreadsheetImports {
    * @throws NotFoundError.
    */
   async cancel(
-    accountId: number,
-    id: string,
+    id: Owned<'spreadsheet-import'>,
     actor?: AuditActor,
   ): Promise<{ job: SpreadsheetImportView; cancelled: boolean }> {
-    const job = await this.get(accountId, id);
+    const job = await this.get(id);
+    const accountId = await this.entryAccount(actor, job.campaign_id);
     const cancelled = await this.repository.cancel(
       id,
       actor &&
@@ -366,7 +368,7 @@ export class SpreadsheetImports {
             )
             .then(() => undefined)),
     );
-    return { job: await this.get(accountId, id), cancelled };
+    return { job: await this.get(id), cancelled };
   }
 
   /**
@@ -374,8 +376,8 @@ export class SpreadsheetImports {
    * each cell neutralised against formula injection.
    * @throws NotFoundError.
    */
-  async *rejectionsCsv(accountId: number, id: string): AsyncGenerator<string> {
-    await this.get(accountId, id);
+  async *rejectionsCsv(id: Owned<'spreadsheet-import'>): AsyncGenerator<string> {
+    await this.get(id);
     yield rejectionsCsv([], true);
     // Chunk by chunk, in file order; within a chunk by row, through its primary key.
     for (const chunkId of await this.leadImports.chunksOfSpreadsheetImport(id)) {
@@ -475,5 +477,14 @@ export class SpreadsheetImports {
     error: string | null,
   ): Promise<void> {
     return this.repository.finish(id, owner, status, error);
+  }
+
+  /** The account an entry of `actor` belongs to: the user's, or for the CLI the campaign's. */
+  private async entryAccount(
+    actor: AuditActor | undefined,
+    campaignId: number,
+  ): Promise<number | null> {
+    if (!actor) return null;
+    return actor.type === 'user' ? actor.accountId : this.campaigns.accountOf(campaignId);
   }
 }
