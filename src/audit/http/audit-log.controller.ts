@@ -1,19 +1,19 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AUDIT_ACTIONS } from '../audit/audit-actions.constants';
+import { AUDIT_ACTIONS } from '../audit-actions.constants';
 import {
   AUDIT_PAGE_DEFAULT,
   AUDIT_PAGE_MAX,
   AUDIT_USER_FILTER_MAX,
   AuditLog,
   type AuditEntryView,
-} from '../audit/audit-log.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput } from './dashboard-input';
-import { AuditLogPageDto, AuditLogQueryDto } from './dto/audit-log.dto';
+} from '../audit-log.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+import { AuditLogPageDto, AuditLogQueryDto } from './audit-log.dto';
 
 /**
  * `GET /dashboard/api/audit-log` (docs/dashboard.md#audit-log): the account's sign-ins and

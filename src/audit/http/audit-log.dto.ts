@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { AUDIT_ACTIONS } from '../../audit/audit-actions.constants';
-import { PageQueryDto } from './page-query.dto';
+import { AUDIT_ACTIONS } from '../audit-actions.constants';
+import { PageQueryDto } from '../../dashboard-kernel/page-query.dto';
 
 /**
  * Who made an entry: a dashboard user, an operator through the CLI, or the service itself

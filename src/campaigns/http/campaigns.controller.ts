@@ -1,19 +1,19 @@
 import { Body, Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CampaignsService } from '../campaigns/campaigns.service';
-import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
-import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
-import { DashboardCampaignDto, type DashboardCampaign } from './dto/campaign.dto';
+import { CampaignsService } from '../campaigns.service';
+import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
+import type { WebhookEndpointDetail } from '../../webhooks/webhook-endpoint.views';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
   CreatedEndpointDto,
   CreateEndpointRequestDto,
   DashboardEndpointDto,
-} from './dto/endpoint.dto';
+} from '../../webhooks/http/endpoint.dto';
 
 /**
  * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints

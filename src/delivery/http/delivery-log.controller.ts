@@ -1,13 +1,13 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
-import { DeliveryService, type AttemptDetail } from '../delivery/attempts/delivery.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { DashboardIdPipe } from './dashboard-input';
-import { DeliveryAttemptDetailDto, DeliveryAttemptResultDto } from './dto/delivery-log.dto';
+import type { AttemptRecord } from '../attempts/delivery.repository';
+import { DeliveryService, type AttemptDetail } from '../attempts/delivery.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { DeliveryAttemptDetailDto, DeliveryAttemptResultDto } from './delivery-log.dto';
 
 /**
  * `GET /dashboard/api/attempts/{attempt_id}` (docs/dashboard.md#attempt-detail): one attempt of

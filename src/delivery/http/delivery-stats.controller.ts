@@ -4,14 +4,14 @@ import {
   DeliveryStatsService,
   STATS_WINDOWS,
   type DeliveryStats,
-} from '../delivery/analytics/delivery-stats.service';
-import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
-import { DeliveryStatsDto, DeliveryStatsQueryDto } from './dto/delivery-stats.dto';
+} from '../analytics/delivery-stats.service';
+import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { DeliveryStatsDto, DeliveryStatsQueryDto } from './delivery-stats.dto';
 
 const STATS_QUERY: ApiQueryOptions[] = [
   {

@@ -7,22 +7,19 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { RecoveryRecord } from '../delivery/recovery/delivery-recovery.repository';
-import {
-  DeliveryRecoveries,
-  type RecoveryPreview,
-} from '../delivery/recovery/delivery-recovery.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+import type { RecoveryRecord } from '../recovery/delivery-recovery.repository';
+import { DeliveryRecoveries, type RecoveryPreview } from '../recovery/delivery-recovery.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
 import {
   RecoveryDto,
   RecoveryPreviewDto,
   RecoveryPreviewQueryDto,
   StartRecoveryRequestDto,
-} from './dto/recovery.dto';
+} from './recovery.dto';
 
 /**
  * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery), and the

@@ -1,5 +1,5 @@
 import { stringify } from 'csv-stringify/sync';
-import type { LeadUploadError } from '../dto/lead-upload-response.dto';
+import type { LeadUploadError } from '../http/lead-upload-response.dto';
 import { LEAD_FIELDS } from '../upload/lead-validator';
 
 /** The longest submitted string kept with a rejected row, in characters. */

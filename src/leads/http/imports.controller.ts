@@ -6,7 +6,7 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import { parsePageLimit } from '../common/page-limit';
+import { parsePageLimit } from '../../common/page-limit';
 import {
   IMPORTS_PAGE_DEFAULT,
   IMPORTS_PAGE_LIMITS,
@@ -17,16 +17,16 @@ import {
   REJECTIONS_PAGE_MAX,
   type LeadImportView,
   type Page,
-} from '../leads/history/lead-import-history.service';
-import type { ImportRejection } from '../leads/history/import-rejections';
-import { ApiCsvDownload, csvDownload } from './csv-download';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
-import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './dto/lead-import.dto';
-import { PageQueryDto } from './dto/page-query.dto';
+} from '../history/lead-import-history.service';
+import type { ImportRejection } from '../history/import-rejections';
+import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel/csv-download';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe, uuidParam } from '../../dashboard-kernel/dashboard-input';
+import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './lead-import.dto';
+import { PageQueryDto } from '../../dashboard-kernel/page-query.dto';
 
 /** An `import_id` path parameter: a UUID; anything else names no import (`404`). */
 const importId = (value: string) => uuidParam(value, 'import');

@@ -1,36 +1,36 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
-import { CampaignsService } from '../campaigns/campaigns.service';
-import { NotFoundError } from '../common/domain-error';
-import { AppConfig } from '../config/app-config';
+import { CampaignsService } from '../../campaigns/campaigns.service';
+import { NotFoundError } from '../../common/domain-error';
+import { AppConfig } from '../../config/app-config';
 import {
   DEFAULT_TIMELINE_LIMIT,
   LeadDeliveries,
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
-} from '../delivery/attempts/lead-deliveries.service';
-import type { LeadRecord } from '../leads/search/lead-directory.repository';
-import { LeadImports, type LeadImportView } from '../leads/history/lead-import-history.service';
-import { LeadDirectory, type LeadSearchPage } from '../leads/search/lead-directory.service';
+} from '../../delivery/attempts/lead-deliveries.service';
+import type { LeadRecord } from '../search/lead-directory.repository';
+import { LeadImports, type LeadImportView } from '../history/lead-import-history.service';
+import { LeadDirectory, type LeadSearchPage } from '../search/lead-directory.service';
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,
   MAX_SEARCH_TEXT,
   SEARCH_FIELDS,
-} from '../leads/search/lead-search.constants';
-import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+} from '../search/lead-search.constants';
+import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
 import {
   LeadDeliveriesQueryDto,
   LeadDeliveryPageDto,
   LeadDetailDto,
   LeadSearchPageDto,
   LeadSearchQueryDto,
-} from './dto/lead.dto';
+} from './lead.dto';
 
 const cursorQuery: ApiQueryOptions = {
   name: 'cursor',
@@ -86,7 +86,7 @@ export type LeadTimelineDelivery = Omit<LeadDelivery, 'endpoint_id'> & {
  */
 @ApiTags('leads')
 @DashboardController('')
-export class LeadsController {
+export class LeadDirectoryController {
   constructor(
     private readonly campaigns: CampaignsService,
     private readonly leads: LeadDirectory,

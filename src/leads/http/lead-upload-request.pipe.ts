@@ -2,7 +2,7 @@ import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from '../../common/api-error';
 import { complianceOptions } from '../lead-compliance.constants';
 import { validateBody } from '../../common/validate-body';
-import { LeadUploadRequest, LeadUploadRequestDto } from '../dto/lead-upload-request.dto';
+import { LeadUploadRequest, LeadUploadRequestDto } from './lead-upload-request.dto';
 
 /**
  * Checks an upload body in the order of docs/api.md#errors, after the bearer and campaign guards:

@@ -4,8 +4,8 @@ import type { CampaignScope } from '../../campaigns/campaigns.service';
 import { ApiError } from '../../common/api-error';
 import { NotFoundError } from '../../common/domain-error';
 import type { IdempotentRequest } from '../../idempotency/idempotency.interceptor';
-import type { LeadUploadRequest } from '../dto/lead-upload-request.dto';
-import type { LeadImportService } from './lead-import.service';
+import type { LeadUploadRequest } from './lead-upload-request.dto';
+import type { LeadImportService } from '../upload/lead-import.service';
 import { LeadsController } from './lead-upload.controller';
 
 const request: LeadUploadRequest = {

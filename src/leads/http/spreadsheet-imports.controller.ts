@@ -11,28 +11,28 @@ import {
 } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { ApiError } from '../common/api-error';
-import { complianceOptions } from '../leads/lead-compliance.constants';
-import { FileTooLargeError } from '../leads/spreadsheet/spreadsheet-temp-files.service';
-import { UploadCapacityError } from '../leads/spreadsheet/upload-capacity.service';
+import { ApiError } from '../../common/api-error';
+import { complianceOptions } from '../lead-compliance.constants';
+import { FileTooLargeError } from '../spreadsheet/spreadsheet-temp-files.service';
+import { UploadCapacityError } from '../spreadsheet/upload-capacity.service';
 import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
   type PreviewRow,
   type SpreadsheetImportView,
-} from '../leads/spreadsheet/spreadsheet-imports.service';
-import { ApiCsvDownload, csvDownload } from './csv-download';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe, uuidParam } from './dashboard-input';
+} from '../spreadsheet/spreadsheet-imports.service';
+import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel/csv-download';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe, uuidParam } from '../../dashboard-kernel/dashboard-input';
 import {
   SpreadsheetImportDto,
   SpreadsheetPreviewDto,
   SpreadsheetPreviewRequestDto,
   StartSpreadsheetImportRequestDto,
-} from './dto/spreadsheet-import.dto';
+} from './spreadsheet-import.dto';
 
 /** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
 function declaredLength(request: FastifyRequest): number | null {
@@ -114,6 +114,9 @@ export class CampaignSpreadsheetImportsController {
         declaredLength(request),
       );
     } catch (error) {
+      // Kept: the global map answers FileTooLargeError (an InvalidInputError) with 422 and
+      // UploadCapacityError (no domain error) with 500; the contract says 413 and 429 with
+      // Retry-After, and the connection is closed.
       if (error instanceof FileTooLargeError || error instanceof UploadCapacityError) {
         // Answered before the body is read (or read further): the connection is closed after
         // the answer instead of taking the rest of a file nobody will keep.

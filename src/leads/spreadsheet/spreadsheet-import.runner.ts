@@ -11,7 +11,7 @@ import { CampaignsService } from '../../campaigns/campaigns.service';
 import { DomainError } from '../../common/domain-error';
 import { PeriodicJob } from '../../common/periodic-job';
 import { Metrics } from '../../metrics/metrics.service';
-import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadResponse } from '../http/lead-upload-response.dto';
 import { LeadImportService } from '../upload/lead-import.service';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
 import { readFileParts } from './spreadsheet-files';

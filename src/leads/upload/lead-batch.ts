@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { LeadUploadError, LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadError, LeadUploadResponse } from '../http/lead-upload-response.dto';
 import { validateLead, type LeadCheck, type NormalizedLead } from './lead-validator';
 
 /** The `errors` message of a duplicate phone (docs/api.md#per-lead-validation). */

@@ -9,8 +9,8 @@ import {
 } from '../../delivery/outbox/webhook-event.publisher';
 import { IdempotencyService } from '../../idempotency/idempotency.service';
 import { Metrics, type LeadSource } from '../../metrics/metrics.service';
-import type { LeadUploadRequest } from '../dto/lead-upload-request.dto';
-import type { LeadUploadResponse } from '../dto/lead-upload-response.dto';
+import type { LeadUploadRequest } from '../http/lead-upload-request.dto';
+import type { LeadUploadResponse } from '../http/lead-upload-response.dto';
 import {
   importCounts,
   settleCampaignDuplicates,

@@ -1,20 +1,17 @@
 import { Body, Get, HttpCode, Put } from '@nestjs/common';
-import { InvalidInputError } from '../common/domain-error';
+import { InvalidInputError } from '../../common/domain-error';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import {
-  AccountNotifications,
-  type NotificationSetting,
-} from '../webhooks/account-notifications.service';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput } from './dashboard-input';
+import { AccountNotifications, type NotificationSetting } from '../account-notifications.service';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput } from '../../dashboard-kernel/dashboard-input';
 import {
   NotificationSettingDto,
   NotificationSettingRequestDto,
   UpdatedNotificationSettingDto,
-} from './dto/account-notifications.dto';
+} from './account-notifications.dto';
 
 /**
  * `GET` and `PUT /dashboard/api/account/notifications` (docs/webhooks.md#operational-messages):

@@ -5,11 +5,8 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import {
-  MAX_CUSTOM_HEADER_NAME,
-  MAX_CUSTOM_HEADER_VALUE,
-} from '../../webhooks/custom-headers.constants';
-import type { CustomHeaderView } from '../../webhooks/custom-headers';
+import { MAX_CUSTOM_HEADER_NAME, MAX_CUSTOM_HEADER_VALUE } from '../custom-headers.constants';
+import type { CustomHeaderView } from '../custom-headers';
 
 // The dashboard's custom header schemas (docs/webhooks.md#custom-headers). The request DTOs
 // check types only: names, values and limits are the domain's (`src/webhooks/custom-headers.ts`).

@@ -9,33 +9,27 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PING } from '../../delivery/attempts/test-messages.constants';
-import { EVENT_TYPES } from '../../webhooks/event-types.constants';
-import {
-  WebhookEndpointDto,
-  WebhookEndpointHealthDto,
-} from '../../webhooks/dto/webhook-endpoint.dto';
+import { EVENT_TYPES } from '../event-types.constants';
+import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_URL_LENGTH,
   THROTTLE_IN_FLIGHT_BOUNDS,
   THROTTLE_RATE_BOUNDS,
-} from '../../webhooks/endpoint-limits.constants';
+} from '../endpoint-limits.constants';
 import {
   DEFAULT_SIGNATURE_SCHEME,
   SIGNATURE_SCHEMES,
   type SignatureScheme,
-} from '../../webhooks/signature-schemes.constants';
+} from '../signature-schemes.constants';
 import {
   DISABLED_REASONS,
   FAILING_REASONS,
   type DisabledReason,
   type FailingReason,
-} from '../../webhooks/webhook-endpoint.entity';
+} from '../webhook-endpoint.entity';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
-import type {
-  EndpointHealthFigures,
-  WebhookEndpointDetail,
-} from '../../webhooks/webhook-endpoint.views';
+import type { EndpointHealthFigures, WebhookEndpointDetail } from '../webhook-endpoint.views';
 
 // The dashboard's endpoint schemas. Request DTOs check types only: the values (URL rules, event
 // types, lengths) are the domain's (`src/webhooks/endpoint-input.ts`), as for the CLI.

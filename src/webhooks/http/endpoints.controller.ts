@@ -7,39 +7,39 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
-import { DeliveryService } from '../delivery/attempts/delivery.service';
-import type { DeliveryLogPage } from '../delivery/attempts/delivery-log';
+import type { AttemptRecord } from '../../delivery/attempts/delivery.repository';
+import { DeliveryService } from '../../delivery/attempts/delivery.service';
+import type { DeliveryLogPage } from '../../delivery/attempts/delivery-log';
 import {
   DEFAULT_LOG_LIMIT,
   LOG_OUTCOMES,
   MAX_LOG_LIMIT,
-} from '../delivery/attempts/delivery-log.constants';
-import type { DeliveryLedger } from '../delivery/analytics/delivery-ledger';
+} from '../../delivery/attempts/delivery-log.constants';
+import type { DeliveryLedger } from '../../delivery/analytics/delivery-ledger';
 import {
   LEDGER_DEFAULT_DAYS,
   LEDGER_MAX_DAYS,
   parseLedgerDays,
-} from '../delivery/analytics/delivery-ledger.constants';
+} from '../../delivery/analytics/delivery-ledger.constants';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,
   type NewSigningKey,
-} from '../webhooks/webhook-endpoint-admin.service';
-import type { WebhookEndpointDetail } from '../webhooks/webhook-endpoint.views';
-import { ApiError } from '../common/api-error';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { CurrentActor, type DashboardActor } from './dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from './dashboard-input';
+} from '../webhook-endpoint-admin.service';
+import type { WebhookEndpointDetail } from '../webhook-endpoint.views';
+import { ApiError } from '../../common/api-error';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
 import {
   DeliveryAttemptResultDto,
   DeliveryLogPageDto,
   DeliveryLogQueryDto,
   LOG_EVENT_TYPES,
-} from './dto/delivery-log.dto';
-import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from './dto/delivery-ledger.dto';
+} from '../../delivery/http/delivery-log.dto';
+import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from '../../delivery/http/delivery-ledger.dto';
 import {
   ChangeSignatureSchemeRequestDto,
   DashboardEndpointDto,
@@ -47,8 +47,8 @@ import {
   RotatedSecretDto,
   TestEventRequestDto,
   UpdateEndpointRequestDto,
-} from './dto/endpoint.dto';
-import { RevealedHeaderDto, RevealHeaderRequestDto } from './dto/custom-header.dto';
+} from './endpoint.dto';
+import { RevealedHeaderDto, RevealHeaderRequestDto } from './custom-header.dto';
 
 /** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
 const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [

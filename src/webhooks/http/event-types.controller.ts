@@ -1,9 +1,9 @@
 import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { eventTypeExamples, type EventTypeDescription } from '../webhooks/event-examples.constants';
-import { DashboardAccess, DashboardController } from './dashboard-access';
-import { DashboardErrorResponses } from './dashboard-error-responses';
-import { EventTypeDto } from './dto/event-type.dto';
+import { eventTypeExamples, type EventTypeDescription } from '../event-examples.constants';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
+import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { EventTypeDto } from './event-type.dto';
 
 /**
  * `GET /dashboard/api/event-types`: the seven event types, each with its description, an

@@ -1,12 +1,12 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import { ApiErrorResponses } from '../common/error-response.dto';
-import { AuthorizedCampaign, CampaignAccessGuard } from '../auth/campaign-access.guard';
-import type { CampaignScope } from '../campaigns/campaigns.service';
-import { EVENT_TYPES, type EventType } from './event-types.constants';
-import { WebhookEndpointReads } from './webhook-endpoint-reads.service';
-import type { WebhookEndpointHealthView, WebhookEndpointView } from './webhook-endpoint.views';
-import { WebhookEndpointDto, WebhookEndpointHealthDto } from './dto/webhook-endpoint.dto';
+import { ApiErrorResponses } from '../../common/error-response.dto';
+import { AuthorizedCampaign, CampaignAccessGuard } from '../../auth/campaign-access.guard';
+import type { CampaignScope } from '../../campaigns/campaigns.service';
+import { EVENT_TYPES, type EventType } from '../event-types.constants';
+import { WebhookEndpointReads } from '../webhook-endpoint-reads.service';
+import type { WebhookEndpointHealthView, WebhookEndpointView } from '../webhook-endpoint.views';
+import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 
 /**
  * The read-only webhook operations (docs/api.md rules 3–4, docs/api.md#webhook-reads). Checks run 401 → path ids

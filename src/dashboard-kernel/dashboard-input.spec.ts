@@ -8,8 +8,8 @@ import {
   documentedQueryNames,
   queryProblems,
 } from './dashboard-input';
-import { CreateEndpointRequestDto, UpdateEndpointRequestDto } from './dto/endpoint.dto';
-import { DeliveryLogQueryDto } from './dto/delivery-log.dto';
+import { CreateEndpointRequestDto, UpdateEndpointRequestDto } from '../webhooks/http/endpoint.dto';
+import { DeliveryLogQueryDto } from '../delivery/http/delivery-log.dto';
 
 describe('dashboard path ids (docs/dashboard.md#access-rules)', () => {
   const pipe = new DashboardIdPipe();

@@ -21,7 +21,7 @@ import {
   type DashboardRequest,
   type DashboardSessionContext,
 } from './dashboard-request';
-import { SessionResponseDto, SignInRequestDto, type SessionResponse } from './dto/session.dto';
+import { SessionResponseDto, SignInRequestDto, type SessionResponse } from './session.dto';
 import { clearedSessionCookie, readSessionCookie, sessionCookie } from './session-cookie';
 
 /** The one answer to every refused sign-in (docs/dashboard.md#sessions). */
