@@ -1,6 +1,6 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AttemptRecord } from '../attempts/delivery.repository';
+import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
 import { DeliveryService, type AttemptDetail } from '../attempts/delivery.service';
 import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
 import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
@@ -60,7 +60,7 @@ export class DeliveriesController {
   async redeliver(
     @CurrentActor() actor: DashboardActor,
     @Param('delivery_id', DashboardIdPipe) id: number,
-  ): Promise<AttemptRecord> {
+  ): Promise<SerializesTo<DeliveryAttemptResultDto, 'attempted_at'>> {
     return this.deliveries.redeliver(id, actor);
   }
 }

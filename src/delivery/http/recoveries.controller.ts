@@ -7,7 +7,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { RecoveryRecord } from '../recovery/delivery-recovery.repository';
+import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
 import { DeliveryRecoveries, type RecoveryPreview } from '../recovery/delivery-recovery.service';
 import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
 import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
@@ -20,6 +20,9 @@ import {
   RecoveryPreviewQueryDto,
   StartRecoveryRequestDto,
 } from './recovery.dto';
+
+/** The times of a recovery, `Date`s until serialised. */
+type RecoveryTimes = 'since' | 'created_at' | 'finished_at';
 
 /**
  * Bulk recovery of an endpoint's failed deliveries (docs/dashboard.md#bulk-recovery), and the
@@ -110,7 +113,9 @@ export class EndpointRecoveriesController {
   @ApiIdParam('endpoint_id', 'Endpoint id')
   @ApiOkResponse({ type: [RecoveryDto], description: 'The last 10, newest first' })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  list(@Param('endpoint_id', DashboardIdPipe) id: number): Promise<RecoveryRecord[]> {
+  list(
+    @Param('endpoint_id', DashboardIdPipe) id: number,
+  ): Promise<SerializesTo<RecoveryDto, RecoveryTimes>[]> {
     return this.recoveries.list(id);
   }
 }
@@ -140,7 +145,7 @@ export class RecoveriesController {
   async cancel(
     @CurrentActor() actor: DashboardActor,
     @Param('recovery_id', DashboardIdPipe) id: number,
-  ): Promise<RecoveryRecord> {
+  ): Promise<SerializesTo<RecoveryDto, RecoveryTimes>> {
     const { recovery } = await this.recoveries.cancel(id, actor);
     return recovery;
   }

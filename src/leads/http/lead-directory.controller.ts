@@ -9,7 +9,7 @@ import {
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
 } from '../../delivery/attempts/lead-deliveries.service';
-import type { LeadRecord } from '../search/lead-directory.repository';
+import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
 import { LeadImports, type LeadImportView } from '../history/lead-import-history.service';
 import { LeadDirectory, type LeadSearchPage } from '../search/lead-directory.service';
 import {
@@ -30,6 +30,7 @@ import {
   LeadDetailDto,
   LeadSearchPageDto,
   LeadSearchQueryDto,
+  type LeadSummaryDto,
 } from './lead.dto';
 
 const cursorQuery: ApiQueryOptions = {
@@ -68,7 +69,7 @@ const LEAD_SEARCH_QUERY: ApiQueryOptions[] = [
 ];
 
 /** The lead page's answer: the lead, its campaign's name and its import. */
-export interface LeadDetail extends LeadRecord {
+export interface LeadDetail extends SerializesTo<LeadSummaryDto, 'created_at'> {
   campaign_name: string;
   import: LeadImportView;
 }
@@ -203,7 +204,7 @@ export class LeadDirectoryController {
   }
 
   /** Lead `id`, which the guard found of the session's account; `404` if gone since. */
-  private async lead(id: number): Promise<LeadRecord> {
+  private async lead(id: number): Promise<SerializesTo<LeadSummaryDto, 'created_at'>> {
     const lead = await this.leads.find(id);
     if (!lead) throw new NotFoundError(`lead ${id} does not exist`);
     return lead;

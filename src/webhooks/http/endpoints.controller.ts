@@ -7,7 +7,7 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { AttemptRecord } from '../../delivery/attempts/delivery.repository';
+import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
 import { DeliveryService } from '../../delivery/attempts/delivery.service';
 import type { DeliveryLogPage } from '../../delivery/attempts/delivery-log';
 import {
@@ -289,7 +289,7 @@ export class EndpointsController {
     @CurrentActor() actor: DashboardActor,
     @Param('endpoint_id', DashboardIdPipe) id: number,
     @Body() body: Record<string, unknown>,
-  ): Promise<AttemptRecord> {
+  ): Promise<SerializesTo<DeliveryAttemptResultDto, 'attempted_at'>> {
     const input = checkedInput(TestEventRequestDto, body);
     return this.deliveries.sendTest(id, input.event_type, actor);
   }
