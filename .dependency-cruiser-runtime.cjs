@@ -17,7 +17,9 @@ const WORKER_WITHOUT_HTTP = {
   to: {
     reachable: true,
     path: [
-      '^src/(auth|dashboard-api|dashboard-web|rate-limit|health|openapi|users)/',
+      '^src/(auth|dashboard-kernel|dashboard-web|rate-limit|health|openapi|users)/',
+      // Each feature's HTTP edge (controllers, DTOs, their modules).
+      '^src/[^/]+/http/',
       'node_modules/(@nestjs/(passport|jwt|platform-fastify|swagger|terminus|throttler)|passport|passport-jwt|fastify|@fastify)/',
     ],
     // Entities (and the vocabulary they use) of those modules, for TypeORM relations: data,

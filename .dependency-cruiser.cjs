@@ -28,11 +28,31 @@ module.exports = {
       from: { path: '^src/([^/]+)/', pathNot: `^src/(${SHARED.slice(1, -1)}|cli|openapi)/` },
       to: {
         path: '^src/([^/]+)/',
-        pathNot: [`^src/$1/`, `^src/${SHARED}/`, PUBLIC_SURFACE],
+        // The dashboard kernel (src/dashboard-kernel/) is the toolkit of every feature's http/
+        // folder: its use is limited by dashboard-kernel-for-edges.
+        pathNot: [`^src/$1/`, `^src/${SHARED}/`, '^src/dashboard-kernel/', PUBLIC_SURFACE],
         // A type crosses freely (it is erased at build time and couples no behaviour); a value
         // only through the public surface.
         dependencyTypesNot: ['type-only'],
       },
+    },
+    {
+      name: 'dashboard-kernel-for-edges',
+      severity: 'error',
+      comment:
+        "The dashboard kernel (src/dashboard-kernel/: guards, @DashboardAccess, input checks, error responses) is used by the features' http/ folders, the OpenAPI documents and the application's assembly; a domain file never needs it.",
+      from: {
+        path: '^src/',
+        pathNot: '^src/(dashboard-kernel|openapi|[^/]+/http)/|^src/app[.](module|factory)[.]ts$',
+      },
+      to: { path: '^src/dashboard-kernel/' },
+    },
+    {
+      name: 'dashboard-kernel-no-feature-edge',
+      severity: 'error',
+      comment: 'The dashboard kernel knows no feature route: it imports no http/ folder.',
+      from: { path: '^src/dashboard-kernel/' },
+      to: { path: '^src/[^/]+/http/' },
     },
     {
       name: 'shared-imports-no-feature',
@@ -49,7 +69,7 @@ module.exports = {
       from: {
         path: '^src/(audit|campaigns|delivery|idempotency|leads|users|webhooks)/',
         pathNot:
-          '[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|/dto/|[.]spec[.]ts$',
+          '[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|/dto/|/http/|[.]spec[.]ts$',
       },
       to: {
         path: [

@@ -23,8 +23,8 @@ import {
   serveDashboardOpenApi,
   serveOpenApi,
 } from './openapi/openapi';
-import { installDashboardRouteCheck } from './dashboard-api/dashboard-routes';
-import { DASHBOARD_API_PREFIX } from './dashboard-api/dashboard-access';
+import { installDashboardRouteCheck } from './dashboard-kernel/dashboard-routes';
+import { DASHBOARD_API_PREFIX } from './dashboard-kernel/dashboard-access';
 import { installDashboardWeb } from './dashboard-web/serve-dashboard';
 import { installHttpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';

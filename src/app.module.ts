@@ -6,9 +6,9 @@ import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { AuthModule } from './auth/auth.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
-import { LeadsModule } from './leads/upload/leads.module';
+import { LeadsModule } from './leads/http/leads.module';
 import { HealthModule } from './health/health.module';
-import { WebhooksModule } from './webhooks/webhooks.module';
+import { WebhooksModule } from './webhooks/http/webhooks.module';
 import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
 import { QueueRootModule } from './delivery/outbox/queue-root.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
@@ -18,14 +18,19 @@ import { BearerAuthGuard } from './auth/bearer-auth.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
-import { DashboardAuthModule } from './dashboard-api/dashboard-auth.module';
-import { DashboardResourcesModule } from './dashboard-api/dashboard-resources.module';
+import { DashboardAuthModule } from './dashboard-kernel/dashboard-auth.module';
+import { CampaignsHttpModule } from './campaigns/http/campaigns-http.module';
+import { LeadsHttpModule } from './leads/http/leads-http.module';
+import { WebhooksHttpModule } from './webhooks/http/webhooks-http.module';
+import { DeliveryHttpModule } from './delivery/http/delivery-http.module';
+import { ApiKeysHttpModule } from './auth/http/api-keys-http.module';
+import { AuditHttpModule } from './audit/http/audit-http.module';
 import {
   DashboardCsrfGuard,
   DashboardInputGuard,
   DashboardRoleGuard,
   DashboardSessionGuard,
-} from './dashboard-api/dashboard.guards';
+} from './dashboard-kernel/dashboard.guards';
 
 /**
  * The HTTP application: every module of the service behind the global error filter, plus the
@@ -51,7 +56,13 @@ export class AppModule {
         HealthModule,
         RateLimitModule,
         DashboardAuthModule,
-        DashboardResourcesModule,
+        // The dashboard's resource routes, each feature's beside it (docs/dashboard.md#routes).
+        CampaignsHttpModule,
+        LeadsHttpModule,
+        WebhooksHttpModule,
+        DeliveryHttpModule,
+        ApiKeysHttpModule,
+        AuditHttpModule,
         MetricsModule,
       ],
       providers: [

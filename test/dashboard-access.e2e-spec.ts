@@ -29,9 +29,9 @@
 import {
   dashboardRoutes,
   DASHBOARD_OPENAPI_JSON_PATH,
-} from '../src/dashboard-api/dashboard-routes';
+} from '../src/dashboard-kernel/dashboard-routes';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import type { DashboardAccessLevel } from '../src/dashboard-api/dashboard-access';
+import type { DashboardAccessLevel } from '../src/dashboard-kernel/dashboard-access';
 import { encodeAuditCursor } from '../src/audit/audit-cursor';
 import { DeliveryRecoveries } from '../src/delivery/recovery/delivery-recovery.service';
 import { encodeLogCursor } from '../src/delivery/attempts/delivery-log';

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import OpenAPIResponseValidator from 'openapi-response-validator';
 import type request from 'supertest';
-import { dashboardRoutes } from '../src/dashboard-api/dashboard-routes';
+import { dashboardRoutes } from '../src/dashboard-kernel/dashboard-routes';
 import { EVENT_EXAMPLES } from '../src/webhooks/event-examples.constants';
 import { EVENT_TYPES } from '../src/webhooks/event-types.constants';
 import { EVENT_DESCRIPTIONS, eventJsonSchema } from '../src/webhooks/event-schemas.constants';

@@ -7,9 +7,9 @@ import {
   DASHBOARD_ACCESS_KEY,
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,
-} from '../dashboard-api/dashboard-access';
-import { dashboardErrorResponseObject } from '../dashboard-api/dashboard-error-responses';
-import { DASHBOARD_OPENAPI_JSON_PATH } from '../dashboard-api/dashboard-routes';
+} from '../dashboard-kernel/dashboard-access';
+import { dashboardErrorResponseObject } from '../dashboard-kernel/dashboard-error-responses';
+import { DASHBOARD_OPENAPI_JSON_PATH } from '../dashboard-kernel/dashboard-routes';
 import { addWebhooks, WEBHOOK_EVENTS_TAG } from './webhooks';
 
 /** Request schemas that ignore unknown properties; every other schema is closed. */

@@ -1,0 +1,28 @@
+import { Module } from '@nestjs/common';
+import { AccountAccessModule } from '../../account-access/account-access.module';
+import { DeliveryAttemptsModule } from '../attempts/delivery-attempts.module';
+import { DeliveryRecoveryModule } from '../recovery/delivery-recovery.module';
+import { AttemptsController, DeliveriesController } from './delivery-log.controller';
+import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
+import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';
+
+/**
+ * The dashboard's delivery routes (docs/dashboard.md#routes): delivery statistics, one
+ * attempt in detail, redelivery, and recoveries. (An endpoint's delivery log and ledger are
+ * routes of the endpoint, in `WebhooksHttpModule`.) The dashboard's guards as in
+ * `CampaignsHttpModule`; {@link AccountAccessModule} for `DashboardResourceGuard`.
+ */
+@Module({
+  // DeliveryService and DeliveryStatsService, and WebhookEndpointAdmin through the
+  // re-exported WebhookEndpointsModule.
+  imports: [DeliveryAttemptsModule, DeliveryRecoveryModule, AccountAccessModule],
+  controllers: [
+    EndpointStatsController,
+    CampaignStatsController,
+    AttemptsController,
+    DeliveriesController,
+    EndpointRecoveriesController,
+    RecoveriesController,
+  ],
+})
+export class DeliveryHttpModule {}

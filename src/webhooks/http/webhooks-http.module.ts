@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { AccountAccessModule } from '../../account-access/account-access.module';
+import { DeliveryAttemptsModule } from '../../delivery/attempts/delivery-attempts.module';
+import { AccountNotificationsController } from './account-notifications.controller';
+import { EndpointsController } from './endpoints.controller';
+import { EventTypesController } from './event-types.controller';
+
+/**
+ * The dashboard's webhook routes (docs/dashboard.md#routes): one endpoint (read, change,
+ * delete, secrets, headers, test events, its delivery log and ledger), the event types, and
+ * the account's notification setting. The public API's webhook reads are `WebhooksModule`'s: a
+ * module serves one surface, since each OpenAPI document takes whole modules
+ * (src/openapi/openapi.ts). The dashboard's guards as in `CampaignsHttpModule`;
+ * {@link AccountAccessModule} for `DashboardResourceGuard`.
+ */
+@Module({
+  // DeliveryService, and WebhookEndpointAdmin and AccountNotifications through the
+  // re-exported WebhookEndpointsModule.
+  imports: [DeliveryAttemptsModule, AccountAccessModule],
+  controllers: [EndpointsController, EventTypesController, AccountNotificationsController],
+})
+export class WebhooksHttpModule {}
