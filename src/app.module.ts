@@ -10,6 +10,7 @@ import { LeadsModule } from './leads/upload/leads.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/webhooks.module';
 import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
+import { ImportRejectionRetentionModule } from './leads/history/import-rejection-retention.module';
 import { QueueRootModule } from './delivery/outbox/queue-root.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet/spreadsheet-imports.module';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
@@ -47,7 +48,9 @@ export class AppModule {
         LeadsModule,
         WebhooksModule,
         DeliveryModule,
-        ...(config.runWorker ? [DeliveryWorkerModule, SpreadsheetImportWorkerModule] : []),
+        ...(config.runWorker
+          ? [DeliveryWorkerModule, ImportRejectionRetentionModule, SpreadsheetImportWorkerModule]
+          : []),
         HealthModule,
         RateLimitModule,
         DashboardAuthModule,

@@ -1,6 +1,6 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
+import type { AttemptRecord } from '../delivery/attempts/attempt-records';
 import { DeliveryService, type AttemptDetail } from '../delivery/attempts/delivery.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

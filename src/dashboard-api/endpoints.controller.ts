@@ -7,7 +7,7 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/delivery.repository';
+import type { AttemptRecord } from '../delivery/attempts/attempt-records';
 import { DeliveryService } from '../delivery/attempts/delivery.service';
 import type { DeliveryLogPage } from '../delivery/attempts/delivery-log';
 import {

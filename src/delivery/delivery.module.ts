@@ -1,10 +1,11 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { ImportRejectionRetentionModule } from '../leads/history/import-rejection-retention.module';
+import { DiscoveryModule } from '@nestjs/core';
 import { DeliveryAttemptsModule } from './attempts/delivery-attempts.module';
 import { DELIVERY_QUEUE } from './outbox/delivery.queue';
 import { DeliveryDispatcher } from './outbox/delivery.dispatcher';
 import { WebhookEventPublisher } from './outbox/webhook-event.publisher';
+import { DeliveryQueueJobs } from './outbox/delivery-queue-jobs.service';
 import { DeliveryProcessor } from './worker/delivery.processor';
 import { DeliverySweeper } from './worker/delivery.sweeper';
 import { FailingEndpointMonitor } from './worker/failing-endpoints.monitor';
@@ -25,7 +26,7 @@ import { EndpointThrottle, THROTTLE_LEASE_MARGIN_MS } from './worker/endpoint-th
  */
 @Module({
   imports: [DeliveryAttemptsModule, BullModule.registerQueue({ name: DELIVERY_QUEUE })],
-  providers: [WebhookEventPublisher, DeliveryDispatcher],
+  providers: [WebhookEventPublisher, DeliveryDispatcher, DeliveryQueueJobs],
   // The queue is registered once here; importers share its connection.
   exports: [WebhookEventPublisher, DeliveryDispatcher, DeliveryAttemptsModule, BullModule],
 })
@@ -37,7 +38,7 @@ export class DeliveryModule {}
  * in the API process when `RUN_WORKER`, and in `worker.ts`.
  */
 @Module({
-  imports: [DeliveryModule, ImportRejectionRetentionModule],
+  imports: [DeliveryModule, DiscoveryModule],
   providers: [
     ScheduledAttempts,
     DeliveryProcessor,

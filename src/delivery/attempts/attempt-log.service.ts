@@ -8,15 +8,16 @@ import { isDatabaseUnavailableError } from '../../common/database-errors';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { rollUp, type RolledAttempt } from '../analytics/delivery-rollup';
 import { DeliveryRollupRepository } from '../analytics/delivery-rollup.repository';
+import { WebhookDeliveriesRepository } from '../outbox/webhook-deliveries.repository';
+import { AttemptsRepository } from './attempts.repository';
 import {
-  DeliveryRepository,
   type AttemptRecord,
   type AttemptStart,
   type ClosedAttempt,
   type AttemptKey,
   type FinishedAttempt,
   UNKNOWN_OUTCOME,
-} from './delivery.repository';
+} from './attempt-records';
 
 /** How long a finished attempt's result is held and retried while PostgreSQL is unreachable, in ms. */
 export const RESULT_RETRY_WINDOW_MS = 60_000;
@@ -56,7 +57,8 @@ export class AttemptLog {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly repository: DeliveryRepository,
+    private readonly repository: AttemptsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly endpoints: DeliveryTargets,
     private readonly rollups: DeliveryRollupRepository,
     private readonly config: AppConfig,
@@ -144,6 +146,12 @@ export class AttemptLog {
       rolled.length = 0;
       const rows = await this.repository.finishAttempts(manager, batch);
       const recorded = batch.filter((a) => rows.has(a.id));
+      await this.deliveries.moveOn(
+        manager,
+        recorded
+          .filter((a) => a.deliveryId !== null)
+          .map((a) => ({ deliveryId: a.deliveryId!, next: a.next })),
+      );
       await this.endpoints.countAttempts(
         manager,
         recorded.map((a) => ({
@@ -203,6 +211,12 @@ export class AttemptLog {
       olderThanMs,
       this.config.webhookTimeoutMs,
       CLOSE_BATCH,
+    );
+    await this.deliveries.moveOn(
+      manager,
+      closed
+        .filter((c) => c.deliveryId !== null)
+        .map((c) => ({ deliveryId: c.deliveryId!, next: null })),
     );
     if (closed.length > 0) {
       await this.endpoints.countAttempts(manager, closed);

@@ -6,7 +6,10 @@ import { AttemptLog } from './attempt-log.service';
 import { AttemptPartitionsRepository } from '../retention/attempt-partitions.repository';
 import { AttemptPartitions } from '../retention/attempt-partitions.service';
 import { AttemptRunner } from '../worker/attempt.runner';
-import { DeliveryRepository } from './delivery.repository';
+import { AttemptsRepository } from './attempts.repository';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryReadsRepository } from '../outbox/delivery-reads.repository';
+import { WebhookDeliveriesRepository } from '../outbox/webhook-deliveries.repository';
 import { DeliveryRollupRepository } from '../analytics/delivery-rollup.repository';
 import { EndpointDeliveryRollup } from '../analytics/endpoint-delivery-rollup.entity';
 import { DeliveryService } from './delivery.service';
@@ -15,6 +18,9 @@ import { WebhookDelivery } from '../outbox/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
 import { WebhookEvent } from '../outbox/webhook-event.entity';
 import { WebhookSender } from '../worker/webhook.sender';
+import { WebhookEventsRepository } from '../outbox/webhook-events.repository';
+import { EventRetention } from '../outbox/event-retention.service';
+import { RollupRetention } from '../analytics/rollup-retention.service';
 
 /**
  * Sending and recording delivery attempts (docs/webhooks.md), without the queue: the signed
@@ -35,18 +41,26 @@ import { WebhookSender } from '../worker/webhook.sender';
   providers: [
     AttemptPartitionsRepository,
     AttemptPartitions,
-    DeliveryRepository,
+    AttemptsRepository,
+    DeliveryLogRepository,
+    DeliveryReadsRepository,
+    WebhookDeliveriesRepository,
     DeliveryRollupRepository,
     DeliveryStatsService,
     AttemptLog,
     AttemptRunner,
     DeliveryService,
     WebhookSender,
+    WebhookEventsRepository,
+    EventRetention,
+    RollupRetention,
   ],
   exports: [
     AttemptPartitionsRepository,
     AttemptPartitions,
-    DeliveryRepository,
+    DeliveryReadsRepository,
+    WebhookDeliveriesRepository,
+    WebhookEventsRepository,
     DeliveryRollupRepository,
     DeliveryStatsService,
     AttemptLog,

@@ -4,7 +4,9 @@ import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import { DeliveryRepository, type AttemptRecord, type DeliveryState } from './delivery.repository';
+import type { AttemptRecord, DeliveryState } from './attempt-records';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { DeliveryReadsRepository } from '../outbox/delivery-reads.repository';
 import { AttemptLog } from './attempt-log.service';
 import { AttemptRunner } from '../worker/attempt.runner';
 import {
@@ -65,7 +67,8 @@ export interface AttemptDetail extends AttemptRecord {
 @Injectable()
 export class DeliveryService {
   constructor(
-    private readonly repository: DeliveryRepository,
+    private readonly repository: DeliveryLogRepository,
+    private readonly deliveries: DeliveryReadsRepository,
     private readonly attempts: AttemptLog,
     private readonly runner: AttemptRunner,
     private readonly endpoints: DeliveryTargets,
@@ -89,7 +92,7 @@ export class DeliveryService {
    */
   async redeliver(deliveryId: number, actor?: AuditActor): Promise<AttemptRecord> {
     const work =
-      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.repository.findWork(deliveryId);
+      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.deliveries.findWork(deliveryId);
     if (!work) throw new NotFoundError(`delivery ${deliveryId} does not exist`);
     const target = await this.endpoints.find(work.endpointId);
     if (!target) throw new NotFoundError(`the endpoint of delivery ${deliveryId} no longer exists`);
@@ -255,7 +258,7 @@ export class DeliveryService {
     const endpoint = await this.endpoints.find(endpointId);
     if (!endpoint) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
     const retained = Math.min(days, this.config.deliveryRetentionDays);
-    const ledgerDays = await this.repository.countDeliveriesByDay(endpointId, retained);
+    const ledgerDays = await this.deliveries.countDeliveriesByDay(endpointId, retained);
     return {
       days: ledgerDays,
       throttle: {

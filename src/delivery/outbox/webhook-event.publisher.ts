@@ -6,11 +6,8 @@ import type { EventInput } from '../../webhooks/event-schemas.constants';
 import type { EventType } from '../../webhooks/event-types.constants';
 import { DeliveryTargets, type Subscriber } from '../../webhooks/delivery-targets.service';
 import { DeliveryDispatcher } from './delivery.dispatcher';
-import {
-  DeliveryRepository,
-  type DeliveryPair,
-  type NewEvent,
-} from '../attempts/delivery.repository';
+import { WebhookEventsRepository, type NewEvent } from './webhook-events.repository';
+import { WebhookDeliveriesRepository, type DeliveryPair } from './webhook-deliveries.repository';
 import type { QueuedDelivery } from './delivery.queue';
 import { captureTraceContext } from '../../tracing/trace-hooks';
 
@@ -70,7 +67,8 @@ export class WebhookEventPublisher {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly endpoints: DeliveryTargets,
-    private readonly repository: DeliveryRepository,
+    private readonly events: WebhookEventsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly dispatcher: DeliveryDispatcher,
   ) {}
 
@@ -120,13 +118,9 @@ export class WebhookEventPublisher {
       });
       for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
     }
-    const deliveries = await this.repository.insertEvents(
-      manager,
-      campaignId,
-      events,
-      pairs,
-      captureTraceContext(),
-    );
+    if (events.length === 0) return { events: summary, deliveries: [] };
+    await this.events.insertEvents(manager, campaignId, events, captureTraceContext());
+    const deliveries = await this.deliveries.insertDeliveries(manager, pairs);
     return { events: summary, deliveries };
   }
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { AttemptLog, type BegunAttempt } from '../attempts/attempt-log.service';
-import type { AttemptStart } from '../attempts/delivery.repository';
+import type { AttemptStart } from '../attempts/attempt-records';
 import { GONE } from './retry-schedule';
 import { loggedHeaders, WebhookSender, type SendResult } from './webhook.sender';
 import { redactSecretHeaders, withCustomHeaders } from './custom-request-headers';

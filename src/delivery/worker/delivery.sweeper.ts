@@ -3,7 +3,7 @@ import { PeriodicJob } from '../../common/periodic-job';
 import { AppConfig } from '../../config/app-config';
 import { AttemptLog } from '../attempts/attempt-log.service';
 import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
-import { DeliveryRepository, type OverdueDelivery } from '../attempts/delivery.repository';
+import { DeliveryReadsRepository, type OverdueDelivery } from '../outbox/delivery-reads.repository';
 
 const SWEEP_BATCH = 1000;
 /** Most deliveries one pass re-queues (then the next pass goes on). */
@@ -26,7 +26,7 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly job: PeriodicJob<number>;
 
   constructor(
-    private readonly repository: DeliveryRepository,
+    private readonly repository: DeliveryReadsRepository,
     private readonly dispatcher: DeliveryDispatcher,
     private readonly attempts: AttemptLog,
     private readonly config: AppConfig,

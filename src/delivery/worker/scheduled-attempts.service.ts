@@ -5,7 +5,8 @@ import { AppConfig } from '../../config/app-config';
 import { DeliveryTargets, type DeliveryTarget } from '../../webhooks/delivery-targets.service';
 import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
 import { DeliveryRetryError } from '../outbox/delivery.queue';
-import { DeliveryRepository, type DeliveryWork } from '../attempts/delivery.repository';
+import { DeliveryReadsRepository, type DeliveryWork } from '../outbox/delivery-reads.repository';
+import { WebhookDeliveriesRepository } from '../outbox/webhook-deliveries.repository';
 import { AttemptLog } from '../attempts/attempt-log.service';
 import { AttemptRunner } from './attempt.runner';
 import { GONE, nextStep } from './retry-schedule';
@@ -87,7 +88,8 @@ export class ScheduledAttempts {
   private stopping = false;
 
   constructor(
-    private readonly repository: DeliveryRepository,
+    private readonly repository: DeliveryReadsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
     private readonly attempts: AttemptLog,
     private readonly runner: AttemptRunner,
     private readonly endpoints: DeliveryTargets,
@@ -271,7 +273,7 @@ export class ScheduledAttempts {
    */
   private async holdBack(deliveryIds: number[], grant: ThrottleGrant): Promise<void> {
     this.metrics?.recordThrottleWaits(grant.limitedBy ?? 'rate', deliveryIds.length);
-    await this.repository.markThrottled(deliveryIds, grant.waitMs);
+    await this.deliveries.markThrottled(deliveryIds, grant.waitMs);
   }
 
   /** The delivery's endpoint, read again when the job named another; null when disabled or gone. */
@@ -288,7 +290,7 @@ export class ScheduledAttempts {
   }
 
   private async drop(work: DeliveryWork): Promise<'dropped'> {
-    await this.repository.markDropped(work.id);
+    await this.deliveries.markDropped(work.id);
     return 'dropped';
   }
 
