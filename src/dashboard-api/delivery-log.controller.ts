@@ -1,7 +1,7 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/attempt-records';
-import { DeliveryService, type AttemptDetail } from '../delivery/attempts/delivery.service';
+import type { AttemptRecord } from '../delivery/attempts';
+import { DeliveryService, type AttemptDetail } from '../delivery/attempts';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from './dashboard-docs';

@@ -1,10 +1,6 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
-import {
-  DeliveryStatsService,
-  STATS_WINDOWS,
-  type DeliveryStats,
-} from '../delivery/analytics/delivery-stats.service';
+import { DeliveryStatsService, STATS_WINDOWS, type DeliveryStats } from '../delivery/analytics';
 import { WebhookEndpointAdmin } from '../webhooks/webhook-endpoint-admin.service';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';

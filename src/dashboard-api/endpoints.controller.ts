@@ -7,20 +7,12 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { AttemptRecord } from '../delivery/attempts/attempt-records';
-import { DeliveryService } from '../delivery/attempts/delivery.service';
-import type { DeliveryLogPage } from '../delivery/attempts/delivery-log';
-import {
-  DEFAULT_LOG_LIMIT,
-  LOG_OUTCOMES,
-  MAX_LOG_LIMIT,
-} from '../delivery/attempts/delivery-log.constants';
-import type { DeliveryLedger } from '../delivery/analytics/delivery-ledger';
-import {
-  LEDGER_DEFAULT_DAYS,
-  LEDGER_MAX_DAYS,
-  parseLedgerDays,
-} from '../delivery/analytics/delivery-ledger.constants';
+import type { AttemptRecord } from '../delivery/attempts';
+import { DeliveryService } from '../delivery/attempts';
+import type { DeliveryLogPage } from '../delivery/attempts';
+import { DEFAULT_LOG_LIMIT, LOG_OUTCOMES, MAX_LOG_LIMIT } from '../delivery/attempts';
+import type { DeliveryLedger } from '../delivery/analytics';
+import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from '../delivery/analytics';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,

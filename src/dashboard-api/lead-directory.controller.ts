@@ -8,7 +8,7 @@ import {
   LeadDeliveries,
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
-} from '../delivery/attempts/lead-deliveries.service';
+} from '../delivery/lead-deliveries';
 import type { LeadRecord } from '../leads/search/lead-directory.repository';
 import { LeadImports, type LeadImportView } from '../leads/history/lead-import-history.service';
 import { LeadDirectory, type LeadSearchPage } from '../leads/search/lead-directory.service';

@@ -7,11 +7,8 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { RecoveryRecord } from '../delivery/recovery/delivery-recovery.repository';
-import {
-  DeliveryRecoveries,
-  type RecoveryPreview,
-} from '../delivery/recovery/delivery-recovery.service';
+import type { DeliveryRecoveryView } from '../delivery/recovery';
+import { DeliveryRecoveries, type RecoveryPreview } from '../delivery/recovery';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { CurrentActor, type DashboardActor } from './dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam, ApiQueries } from './dashboard-docs';
@@ -113,7 +110,7 @@ export class EndpointRecoveriesController {
   @ApiIdParam('endpoint_id', 'Endpoint id')
   @ApiOkResponse({ type: [RecoveryDto], description: 'The last 10, newest first' })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  list(@Param('endpoint_id', DashboardIdPipe) id: number): Promise<RecoveryRecord[]> {
+  list(@Param('endpoint_id', DashboardIdPipe) id: number): Promise<DeliveryRecoveryView[]> {
     return this.recoveries.list(id);
   }
 }
@@ -143,7 +140,7 @@ export class RecoveriesController {
   async cancel(
     @CurrentActor() actor: DashboardActor,
     @Param('recovery_id', DashboardIdPipe) id: number,
-  ): Promise<RecoveryRecord> {
+  ): Promise<DeliveryRecoveryView> {
     const { recovery } = await this.recoveries.cancel(id, actor);
     return recovery;
   }

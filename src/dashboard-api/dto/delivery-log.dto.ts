@@ -1,7 +1,7 @@
 import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { PageQueryDto } from './page-query.dto';
-import { PING } from '../../delivery/attempts/test-messages.constants';
+import { PING } from '../../delivery/attempts';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 
 // The delivery log's schemas (docs/dashboard.md#delivery-log). The shapes are the delivery

@@ -8,7 +8,7 @@ import {
   Validate,
   ValidateIf,
 } from 'class-validator';
-import { PING } from '../../delivery/attempts/test-messages.constants';
+import { PING } from '../../delivery/attempts';
 import { EVENT_TYPES } from '../../webhooks/event-types.constants';
 import {
   WebhookEndpointDto,

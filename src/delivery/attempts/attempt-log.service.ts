@@ -6,9 +6,8 @@ import { Metrics } from '../../metrics/metrics.service';
 import { MicroBatcher } from '../../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../../common/database-errors';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
-import { rollUp, type RolledAttempt } from '../analytics/delivery-rollup';
-import { DeliveryRollupRepository } from '../analytics/delivery-rollup.repository';
-import { WebhookDeliveriesRepository } from '../outbox/webhook-deliveries.repository';
+import { DeliveryStatsService, rollUp, type RolledAttempt } from '../analytics';
+import { Deliveries } from '../deliveries';
 import { AttemptsRepository } from './attempts.repository';
 import {
   type AttemptRecord,
@@ -58,9 +57,9 @@ export class AttemptLog {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly repository: AttemptsRepository,
-    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly deliveries: Deliveries,
     private readonly endpoints: DeliveryTargets,
-    private readonly rollups: DeliveryRollupRepository,
+    private readonly rollups: DeliveryStatsService,
     private readonly config: AppConfig,
     @Optional() private readonly metrics?: Metrics,
   ) {}
@@ -161,7 +160,7 @@ export class AttemptLog {
           success: a.result.success,
         })),
       );
-      await this.rollups.add(
+      await this.rollups.record(
         manager,
         rollUp(
           recorded.map((a): RolledAttempt => {
@@ -220,7 +219,7 @@ export class AttemptLog {
     );
     if (closed.length > 0) {
       await this.endpoints.countAttempts(manager, closed);
-      await this.rollups.add(
+      await this.rollups.record(
         manager,
         rollUp(
           closed.map((c) => ({

@@ -1,5 +1,5 @@
-import type { DeliveryStatus } from '../outbox/webhook-delivery.entity';
-import type { SendResult } from '../worker/webhook.sender';
+import type { DeliveryStatus } from '../deliveries';
+import type { SendResult } from '../sending';
 
 /** The shapes of `webhook_delivery_attempt` rows as the attempt log writes and reads them. */
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { DeliveryStatus } from '../outbox/webhook-delivery.entity';
+import type { DeliveryStatus } from '../deliveries';
 import type {
   AttemptLogFilter,
   AttemptRecord,

@@ -1,12 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { DiscoveryService } from '@nestjs/core';
-import type { EntityManager } from 'typeorm';
 import { PeriodicJob } from '../../common/periodic-job';
 import { RetentionParticipant, type RetentionStep } from '../../common/retention-participant';
 import { AppConfig } from '../../config/app-config';
-import { DAY_MS, utcDay } from './attempt-partitions';
-import { AttemptPartitionsRepository } from './attempt-partitions.repository';
-import { AttemptPartitions } from './attempt-partitions.service';
+import { DAY_MS, DeliveryService, utcDay } from '../attempts';
 import { DeliveryRetentionRepository } from './delivery-retention.repository';
 
 /** Rows one retention statement deletes at most, so no statement holds locks for long. */
@@ -47,7 +44,7 @@ interface FoundStep {
  *    {@link RETENTION_BATCH} on the pass's session: the events recorded before the cutoff with
  *    their deliveries (`EventRetention`), the rejected rows of imports made before it (the
  *    leads' `ImportRejectionRetention`), the expired rollups (`RollupRetention`);
- * 3. makes the attempts' partitions ahead ({@link AttemptPartitions}).
+ * 3. makes the attempts' partitions ahead (`AttemptPartitions`, through the attempts' `DeliveryService`).
  *
  * The endpoints' health counters are never touched: they stay all-time and exact. The pass
  * imports none of the participants' modules: each registers its step in its own module.
@@ -60,8 +57,7 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
 
   constructor(
     private readonly repository: DeliveryRetentionRepository,
-    private readonly partitionsRepository: AttemptPartitionsRepository,
-    private readonly partitions: AttemptPartitions,
+    private readonly attempts: DeliveryService,
     private readonly discovery: DiscoveryService,
     private readonly config: AppConfig,
   ) {
@@ -110,7 +106,7 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
           }
         };
         const droppedPartitions = await timed('partitions', () =>
-          this.dropPartitions(session, cutoff),
+          this.attempts.dropPartitionsBefore(session, cutoff),
         );
         const deleted: Record<string, number> = {};
         for (const step of this.steps()) {
@@ -125,7 +121,7 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
           deletedEvents: deleted.events ?? 0,
           deletedRejections: deleted.rejections ?? 0,
           deletedRollups: deleted.rollups ?? 0,
-          madePartitions: await this.partitions.ensureAhead(now),
+          madePartitions: await this.attempts.ensurePartitionsAhead(now),
           stepsMs,
         };
         const { deletedEvents, deletedRejections, deletedRollups } = report;
@@ -141,21 +137,6 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
       this.logger.error(`Retention pass failed: ${(error as Error).message}`);
       return null;
     }
-  }
-
-  /**
-   * Drops each partition whose range ends on or before `cutoff`. A detach left half-done by a
-   * process that stopped is finished first; `CONCURRENTLY` waits for queries already using
-   * the partition instead of blocking new ones.
-   */
-  private async dropPartitions(session: EntityManager, cutoff: Date): Promise<string[]> {
-    const dropped: string[] = [];
-    for (const partition of await this.partitionsRepository.list(session)) {
-      if (partition.to.getTime() > cutoff.getTime()) continue;
-      await this.partitionsRepository.detachAndDrop(session, partition);
-      dropped.push(partition.name);
-    }
-    return dropped;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { QueuedDelivery } from './delivery.queue';
+import type { QueuedDelivery } from './queued-delivery';
 import type { DeliveryStatus } from './webhook-delivery.entity';
 
 /** A delivery about to be recorded: an event to an endpoint subscribed to its type. */
@@ -94,5 +94,35 @@ export class WebhookDeliveriesRepository {
       `UPDATE webhook_delivery SET status = 'dropped', next_attempt_at = NULL WHERE id = $1 AND status = 'pending'`,
       [deliveryId],
     );
+  }
+
+  /**
+   * Moves deliveries back to `pending`, due now, in the caller's transaction (a bulk recovery's
+   * batch, docs/webhooks.md#bulk-recovery; the caller locked them): each keeps its attempt
+   * count, and one already pending (waiting on a retry) keeps an earlier due time.
+   * @returns the deliveries moved, each with whether an attempt of it is under way.
+   */
+  async moveBackToPending(
+    manager: EntityManager,
+    deliveryIds: readonly number[],
+  ): Promise<Array<QueuedDelivery & { inFlight: boolean }>> {
+    if (deliveryIds.length === 0) return [];
+    const [rows]: [Array<{ id: string; endpoint_id: number; in_flight: boolean }>, number] =
+      await manager.query(
+        `UPDATE webhook_delivery d
+            SET status = 'pending',
+                next_attempt_at = CASE WHEN d.status = 'pending'
+                                       THEN LEAST(d.next_attempt_at, now()) ELSE now() END
+          WHERE d.id = ANY($1::bigint[])
+      RETURNING d.id, d.endpoint_id,
+                EXISTS (SELECT 1 FROM webhook_delivery_attempt a
+                         WHERE a.delivery_id = d.id AND a.finished_at IS NULL) AS in_flight`,
+        [deliveryIds],
+      );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      endpointId: row.endpoint_id,
+      inFlight: row.in_flight,
+    }));
   }
 }

@@ -2,9 +2,9 @@ import { Injectable } from '@nestjs/common';
 import DataLoader from 'dataloader';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { LedgerDay } from '../analytics/delivery-ledger';
+import type { LedgerDay } from '../analytics';
 import type { TraceCarrier } from '../../tracing/trace-hooks';
-import type { QueuedDelivery } from './delivery.queue';
+import type { QueuedDelivery } from './queued-delivery';
 import type { DeliveryStatus } from './webhook-delivery.entity';
 
 /** A delivery with what an attempt needs. */
