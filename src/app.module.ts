@@ -9,8 +9,9 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { LeadsModule } from './leads/http/leads.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/http/webhooks.module';
-import { DeliveryModule, DeliveryWorkerModule } from './delivery/delivery.module';
-import { QueueRootModule } from './delivery/outbox/queue-root.module';
+import { DeliveryModule, QueueRootModule } from './delivery/outbox';
+import { DeliveryWorkerModule } from './delivery/worker';
+import { ImportRejectionRetentionModule } from './leads/history/import-rejection-retention.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
@@ -52,7 +53,9 @@ export class AppModule {
         LeadsModule,
         WebhooksModule,
         DeliveryModule,
-        ...(config.runWorker ? [DeliveryWorkerModule, SpreadsheetImportWorkerModule] : []),
+        ...(config.runWorker
+          ? [DeliveryWorkerModule, ImportRejectionRetentionModule, SpreadsheetImportWorkerModule]
+          : []),
         HealthModule,
         RateLimitModule,
         DashboardAuthModule,

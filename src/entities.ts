@@ -6,16 +6,16 @@ import { LeadImport, LeadImportRejection } from './leads/history';
 import { SpreadsheetImport, SpreadsheetImportFilePart } from './leads/spreadsheet';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notification.entity';
-import { WebhookEvent } from './delivery/outbox/webhook-event.entity';
-import { WebhookDelivery } from './delivery/outbox/webhook-delivery.entity';
-import { WebhookDeliveryAttempt } from './delivery/attempts/webhook-delivery-attempt.entity';
-import { EndpointDeliveryRollup } from './delivery/analytics/endpoint-delivery-rollup.entity';
+import { WebhookEvent } from './delivery/deliveries';
+import { WebhookDelivery } from './delivery/deliveries';
+import { WebhookDeliveryAttempt } from './delivery/attempts';
+import { EndpointDeliveryRollup } from './delivery/analytics';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
 import { DashboardSession } from './users/dashboard-session.entity';
 import { AuditLogEntry } from './audit/audit-log-entry.entity';
-import { DeliveryRecovery } from './delivery/recovery/delivery-recovery.entity';
+import { DeliveryRecovery } from './delivery/recovery';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:

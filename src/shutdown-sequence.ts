@@ -2,9 +2,9 @@ import type { INestApplicationContext } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { httpDrainOf } from './common/http-drain';
 import type { ShutdownStep } from './common/graceful-shutdown';
-import { DeliveryDispatcher } from './delivery/outbox/delivery.dispatcher';
-import { DeliveryProcessor } from './delivery/worker/delivery.processor';
-import { DeliverySweeper } from './delivery/worker/delivery.sweeper';
+import { DeliveryDispatcher } from './delivery/outbox';
+import { DeliveryProcessor } from './delivery/worker';
+import { DeliverySweeper } from './delivery/worker';
 import { shutdownTracing, tracingOn } from './tracing/trace-hooks';
 
 /**

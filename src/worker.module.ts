@@ -3,9 +3,10 @@ import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
-import { QueueRootModule } from './delivery/outbox/queue-root.module';
-import { DeliveryWorkerModule } from './delivery/delivery.module';
+import { QueueRootModule } from './delivery/outbox';
+import { DeliveryWorkerModule } from './delivery/worker';
 import { loggerParams } from './common/logging';
+import { ImportRejectionRetentionModule } from './leads/history/import-rejection-retention.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { MetricsModule } from './metrics/metrics.module';
 
@@ -24,6 +25,8 @@ export class WorkerModule {
         DatabaseModule,
         QueueRootModule,
         DeliveryWorkerModule,
+        // The leads' retention participant, found by the delivery worker's pass.
+        ImportRejectionRetentionModule,
         SpreadsheetImportWorkerModule,
         MetricsModule,
       ],

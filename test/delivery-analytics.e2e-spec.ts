@@ -5,7 +5,7 @@ import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { AttemptLog } from '../src/delivery/attempts/attempt-log.service';
 import { HISTOGRAM_RELATIVE_ERROR } from '../src/delivery/analytics/delivery-rollup';
 import type { DeliveryStats } from '../src/delivery/analytics/delivery-stats.service';
-import type { SendResult } from '../src/delivery/worker/webhook.sender';
+import type { SendResult } from '../src/delivery/sending/webhook.sender';
 
 const API = '/dashboard/api';
 

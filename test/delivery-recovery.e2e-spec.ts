@@ -1,5 +1,5 @@
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { DeliveryRecoveryRunner } from '../src/delivery/recovery/delivery-recovery.runner';
+import { DeliveryRecoveryRunner } from '../src/delivery/worker/delivery-recovery.runner';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { givenUser, signIn, type GivenUser, type SignedIn } from './support/dashboard';
 import { eventually, sleep } from './support/eventually';

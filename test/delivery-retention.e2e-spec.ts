@@ -6,8 +6,8 @@
  * today's attempts stay exactly as they were.
  */
 import { randomUUID } from 'node:crypto';
-import { partitionName, utcDay } from '../src/delivery/retention/attempt-partitions';
-import { ensureAttemptPartitions } from '../src/delivery/retention/attempt-partitions.repository';
+import { partitionName, utcDay } from '../src/delivery/attempts/attempt-partitions';
+import { ensureAttemptPartitions } from '../src/delivery/attempts/attempt-partitions.repository';
 import { DeliveryRetention } from '../src/delivery/retention/delivery-retention.service';
 import { givenUser, signIn } from './support/dashboard';
 import { eventually } from './support/eventually';

@@ -7,7 +7,7 @@ import { parseExposition, valueOf, type Sample } from './support/prometheus-text
 import { STATE_QUERY, PARTITIONS_QUERY } from '../src/metrics/operational-state.repository';
 import { MetricsServer } from '../src/metrics/metrics-server.service';
 import { AttemptLog } from '../src/delivery/attempts/attempt-log.service';
-import { UNKNOWN_OUTCOME } from '../src/delivery/attempts/delivery.repository';
+import { UNKNOWN_OUTCOME } from '../src/delivery/attempts/attempt-records';
 
 /** A TCP port nothing listens on right now. */
 async function freePort(): Promise<number> {

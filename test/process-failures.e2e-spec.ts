@@ -18,7 +18,7 @@ import { buildDataSourceOptions } from '../src/database/database-options';
 import { readDeploymentIdentity } from '../src/database/deployment-identity';
 import { DeliverySweeper } from '../src/delivery/worker/delivery.sweeper';
 import { DELIVERY_QUEUE } from '../src/delivery/outbox/delivery.queue';
-import { UNKNOWN_OUTCOME } from '../src/delivery/attempts/delivery.repository';
+import { UNKNOWN_OUTCOME } from '../src/delivery/attempts/attempt-records';
 import { TEST_DATABASE_URL } from './support/env';
 import { freshDatabase, givenCampaign, runCli, ServiceProcess } from './support/processes';
 import { RawConnection, rawExchange, parseResponse } from './support/raw-http';

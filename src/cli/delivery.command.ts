@@ -1,7 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { InvalidInputError } from '../common/domain-error';
-import { DeliveryAttemptsModule } from '../delivery/attempts/delivery-attempts.module';
-import { DeliveryService } from '../delivery/attempts/delivery.service';
+import { DeliveryAttemptsModule } from '../delivery/attempts';
+import { DeliveryService } from '../delivery/attempts';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson } from './cli-io';
 

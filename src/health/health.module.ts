@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { DeliveryModule } from '../delivery/delivery.module';
+import { DeliveryModule } from '../delivery/outbox';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 

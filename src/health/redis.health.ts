@@ -2,7 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/terminus';
 import type { Queue } from 'bullmq';
-import { DELIVERY_QUEUE } from '../delivery/outbox/delivery.queue';
+import { DELIVERY_QUEUE } from '../delivery/outbox';
 
 /** Readiness of Redis (docs/operations.md): a PING on the delivery queue's connection within `timeoutMs`. */
 @Injectable()

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { Queue } from 'bullmq';
+import type { DiscoveryService } from '@nestjs/core';
 import { loadConfig } from '../config/app-config';
 import { Metrics, METRIC_PREFIX } from './metrics.service';
 import type { OperationalStateRepository } from './operational-state.repository';
@@ -14,7 +14,7 @@ const read = (file: string) => readFileSync(join(root, file), 'utf8');
 function exportedNames(): { names: Set<string>; metrics: Array<{ name: string; type: string }> } {
   const metrics = new Metrics(loadConfig({ METRICS_PORT: '9464' }));
   // Registers the scrape-time gauges; nothing is looked up until a scrape.
-  new OperationalGauges(metrics, {} as OperationalStateRepository, {} as Queue);
+  new OperationalGauges(metrics, {} as OperationalStateRepository, {} as DiscoveryService);
   const all = metrics.registry.getMetricsAsArray().map((m) => ({
     name: m.name,
     type: String(m.type),

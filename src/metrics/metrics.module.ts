@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { DeliveryModule } from '../delivery/delivery.module';
+import { DiscoveryModule } from '@nestjs/core';
 import { Metrics } from './metrics.service';
 import { MetricsServer } from './metrics-server.service';
 import { OperationalStateRepository } from './operational-state.repository';
@@ -9,11 +9,12 @@ import { OperationalGauges } from './operational-gauges.service';
  * Prometheus metrics (docs/operations.md#metrics), in the API and the worker process: the
  * {@link Metrics} service, global so that feature modules inject it without importing this
  * module (they take it `@Optional()`: the CLI and unit tests load no metrics), the gauges read
- * at scrape time, and the server on `METRICS_PORT`.
+ * at scrape time (a feature's queue through its `@MetricsSource()` provider: this module imports
+ * no feature), and the server on `METRICS_PORT`.
  */
 @Global()
 @Module({
-  imports: [DeliveryModule],
+  imports: [DiscoveryModule],
   providers: [Metrics, OperationalGauges, OperationalStateRepository, MetricsServer],
   exports: [Metrics],
 })

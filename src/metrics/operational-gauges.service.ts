@@ -1,8 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectQueue } from '@nestjs/bullmq';
-import type { Queue } from 'bullmq';
+import { DiscoveryService } from '@nestjs/core';
 import type { Pool } from 'pg';
-import { DELIVERY_QUEUE } from '../delivery/outbox/delivery.queue';
+import { MetricsSource, type QueueJobsSource } from '../common/metrics-source';
 import { cachedLookup } from './cached-lookup';
 import { OperationalStateRepository, type StateRow } from './operational-state.repository';
 import { Metrics } from './metrics.service';
@@ -34,13 +33,19 @@ export class OperationalGauges {
     this.repository.readPartitions(),
   );
   private readonly jobCounts = cachedLookup(STATE_CACHE_MS, () =>
-    this.queue.getJobCounts(...QUEUE_STATES),
+    Promise.all(
+      this.queueSources().map(async (source) => ({
+        queue: source.queueName,
+        counts: await source.jobCounts(...QUEUE_STATES),
+      })),
+    ),
   );
+  private sources?: QueueJobsSource[];
 
   constructor(
     metrics: Metrics,
     private readonly repository: OperationalStateRepository,
-    @InjectQueue(DELIVERY_QUEUE) private readonly queue: Queue,
+    private readonly discovery: DiscoveryService,
   ) {
     const fromState = (read: (row: StateRow) => number | null) =>
       async function (this: { set(value: number): void }) {
@@ -125,10 +130,10 @@ export class OperationalGauges {
       'Jobs of the delivery queue by state.',
       ['queue', 'state'],
       async function () {
-        const counts = await lookUp('redis', jobCounts);
-        if (!counts) return;
-        for (const state of QUEUE_STATES) {
-          this.set({ queue: DELIVERY_QUEUE, state }, counts[state] ?? 0);
+        const queues = await lookUp('redis', jobCounts);
+        if (!queues) return;
+        for (const { queue, counts } of queues) {
+          for (const state of QUEUE_STATES) this.set({ queue, state }, counts[state] ?? 0);
         }
       },
     );
@@ -162,5 +167,17 @@ export class OperationalGauges {
         if (p) this.set(p.waitingCount);
       },
     );
+  }
+
+  /**
+   * The queues of the process's features, marked `@MetricsSource()` in their own modules (the
+   * delivery queue's `DeliveryQueueJobs`): found once, at the first scrape.
+   */
+  private queueSources(): QueueJobsSource[] {
+    this.sources ??= this.discovery
+      .getProviders({ metadataKey: MetricsSource.KEY })
+      .map((wrapper) => wrapper.instance as QueueJobsSource)
+      .filter((instance) => instance !== undefined && instance !== null);
+    return this.sources;
   }
 }

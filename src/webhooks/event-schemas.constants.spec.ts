@@ -1,6 +1,6 @@
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { testMessage } from '../delivery/attempts/test-messages.constants';
+import { testMessage } from '../delivery/attempts';
 import { leadEvents } from '../leads/upload';
 import { EVENT_EXAMPLES } from './event-examples.constants';
 import {

@@ -7,7 +7,7 @@ import { DashboardAccess, DashboardController } from '../../dashboard-kernel/das
 import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
 import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
 import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { checkedInput } from '../../dashboard-kernel/dashboard-input';
 import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
   CreatedEndpointDto,

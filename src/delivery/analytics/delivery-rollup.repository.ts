@@ -182,4 +182,28 @@ export class DeliveryRollupRepository {
     });
     return rows.map((row) => parseChartLine(row[0], row[1]));
   }
+
+  /**
+   * Deletes at most `limit` rows of `periods` whose bucket started more than `keep` before
+   * `now` (docs/operations.md#retention).
+   * @param session the retention pass's session: the statement runs there.
+   * @param keep a PostgreSQL interval, such as `'7 days'`.
+   * @returns how many rows it deleted.
+   */
+  async deleteOlderThan(
+    session: EntityManager,
+    now: Date,
+    periods: readonly string[],
+    keep: string,
+    limit: number,
+  ): Promise<number> {
+    const [, count]: [unknown, number] = await session.query(
+      `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM endpoint_delivery_rollup
+          WHERE period = ANY($3::text[]) AND bucket_start < $1::timestamptz - $4::interval
+          LIMIT $2))`,
+      [now, limit, periods, keep],
+    );
+    return count;
+  }
 }

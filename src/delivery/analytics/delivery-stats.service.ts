@@ -6,9 +6,11 @@ import {
   periodStart,
   type FailureClass,
   type RollupPeriod,
+  type RollupIncrement,
   type RollupRow,
 } from './delivery-rollup';
-import { DeliveryRollupRepository } from './delivery-rollup.repository';
+import type { EntityManager } from 'typeorm';
+import { DeliveryRollupRepository, type FailureSignals } from './delivery-rollup.repository';
 
 /** The windows a chart can show, each read at one granularity (docs/delivery-analytics.md#windows). */
 export const STATS_WINDOWS = {
@@ -150,5 +152,21 @@ export class DeliveryStatsService {
         figures(sum, { start: new Date(from.getTime() + i * unitMs).toISOString() }),
       ),
     };
+  }
+
+  /**
+   * Adds attempts' increments to their rollup rows, in the caller's transaction (the attempt's
+   * result's, docs/delivery-analytics.md#rollups): the attempt log's only way to the rollups.
+   */
+  record(manager: EntityManager, increments: RollupIncrement[]): Promise<void> {
+    return this.rollups.add(manager, increments);
+  }
+
+  /**
+   * What the failing-endpoint rules read of each endpoint (docs/webhooks.md#failing-endpoints),
+   * from the minute and hour rollups.
+   */
+  failureSignals(since: Map<number, Date>): Promise<FailureSignals[]> {
+    return this.rollups.failureSignals(since);
   }
 }

@@ -6,17 +6,17 @@ import { Metrics } from '../../metrics/metrics.service';
 import { MicroBatcher } from '../../common/micro-batcher';
 import { isDatabaseUnavailableError } from '../../common/database-errors';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
-import { rollUp, type RolledAttempt } from '../analytics/delivery-rollup';
-import { DeliveryRollupRepository } from '../analytics/delivery-rollup.repository';
+import { DeliveryStatsService, rollUp, type RolledAttempt } from '../analytics';
+import { Deliveries } from '../deliveries';
+import { AttemptsRepository } from './attempts.repository';
 import {
-  DeliveryRepository,
   type AttemptRecord,
   type AttemptStart,
   type ClosedAttempt,
   type AttemptKey,
   type FinishedAttempt,
   UNKNOWN_OUTCOME,
-} from './delivery.repository';
+} from './attempt-records';
 
 /** How long a finished attempt's result is held and retried while PostgreSQL is unreachable, in ms. */
 export const RESULT_RETRY_WINDOW_MS = 60_000;
@@ -56,9 +56,10 @@ export class AttemptLog {
 
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly repository: DeliveryRepository,
+    private readonly repository: AttemptsRepository,
+    private readonly deliveries: Deliveries,
     private readonly endpoints: DeliveryTargets,
-    private readonly rollups: DeliveryRollupRepository,
+    private readonly rollups: DeliveryStatsService,
     private readonly config: AppConfig,
     @Optional() private readonly metrics?: Metrics,
   ) {}
@@ -144,6 +145,12 @@ export class AttemptLog {
       rolled.length = 0;
       const rows = await this.repository.finishAttempts(manager, batch);
       const recorded = batch.filter((a) => rows.has(a.id));
+      await this.deliveries.moveOn(
+        manager,
+        recorded
+          .filter((a) => a.deliveryId !== null)
+          .map((a) => ({ deliveryId: a.deliveryId!, next: a.next })),
+      );
       await this.endpoints.countAttempts(
         manager,
         recorded.map((a) => ({
@@ -153,7 +160,7 @@ export class AttemptLog {
           success: a.result.success,
         })),
       );
-      await this.rollups.add(
+      await this.rollups.record(
         manager,
         rollUp(
           recorded.map((a): RolledAttempt => {
@@ -204,9 +211,15 @@ export class AttemptLog {
       this.config.webhookTimeoutMs,
       CLOSE_BATCH,
     );
+    await this.deliveries.moveOn(
+      manager,
+      closed
+        .filter((c) => c.deliveryId !== null)
+        .map((c) => ({ deliveryId: c.deliveryId!, next: null })),
+    );
     if (closed.length > 0) {
       await this.endpoints.countAttempts(manager, closed);
-      await this.rollups.add(
+      await this.rollups.record(
         manager,
         rollUp(
           closed.map((c) => ({

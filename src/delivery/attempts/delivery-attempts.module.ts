@@ -2,58 +2,45 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { AuditModule } from '../../audit/audit.module';
 import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { DeliveryAnalyticsModule } from '../analytics';
+import { DeliveriesModule } from '../deliveries';
+import { DeliverySendingModule } from '../sending';
 import { AttemptLog } from './attempt-log.service';
-import { AttemptPartitionsRepository } from '../retention/attempt-partitions.repository';
-import { AttemptPartitions } from '../retention/attempt-partitions.service';
-import { AttemptRunner } from '../worker/attempt.runner';
-import { DeliveryRepository } from './delivery.repository';
-import { DeliveryRollupRepository } from '../analytics/delivery-rollup.repository';
-import { EndpointDeliveryRollup } from '../analytics/endpoint-delivery-rollup.entity';
+import { AttemptPartitionsRepository } from './attempt-partitions.repository';
+import { AttemptPartitions } from './attempt-partitions.service';
+import { AttemptRunner } from './attempt.runner';
+import { AttemptsRepository } from './attempts.repository';
+import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryService } from './delivery.service';
-import { DeliveryStatsService } from '../analytics/delivery-stats.service';
-import { WebhookDelivery } from '../outbox/webhook-delivery.entity';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
-import { WebhookEvent } from '../outbox/webhook-event.entity';
-import { WebhookSender } from '../worker/webhook.sender';
 
 /**
- * Sending and recording delivery attempts (docs/webhooks.md), without the queue: the signed
- * sender, the attempt log, and the operator's attempts (`redeliver`, `ping`, the delivery
- * log). What the CLI loads for those commands; it never loads BullMQ.
+ * Delivery attempts (docs/webhooks.md), without the queue: the owner of
+ * `webhook_delivery_attempt` and its daily partitions, the attempt log, the attempt runner, the
+ * delivery log, and the operator's attempts (`redeliver`, `ping`, the delivery log, the ledger).
+ * {@link DeliveryService} is its face, for the CLI, the dashboard, the worker and the retention
+ * pass. What the CLI loads for those commands; it never loads BullMQ. Re-exports
+ * `WebhookEndpointsModule` (the CLI's `endpoint` group) and `DeliveryAnalyticsModule` (the
+ * dashboard's stats).
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([
-      WebhookEvent,
-      WebhookDelivery,
-      WebhookDeliveryAttempt,
-      EndpointDeliveryRollup,
-    ]),
+    TypeOrmModule.forFeature([WebhookDeliveryAttempt]),
+    DeliveriesModule,
+    DeliveryAnalyticsModule,
+    DeliverySendingModule,
     WebhookEndpointsModule,
     AuditModule,
   ],
   providers: [
+    AttemptsRepository,
+    DeliveryLogRepository,
     AttemptPartitionsRepository,
     AttemptPartitions,
-    DeliveryRepository,
-    DeliveryRollupRepository,
-    DeliveryStatsService,
     AttemptLog,
     AttemptRunner,
     DeliveryService,
-    WebhookSender,
   ],
-  exports: [
-    AttemptPartitionsRepository,
-    AttemptPartitions,
-    DeliveryRepository,
-    DeliveryRollupRepository,
-    DeliveryStatsService,
-    AttemptLog,
-    AttemptRunner,
-    DeliveryService,
-    WebhookEndpointsModule,
-    WebhookSender,
-  ],
+  exports: [DeliveryService, WebhookEndpointsModule, DeliveryAnalyticsModule],
 })
 export class DeliveryAttemptsModule {}

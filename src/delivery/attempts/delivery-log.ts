@@ -2,7 +2,7 @@ import { InvalidInputError } from '../../common/domain-error';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { parsePageLimit } from '../../common/page-limit';
 import { EVENT_TYPES, isEventType } from '../../webhooks/event-types.constants';
-import type { AttemptLogFilter, AttemptRecord, LogPosition } from './delivery.repository';
+import type { AttemptLogFilter, AttemptRecord, LogPosition } from './attempt-records';
 import { PING } from './test-messages.constants';
 import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';
 

@@ -4,9 +4,18 @@ import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import { DeliveryRepository, type AttemptRecord, type DeliveryState } from './delivery.repository';
+import type { AttemptRecord, DeliveryState } from './attempt-records';
+import { DeliveryLogRepository } from './delivery-log.repository';
+import { Deliveries } from '../deliveries';
+import { AttemptPartitions } from './attempt-partitions.service';
+import type { EntityManager } from 'typeorm';
+import type { BegunAttempt } from './attempt-log.service';
+import type { AttemptStart, FinishedAttempt } from './attempt-records';
+import type { SendResult } from '../sending';
+import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
+import type { TraceCarrier } from '../../tracing/trace-hooks';
 import { AttemptLog } from './attempt-log.service';
-import { AttemptRunner } from '../worker/attempt.runner';
+import { AttemptRunner } from './attempt.runner';
 import {
   encodeLogCursor,
   parseDeliveryLogQuery,
@@ -14,10 +23,14 @@ import {
   type DeliveryLogPage,
   type DeliveryLogQuery,
 } from './delivery-log';
-import { GONE } from '../worker/retry-schedule';
+import { GONE } from './retry-schedule';
 import { PING, testMessage } from './test-messages.constants';
-import { isLedgerDays, type DeliveryLedger } from '../analytics/delivery-ledger';
-import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS } from '../analytics/delivery-ledger.constants';
+import {
+  isLedgerDays,
+  LEDGER_DEFAULT_DAYS,
+  LEDGER_MAX_DAYS,
+  type DeliveryLedger,
+} from '../analytics';
 
 /** The most attempts `delivery list` prints at once (docs/cli.md#commands). */
 export const MAX_CLI_LIST_LIMIT = 1000;
@@ -65,7 +78,9 @@ export interface AttemptDetail extends AttemptRecord {
 @Injectable()
 export class DeliveryService {
   constructor(
-    private readonly repository: DeliveryRepository,
+    private readonly repository: DeliveryLogRepository,
+    private readonly deliveries: Deliveries,
+    private readonly partitions: AttemptPartitions,
     private readonly attempts: AttemptLog,
     private readonly runner: AttemptRunner,
     private readonly endpoints: DeliveryTargets,
@@ -89,7 +104,7 @@ export class DeliveryService {
    */
   async redeliver(deliveryId: number, actor?: AuditActor): Promise<AttemptRecord> {
     const work =
-      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.repository.findWork(deliveryId);
+      deliveryId > Number.MAX_SAFE_INTEGER ? null : await this.deliveries.findWork(deliveryId);
     if (!work) throw new NotFoundError(`delivery ${deliveryId} does not exist`);
     const target = await this.endpoints.find(work.endpointId);
     if (!target) throw new NotFoundError(`the endpoint of delivery ${deliveryId} no longer exists`);
@@ -255,7 +270,7 @@ export class DeliveryService {
     const endpoint = await this.endpoints.find(endpointId);
     if (!endpoint) throw new NotFoundError(`webhook endpoint ${endpointId} does not exist`);
     const retained = Math.min(days, this.config.deliveryRetentionDays);
-    const ledgerDays = await this.repository.countDeliveriesByDay(endpointId, retained);
+    const ledgerDays = await this.deliveries.countByDay(endpointId, retained);
     return {
       days: ledgerDays,
       throttle: {
@@ -299,6 +314,50 @@ export class DeliveryService {
         'the attempt was closed as of unknown outcome before its result was recorded',
       );
     return record;
+  }
+
+  // The attempt log's face for the other delivery modules: the worker's scheduled attempts and
+  // sweeper, and the retention pass (docs/architecture.md#modules-and-tables).
+
+  /**
+   * Sends one attempt and records its start ({@link AttemptRunner.run}): the worker's
+   * scheduled attempts go through here. The caller records the result with
+   * {@link finishAttempt}.
+   * @returns the begun attempt with its result; null for a `scheduled` start another job began.
+   */
+  runAttempt(
+    start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
+    target: { url: string; secrets: string[]; headers?: CustomHeaderToSend[] },
+    body: string,
+    closeOrphans = false,
+    cause: TraceCarrier | null = null,
+  ): Promise<(BegunAttempt & { result: SendResult }) | null> {
+    return this.runner.run(start, target, body, closeOrphans, cause);
+  }
+
+  /** Records a begun attempt's result and moves its delivery on ({@link AttemptLog.finish}). */
+  finishAttempt(attempt: FinishedAttempt): Promise<AttemptRecord | null> {
+    return this.attempts.finish(attempt);
+  }
+
+  /** Closes attempts abandoned by stopped processes ({@link AttemptLog.closeAbandoned}). */
+  closeAbandoned(): Promise<number> {
+    return this.attempts.closeAbandoned();
+  }
+
+  /**
+   * Detaches and drops, on the retention pass's `session`, each attempts' partition whose range
+   * ends on or before `cutoff` (docs/operations.md#retention); a detach a stopped process left
+   * half-done is finished first.
+   * @returns the names of the partitions dropped.
+   */
+  dropPartitionsBefore(session: EntityManager, cutoff: Date): Promise<string[]> {
+    return this.partitions.dropBefore(session, cutoff);
+  }
+
+  /** Makes the attempts' partitions ahead of `now` ({@link AttemptPartitions.ensureAhead}). */
+  ensurePartitionsAhead(now: number): Promise<string[]> {
+    return this.partitions.ensureAhead(now);
   }
 }
 

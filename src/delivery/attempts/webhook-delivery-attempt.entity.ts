@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
-import { WebhookDelivery } from '../outbox/webhook-delivery.entity';
+import { WebhookDelivery } from '../deliveries';
 import { bigintToNumber } from '../../database/transformers';
 
 /**

@@ -1,3 +1,6 @@
+import type { QueuedDelivery } from '../deliveries';
+
+export type { QueuedDelivery };
 import type { BackoffStrategy } from 'bullmq';
 
 /** The BullMQ queue of delivery attempts. */
@@ -33,12 +36,6 @@ export interface DeliveryBatchJobData {
   deliveryIds: number[];
   endpointId: number;
   deployment: string;
-}
-
-/** A committed delivery to queue. */
-export interface QueuedDelivery {
-  id: number;
-  endpointId: number;
 }
 
 /** BullMQ job id of a delivery (custom ids must not be bare integers). */

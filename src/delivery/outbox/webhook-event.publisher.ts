@@ -6,11 +6,7 @@ import type { EventInput } from '../../webhooks/event-schemas.constants';
 import type { EventType } from '../../webhooks/event-types.constants';
 import { DeliveryTargets, type Subscriber } from '../../webhooks/delivery-targets.service';
 import { DeliveryDispatcher } from './delivery.dispatcher';
-import {
-  DeliveryRepository,
-  type DeliveryPair,
-  type NewEvent,
-} from '../attempts/delivery.repository';
+import { Deliveries, type DeliveryPair, type NewEvent } from '../deliveries';
 import type { QueuedDelivery } from './delivery.queue';
 import { captureTraceContext } from '../../tracing/trace-hooks';
 
@@ -70,7 +66,7 @@ export class WebhookEventPublisher {
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly endpoints: DeliveryTargets,
-    private readonly repository: DeliveryRepository,
+    private readonly deliveries: Deliveries,
     private readonly dispatcher: DeliveryDispatcher,
   ) {}
 
@@ -120,7 +116,7 @@ export class WebhookEventPublisher {
       });
       for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
     }
-    const deliveries = await this.repository.insertEvents(
+    const deliveries = await this.deliveries.record(
       manager,
       campaignId,
       events,
@@ -152,5 +148,33 @@ export class WebhookEventPublisher {
     );
     await this.dispatch(recorded);
     return recorded;
+  }
+
+  // The queue's side for the other delivery modules (the worker's retries and sweeper, bulk
+  // recoveries): this service is the outbox module's one face (docs/architecture.md#modules-and-tables).
+
+  /** Queues committed deliveries ({@link DeliveryDispatcher.enqueue}). */
+  enqueue(deliveries: QueuedDelivery[]): Promise<void> {
+    return this.dispatcher.enqueue(deliveries);
+  }
+
+  /** Queues overdue deliveries again, one delivery job each ({@link DeliveryDispatcher.requeue}). */
+  requeue(deliveries: QueuedDelivery[]): Promise<void> {
+    return this.dispatcher.requeue(deliveries);
+  }
+
+  /** Queues a failed delivery's retry, delayed by `delayMs` ({@link DeliveryDispatcher.enqueueRetry}). */
+  enqueueRetry(delivery: QueuedDelivery, delayMs: number): Promise<void> {
+    return this.dispatcher.enqueueRetry(delivery, delayMs);
+  }
+
+  /** Makes delayed jobs of deliveries due now ({@link DeliveryDispatcher.wake}). */
+  wake(deliveries: QueuedDelivery[]): Promise<QueuedDelivery[]> {
+    return this.dispatcher.wake(deliveries);
+  }
+
+  /** When the job next in line was queued ({@link DeliveryDispatcher.nextInLineQueuedAt}). */
+  nextInLineQueuedAt(): Promise<number | null> {
+    return this.dispatcher.nextInLineQueuedAt();
   }
 }

@@ -4,6 +4,7 @@ import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
 import { DeliveryRecovery } from './delivery-recovery.entity';
 import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
 import { TypeOrmModule } from '@nestjs/typeorm';
+import { DeliveriesModule } from '../deliveries';
 import { DeliveryRecoveries } from './delivery-recovery.service';
 
 /**
@@ -11,7 +12,12 @@ import { DeliveryRecoveries } from './delivery-recovery.service';
  * The worker's side (`DeliveryRecoveryRunner`) is in `DeliveryWorkerModule`.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([DeliveryRecovery]), WebhookEndpointsModule, AuditModule],
+  imports: [
+    TypeOrmModule.forFeature([DeliveryRecovery]),
+    DeliveriesModule,
+    WebhookEndpointsModule,
+    AuditModule,
+  ],
   providers: [DeliveryRecoveryRepository, DeliveryRecoveries],
   exports: [DeliveryRecoveries],
 })

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { QueuedDelivery } from '../outbox/delivery.queue';
+import type { QueuedDelivery } from '../deliveries';
 import type { RecoveryScope, RecoveryStatus } from './delivery-recovery.entity';
 
 /**
@@ -236,40 +236,26 @@ export class DeliveryRecoveryRepository {
   }
 
   /**
-   * Moves the recovery's next `limit` deliveries of its scope (by id, after its cursor, up to its
-   * last id) to `pending`, due now, and advances the recovery past them: its cursor, `processed`
-   * and its last batch, in the caller's transaction. Each keeps its attempt count: a failed one
-   * (beyond the schedule) gets one more attempt, a skipped one (none yet) the whole schedule,
-   * and one waiting on a retry has that retry now and the rest of its schedule after it. The
-   * rows are locked (`FOR UPDATE`) and read again once locked, like every change of a
-   * delivery's state (an attempt's result waits for the commit, or is waited for).
-   * @returns the deliveries moved, to queue (or wake, `retrying`) after the commit; empty when
-   *   none is left.
+   * Locks the recovery's next batch of covered deliveries: at most `limit` after its cursor (up
+   * to its last id), in id order, `FOR UPDATE` and read again once locked, like every change of
+   * a delivery's state (an attempt's result waits for the commit, or is waited for). The caller
+   * moves them back to `pending` through the deliveries' owner (`Deliveries.moveBackToPending`)
+   * and then {@link advance}s the recovery, in the same transaction.
+   * @returns the locked deliveries with their status before the move.
    */
-  async moveBatch(
+  async lockBatch(
     manager: EntityManager,
     recovery: ClaimedRecovery,
     limit: number,
-  ): Promise<MovedDelivery[]> {
+  ): Promise<Array<{ id: number; status: string }>> {
     const range = 'created_at >= $2 AND id > $3 AND id <= $4';
-    const [rows]: [
-      Array<{ id: string; endpoint_id: number; was: string; in_flight: boolean }>,
-      number,
-    ] = await manager.query(
-      `UPDATE webhook_delivery d
-          SET status = 'pending',
-              next_attempt_at = CASE WHEN s.status = 'pending'
-                                     THEN LEAST(d.next_attempt_at, now()) ELSE now() END
-         FROM (SELECT w.id, w.status FROM webhook_delivery w
-                WHERE w.id IN (SELECT id FROM (${coveredDeliveries(recovery.scope, range, '$5')}) AS c
-                                ORDER BY id LIMIT $5)
-                  AND w.endpoint_id = $1 AND ${ofScope(recovery.scope)}
-                ORDER BY w.id
-                  FOR UPDATE) s
-        WHERE d.id = s.id
-    RETURNING d.id, d.endpoint_id, s.status AS was,
-              EXISTS (SELECT 1 FROM webhook_delivery_attempt a
-                       WHERE a.delivery_id = d.id AND a.finished_at IS NULL) AS in_flight`,
+    const rows: Array<{ id: string; status: string }> = await manager.query(
+      `SELECT w.id, w.status FROM webhook_delivery w
+        WHERE w.id IN (SELECT id FROM (${coveredDeliveries(recovery.scope, range, '$5')}) AS c
+                        ORDER BY id LIMIT $5)
+          AND w.endpoint_id = $1 AND ${ofScope(recovery.scope)}
+        ORDER BY w.id
+          FOR UPDATE`,
       [
         recovery.endpointId,
         recovery.since,
@@ -278,17 +264,7 @@ export class DeliveryRecoveryRepository {
         limit,
       ],
     );
-    const moved = rows
-      .map((row) => ({
-        id: Number(row.id),
-        endpointId: row.endpoint_id,
-        retrying: row.was === 'pending',
-        inFlight: row.in_flight,
-      }))
-      .sort((a, b) => a.id - b.id);
-    if (moved.length === 0) return moved;
-    await this.advance(manager, recovery.id, moved);
-    return moved;
+    return rows.map((row) => ({ id: Number(row.id), status: row.status }));
   }
 
   /**
@@ -324,8 +300,11 @@ export class DeliveryRecoveryRepository {
     return rows.map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
   }
 
-  /** Moves the recovery's cursor past `moved`, counts them and notes them as its last batch. */
-  private async advance(
+  /**
+   * Moves the recovery's cursor past `moved` (in id order, not empty), counts them and notes
+   * them as its last batch, in the caller's transaction.
+   */
+  async advance(
     manager: EntityManager,
     recoveryId: number,
     moved: QueuedDelivery[],

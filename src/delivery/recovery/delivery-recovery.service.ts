@@ -1,14 +1,22 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import { parseInstant } from '../attempts/delivery-log';
+import { parseInstant } from '../attempts';
 import { RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
-import { DeliveryRecoveryRepository, type RecoveryRecord } from './delivery-recovery.repository';
+import {
+  DeliveryRecoveryRepository,
+  type MovedDelivery,
+  type RecoveryRecord,
+} from './delivery-recovery.repository';
+import { Deliveries, type QueuedDelivery } from '../deliveries';
 
 /** How many of an endpoint's recoveries {@link DeliveryRecoveries.list} answers. */
+/** A recovery as the dashboard shows it (docs/dashboard.md#bulk-recovery): its record. */
+export type DeliveryRecoveryView = RecoveryRecord;
+
 export const RECOVERY_LIST_LIMIT = 10;
 
 /**
@@ -37,8 +45,11 @@ export interface RecoveryPreview {
  */
 @Injectable()
 export class DeliveryRecoveries {
+  private readonly logger = new Logger(DeliveryRecoveries.name);
+
   constructor(
     private readonly repository: DeliveryRecoveryRepository,
+    private readonly deliveries: Deliveries,
     private readonly targets: DeliveryTargets,
     private readonly admin: WebhookEndpointAdmin,
     private readonly audit: AuditLog,
@@ -172,6 +183,48 @@ export class DeliveryRecoveries {
     });
     if (cancelled) return { recovery: cancelled, cancelled: true };
     return { recovery: await this.get(id), cancelled: false };
+  }
+
+  /**
+   * One batch of the first ready recovery, in one transaction (the worker's
+   * `DeliveryRecoveryRunner` calls it): a recovery whose endpoint is disabled is cancelled (sent
+   * now, its deliveries would be dropped); otherwise up to `size` of its deliveries move back to
+   * `pending`, and the recovery is done once none is left.
+   * @param staleMs a claimed batch older than this is taken again (its worker stopped).
+   * @returns the deliveries moved (empty when the recovery ended), or null when no recovery is
+   *   ready.
+   */
+  takeBatch(size: number, staleMs: number): Promise<MovedDelivery[] | null> {
+    return this.dataSource.transaction(async (manager) => {
+      const recovery = await this.repository.claimNext(manager, staleMs);
+      if (!recovery) return null;
+      const target = await this.targets.find(recovery.endpointId);
+      if (!target || !target.isEnabled) {
+        await this.repository.finish(recovery.id, 'cancelled', manager);
+        this.logger.log(`Recovery ${recovery.id} cancelled: its endpoint is disabled`);
+        return [];
+      }
+      const locked = await this.repository.lockBatch(manager, recovery, size);
+      const was = new Map(locked.map((row) => [row.id, row.status]));
+      const moved: MovedDelivery[] = (
+        await this.deliveries.moveBackToPending(
+          manager,
+          locked.map((row) => row.id),
+        )
+      )
+        .map((row) => ({ ...row, retrying: was.get(row.id) === 'pending' }))
+        .sort((a, b) => a.id - b.id);
+      if (moved.length > 0) await this.repository.advance(manager, recovery.id, moved);
+      if (moved.length === 0 && !(await this.repository.anyLeft(manager, recovery))) {
+        await this.repository.finish(recovery.id, 'done', manager);
+      }
+      return moved;
+    });
+  }
+
+  /** Of `deliveries`, those still pending, due, and with no attempt under way. */
+  dueWithoutAttempt(deliveries: QueuedDelivery[]): Promise<QueuedDelivery[]> {
+    return this.repository.dueWithoutAttempt(deliveries);
   }
 }
 

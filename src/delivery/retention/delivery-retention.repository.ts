@@ -6,9 +6,9 @@ import { DataSource, type EntityManager } from 'typeorm';
 const RETENTION_LOCK_KEY = 727_401_003;
 
 /**
- * The retention pass's session and its deletes of delivery rows (docs/operations.md#retention).
- * Each delete removes one batch of at most `limit` rows; `DeliveryRetention` repeats and paces
- * them. The attempts' partitions are `AttemptPartitionsRepository`'s.
+ * The retention pass's locked session (docs/operations.md#retention). The rows it deletes are
+ * the participants' (`RetentionStep`s, each in its table's module); the attempts' partitions are
+ * `AttemptPartitionsRepository`'s.
  */
 @Injectable()
 export class DeliveryRetentionRepository {
@@ -38,42 +38,5 @@ export class DeliveryRetentionRepository {
     } finally {
       await runner.release();
     }
-  }
-
-  /**
-   * Deletes at most `limit` events recorded before `cutoff`, oldest first; each takes its
-   * deliveries along (`ON DELETE CASCADE`).
-   * @returns how many events it deleted.
-   */
-  async deleteEventsBefore(session: EntityManager, cutoff: Date, limit: number): Promise<number> {
-    const [, count]: [unknown, number] = await session.query(
-      `DELETE FROM webhook_event WHERE id IN (
-         SELECT id FROM webhook_event WHERE created_at < $1 ORDER BY created_at LIMIT $2)`,
-      [cutoff, limit],
-    );
-    return count;
-  }
-
-  /**
-   * Deletes at most `limit` rollup rows of `periods` whose bucket started more than `keep`
-   * before `now`.
-   * @param keep a PostgreSQL interval, such as `'7 days'`.
-   * @returns how many rows it deleted.
-   */
-  async deleteRollupsOlderThan(
-    session: EntityManager,
-    now: Date,
-    periods: readonly string[],
-    keep: string,
-    limit: number,
-  ): Promise<number> {
-    const [, count]: [unknown, number] = await session.query(
-      `DELETE FROM endpoint_delivery_rollup WHERE ctid = ANY(ARRAY(
-         SELECT ctid FROM endpoint_delivery_rollup
-          WHERE period = ANY($3::text[]) AND bucket_start < $1::timestamptz - $4::interval
-          LIMIT $2))`,
-      [now, limit, periods, keep],
-    );
-    return count;
   }
 }

@@ -1,19 +1,13 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import type { EntityManager } from 'typeorm';
+import { DiscoveryService } from '@nestjs/core';
 import { PeriodicJob } from '../../common/periodic-job';
+import { RetentionParticipant, type RetentionStep } from '../../common/retention-participant';
 import { AppConfig } from '../../config/app-config';
-import { ImportRejectionRetention } from '../../leads/history/import-rejection-retention.service';
-import { DAY_MS, utcDay } from './attempt-partitions';
-import { AttemptPartitionsRepository } from './attempt-partitions.repository';
-import { AttemptPartitions } from './attempt-partitions.service';
+import { DAY_MS, DeliveryService, utcDay } from '../attempts';
 import { DeliveryRetentionRepository } from './delivery-retention.repository';
 
 /** Rows one retention statement deletes at most, so no statement holds locks for long. */
 export const RETENTION_BATCH = 1_000;
-/** How long minute rollups are kept: they feed the 1-hour window and the last-hour rule only. */
-export const MINUTE_ROLLUP_RETENTION = '7 days';
-/** How long hour and day rollups are kept. */
-export const ROLLUP_RETENTION = '13 months';
 
 /** What one retention pass removed and made. */
 export interface RetentionReport {
@@ -25,8 +19,18 @@ export interface RetentionReport {
   deletedRejections: number;
   deletedRollups: number;
   madePartitions: string[];
-  /** How long each step took, in ms, in the order they ran. */
-  stepsMs: { partitions: number; events: number; rejections: number; rollups: number };
+  /**
+   * How long each step took, in ms, in the order they ran: `partitions`, then each
+   * participant's by its `retentionName` (`events`, `rejections`, `rollups` in the processes
+   * that load them all).
+   */
+  stepsMs: { partitions: number } & Record<string, number>;
+}
+
+/** A participant found among the process's providers, with its place in the pass. */
+interface FoundStep {
+  step: RetentionStep;
+  order: number;
 }
 
 /**
@@ -35,27 +39,26 @@ export interface RetentionReport {
  * 1. drops the attempts' daily partitions that end on or before the cutoff (midnight UTC,
  *    `DELIVERY_RETENTION_DAYS` days before today), detaching each `CONCURRENTLY` first, so
  *    attempts are written and read on while a partition of any size goes;
- * 2. deletes the events recorded before the cutoff, with their deliveries, and the rejected
- *    rows of imports made before it, in batches of {@link RETENTION_BATCH};
- * 3. prunes rollups: minute rows after {@link MINUTE_ROLLUP_RETENTION}, hour and day rows after
- *    {@link ROLLUP_RETENTION};
- * 4. makes the attempts' partitions ahead ({@link AttemptPartitions}).
+ * 2. runs each participant (a `@RetentionParticipant` {@link RetentionStep}, found with Nest's
+ *    `DiscoveryService` among the process's providers, in their `order`) in batches of
+ *    {@link RETENTION_BATCH} on the pass's session: the events recorded before the cutoff with
+ *    their deliveries (`EventRetention`), the rejected rows of imports made before it (the
+ *    leads' `ImportRejectionRetention`), the expired rollups (`RollupRetention`);
+ * 3. makes the attempts' partitions ahead (`AttemptPartitions`, through the attempts' `DeliveryService`).
  *
- * The endpoints' health counters are never touched: they stay all-time and exact. The
- * statements are {@link DeliveryRetentionRepository}'s and {@link AttemptPartitionsRepository}'s;
- * the rejected rows, a leads table, go through the leads' {@link ImportRejectionRetention}, on
- * the pass's session all the same.
+ * The endpoints' health counters are never touched: they stay all-time and exact. The pass
+ * imports none of the participants' modules: each registers its step in its own module.
  */
 @Injectable()
 export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(DeliveryRetention.name);
   private readonly job: PeriodicJob<RetentionReport | null>;
+  private found?: FoundStep[];
 
   constructor(
     private readonly repository: DeliveryRetentionRepository,
-    private readonly partitionsRepository: AttemptPartitionsRepository,
-    private readonly rejections: ImportRejectionRetention,
-    private readonly partitions: AttemptPartitions,
+    private readonly attempts: DeliveryService,
+    private readonly discovery: DiscoveryService,
     private readonly config: AppConfig,
   ) {
     this.job = new PeriodicJob({
@@ -93,8 +96,8 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
     // outside any transaction.
     try {
       return await this.repository.whileLocked(async (session) => {
-        const stepsMs = { partitions: 0, events: 0, rejections: 0, rollups: 0 };
-        const timed = async <T>(step: keyof typeof stepsMs, work: () => Promise<T>) => {
+        const stepsMs: RetentionReport['stepsMs'] = { partitions: 0 };
+        const timed = async <T>(step: string, work: () => Promise<T>) => {
           const started = performance.now();
           try {
             return await work();
@@ -102,18 +105,26 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
             stepsMs[step] = Math.round(performance.now() - started);
           }
         };
+        const droppedPartitions = await timed('partitions', () =>
+          this.attempts.dropPartitionsBefore(session, cutoff),
+        );
+        const deleted: Record<string, number> = {};
+        for (const step of this.steps()) {
+          const name = step.retentionName;
+          deleted[name] = await timed(name, () =>
+            this.deleteInBatches((limit) => step.deleteExpiredBatch(session, cutoff, now, limit)),
+          );
+        }
         const report: RetentionReport = {
           cutoff,
-          droppedPartitions: await timed('partitions', () => this.dropPartitions(session, cutoff)),
-          deletedEvents: await timed('events', () => this.deleteEvents(session, cutoff)),
-          deletedRejections: await timed('rejections', () =>
-            this.deleteInBatches((limit) => this.rejections.deleteBatch(session, cutoff, limit)),
-          ),
-          deletedRollups: await timed('rollups', () => this.pruneRollups(session, now)),
-          madePartitions: await this.partitions.ensureAhead(now),
+          droppedPartitions,
+          deletedEvents: deleted.events ?? 0,
+          deletedRejections: deleted.rejections ?? 0,
+          deletedRollups: deleted.rollups ?? 0,
+          madePartitions: await this.attempts.ensurePartitionsAhead(now),
           stepsMs,
         };
-        const { droppedPartitions, deletedEvents, deletedRejections, deletedRollups } = report;
+        const { deletedEvents, deletedRejections, deletedRollups } = report;
         if (droppedPartitions.length + deletedEvents + deletedRejections + deletedRollups > 0) {
           this.logger.log(
             `Retention before ${cutoff.toISOString()}: dropped ${droppedPartitions.length} attempt partition(s)` +
@@ -129,46 +140,18 @@ export class DeliveryRetention implements OnApplicationBootstrap, OnModuleDestro
   }
 
   /**
-   * Drops each partition whose range ends on or before `cutoff`. A detach left half-done by a
-   * process that stopped is finished first; `CONCURRENTLY` waits for queries already using
-   * the partition instead of blocking new ones.
+   * The participants, in their `order` (found once: the providers of a process do not change).
    */
-  private async dropPartitions(session: EntityManager, cutoff: Date): Promise<string[]> {
-    const dropped: string[] = [];
-    for (const partition of await this.partitionsRepository.list(session)) {
-      if (partition.to.getTime() > cutoff.getTime()) continue;
-      await this.partitionsRepository.detachAndDrop(session, partition);
-      dropped.push(partition.name);
-    }
-    return dropped;
-  }
-
-  /**
-   * Deletes the events recorded before `cutoff`, oldest first, {@link RETENTION_BATCH} per
-   * statement; each takes its deliveries along. Their attempts were in the partitions just
-   * dropped (attempts have no foreign key to deliveries, docs/decisions.md#retention).
-   */
-  private deleteEvents(session: EntityManager, cutoff: Date): Promise<number> {
-    return this.deleteInBatches((limit) =>
-      this.repository.deleteEventsBefore(session, cutoff, limit),
-    );
-  }
-
-  /**
-   * Deletes expired rollup rows, {@link RETENTION_BATCH} per statement: minute rows after
-   * {@link MINUTE_ROLLUP_RETENTION}, hour and day rows after {@link ROLLUP_RETENTION}.
-   */
-  private async pruneRollups(session: EntityManager, now: number): Promise<number> {
-    let deleted = 0;
-    for (const [periods, keep] of [
-      [['minute'], MINUTE_ROLLUP_RETENTION],
-      [['hour', 'day'], ROLLUP_RETENTION],
-    ] as const) {
-      deleted += await this.deleteInBatches((limit) =>
-        this.repository.deleteRollupsOlderThan(session, new Date(now), periods, keep, limit),
-      );
-    }
-    return deleted;
+  private steps(): RetentionStep[] {
+    this.found ??= this.discovery
+      .getProviders({ metadataKey: RetentionParticipant.KEY })
+      .filter((wrapper) => wrapper.instance)
+      .map((wrapper): FoundStep => ({
+        step: wrapper.instance as RetentionStep,
+        order: this.discovery.getMetadataByDecorator(RetentionParticipant, wrapper)?.order ?? 0,
+      }))
+      .sort((a, b) => a.order - b.order);
+    return this.found.map(({ step }) => step);
   }
 
   /**

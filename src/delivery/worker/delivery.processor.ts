@@ -9,7 +9,7 @@ import {
   deliveryBackoff,
   type DeliveryBatchJobData,
   type DeliveryJobData,
-} from '../outbox/delivery.queue';
+} from '../outbox';
 import {
   NotDueError,
   ScheduledAttempts,

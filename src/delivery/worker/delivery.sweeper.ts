@@ -1,9 +1,9 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { PeriodicJob } from '../../common/periodic-job';
 import { AppConfig } from '../../config/app-config';
-import { AttemptLog } from '../attempts/attempt-log.service';
-import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
-import { DeliveryRepository, type OverdueDelivery } from '../attempts/delivery.repository';
+import { DeliveryService } from '../attempts';
+import { Deliveries, type OverdueDelivery } from '../deliveries';
+import { WebhookEventPublisher } from '../outbox';
 
 const SWEEP_BATCH = 1000;
 /** Most deliveries one pass re-queues (then the next pass goes on). */
@@ -26,9 +26,9 @@ export class DeliverySweeper implements OnApplicationBootstrap, OnModuleDestroy 
   private readonly job: PeriodicJob<number>;
 
   constructor(
-    private readonly repository: DeliveryRepository,
-    private readonly dispatcher: DeliveryDispatcher,
-    private readonly attempts: AttemptLog,
+    private readonly repository: Deliveries,
+    private readonly dispatcher: WebhookEventPublisher,
+    private readonly attempts: DeliveryService,
     private readonly config: AppConfig,
   ) {
     this.job = new PeriodicJob({

@@ -5,11 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { AccountNotifications } from '../../webhooks/account-notifications.service';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import type { FailingReason } from '../../webhooks/webhook-endpoint.entity';
-import {
-  DeliveryRollupRepository,
-  type FailureSignals,
-} from '../analytics/delivery-rollup.repository';
-import { WebhookSender } from './webhook.sender';
+import { DeliveryStatsService, type FailureSignals } from '../analytics';
+import { WebhookSender } from '../sending';
 
 /** The last hour's attempts from which a failure rate counts (docs/webhooks.md#failing-endpoints). */
 export const FAILURE_RATE_MIN_ATTEMPTS = 20;
@@ -72,7 +69,7 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
   private readonly job: PeriodicJob<Map<number, FailingDecision>>;
 
   constructor(
-    private readonly rollups: DeliveryRollupRepository,
+    private readonly rollups: DeliveryStatsService,
     private readonly endpoints: DeliveryTargets,
     private readonly notifications: AccountNotifications,
     private readonly sender: WebhookSender,

@@ -3,12 +3,9 @@ import { UnrecoverableError } from 'bullmq';
 import pLimit from 'p-limit';
 import { AppConfig } from '../../config/app-config';
 import { DeliveryTargets, type DeliveryTarget } from '../../webhooks/delivery-targets.service';
-import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
-import { DeliveryRetryError } from '../outbox/delivery.queue';
-import { DeliveryRepository, type DeliveryWork } from '../attempts/delivery.repository';
-import { AttemptLog } from '../attempts/attempt-log.service';
-import { AttemptRunner } from './attempt.runner';
-import { GONE, nextStep } from './retry-schedule';
+import { DeliveryRetryError, WebhookEventPublisher } from '../outbox';
+import { Deliveries, type DeliveryWork } from '../deliveries';
+import { DeliveryService, GONE, nextStep } from '../attempts';
 import { bindTraceContext } from '../../tracing/trace-hooks';
 import { Metrics } from '../../metrics/metrics.service';
 import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
@@ -87,11 +84,10 @@ export class ScheduledAttempts {
   private stopping = false;
 
   constructor(
-    private readonly repository: DeliveryRepository,
-    private readonly attempts: AttemptLog,
-    private readonly runner: AttemptRunner,
+    private readonly repository: Deliveries,
+    private readonly attempts: DeliveryService,
     private readonly endpoints: DeliveryTargets,
-    private readonly dispatcher: DeliveryDispatcher,
+    private readonly dispatcher: WebhookEventPublisher,
     private readonly config: AppConfig,
     private readonly throttle: EndpointThrottle,
     @Optional() private readonly metrics?: Metrics,
@@ -325,7 +321,13 @@ export class ScheduledAttempts {
           if (ofBatch && this.stopping) return 'left' as const;
           // The target may have been read before another attempt found the endpoint gone.
           if (!this.endpoints.sendsTo(target)) return 'dropped' as const;
-          return await this.runner.run(start, target, work.body, resumed, work.traceContext);
+          return await this.attempts.runAttempt(
+            start,
+            target,
+            work.body,
+            resumed,
+            work.traceContext,
+          );
         } finally {
           if (lease !== undefined) {
             void this.throttle.release(target.id, lease, Date.now() - startedAt);
@@ -341,7 +343,7 @@ export class ScheduledAttempts {
     const attemptNumber = work.attemptCount + closedBefore + 1;
     // A 410 fails the delivery at once; a 429 or 503 may move its next attempt (Retry-After).
     const next = nextStep(attemptNumber, result, this.config.webhookRetryScheduleMs);
-    await this.attempts.finish({
+    await this.attempts.finishAttempt({
       ...start,
       id: attemptId,
       deliveryCreatedAt,

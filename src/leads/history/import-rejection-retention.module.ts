@@ -3,8 +3,10 @@ import { ImportRejectionRetention } from './import-rejection-retention.service';
 import { ImportRejectionsRepository } from './import-rejections.repository';
 
 /**
- * {@link ImportRejectionRetention} as a module of its own: it needs only the caller's session,
- * so the delivery worker imports it without the lead import domain (which imports delivery).
+ * {@link ImportRejectionRetention} as a module of its own: it needs only the caller's session.
+ * The process roots that run the delivery worker import it, and the retention pass finds its
+ * `@RetentionParticipant` provider there: delivery imports nothing of leads
+ * (docs/operations.md#retention).
  */
 @Module({
   providers: [ImportRejectionsRepository, ImportRejectionRetention],

@@ -1,15 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { RetentionParticipant, type RetentionStep } from '../../common/retention-participant';
 import { ImportRejectionsRepository } from './import-rejections.repository';
 
 /**
  * The leads' side of retention (docs/operations.md#retention): rejected rows of imports
- * (docs/dashboard.md#imports) go with the delivery attempts of the same days. The delivery
- * worker's pass calls it, batch by batch, on its own session; `lead_import_rejection` stays
- * the leads' table.
+ * (docs/dashboard.md#imports) go with the delivery attempts of the same days. A
+ * `@RetentionParticipant`: the delivery worker's pass finds it among the process's providers
+ * (the process roots import its module) and calls it, batch by batch, on its own session;
+ * `lead_import_rejection` stays the leads' table, and delivery imports nothing of leads.
  */
+@RetentionParticipant({ order: 20 })
 @Injectable()
-export class ImportRejectionRetention {
+export class ImportRejectionRetention implements RetentionStep {
+  readonly retentionName = 'rejections';
+
   constructor(private readonly repository: ImportRejectionsRepository) {}
 
   /**
@@ -17,7 +22,12 @@ export class ImportRejectionRetention {
    * @param session the retention pass's session; the statement runs there.
    * @returns how many rows it deleted (fewer than `limit` when none are left).
    */
-  deleteBatch(session: EntityManager, cutoff: Date, limit: number): Promise<number> {
+  deleteExpiredBatch(
+    session: EntityManager,
+    cutoff: Date,
+    _now: number,
+    limit: number,
+  ): Promise<number> {
     return this.repository.deleteCreatedBefore(session, cutoff, limit);
   }
 }

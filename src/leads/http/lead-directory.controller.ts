@@ -8,7 +8,7 @@ import {
   LeadDeliveries,
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
-} from '../../delivery/attempts/lead-deliveries.service';
+} from '../../delivery/lead-deliveries';
 import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
 import { LeadImports, type LeadImportView } from '../history/lead-import-history.service';
 import { LeadDirectory, type LeadSearchPage } from '../search/lead-directory.service';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountAccessModule } from '../../account-access/account-access.module';
 import { CampaignsModule } from '../../campaigns/campaigns.module';
-import { LeadDeliveriesModule } from '../../delivery/attempts/lead-deliveries.module';
+import { LeadDeliveriesModule } from '../../delivery/lead-deliveries';
 import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
 import { LeadImportsModule } from '../history/lead-import-history.module';
 import { LeadDirectoryModule } from '../search/lead-directory.module';

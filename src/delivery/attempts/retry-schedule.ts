@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../outbox/webhook-delivery.entity';
+import type { DeliveryStatus } from '../deliveries';
 
 /** What a scheduled attempt's outcome does to its delivery. */
 export interface NextStep {

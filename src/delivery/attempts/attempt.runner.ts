@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
-import { AttemptLog, type BegunAttempt } from '../attempts/attempt-log.service';
-import type { AttemptStart } from '../attempts/delivery.repository';
+import { AttemptLog, type BegunAttempt } from './attempt-log.service';
+import type { AttemptStart } from './attempt-records';
 import { GONE } from './retry-schedule';
-import { loggedHeaders, WebhookSender, type SendResult } from './webhook.sender';
-import { redactSecretHeaders, withCustomHeaders } from './custom-request-headers';
+import {
+  loggedHeaders,
+  redactSecretHeaders,
+  withCustomHeaders,
+  WebhookSender,
+  type SendResult,
+} from '../sending';
 import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
 import { traceAttempt, type TraceCarrier } from '../../tracing/trace-hooks';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { parsePageLimit } from '../../common/page-limit';
-import { decodeLogCursor, encodeLogCursor } from './delivery-log';
+import { decodeLogCursor, encodeLogCursor } from '../attempts';
 import { LeadDeliveriesRepository, type LeadDeliveryRow } from './lead-deliveries.repository';
 
 /** Deliveries per timeline page when the caller names no `limit`. */

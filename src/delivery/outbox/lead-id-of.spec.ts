@@ -1,4 +1,4 @@
-import { leadIdOf } from './outbox/webhook-event.publisher';
+import { leadIdOf } from './webhook-event.publisher';
 
 describe('leadIdOf (docs/dashboard.md#a-leads-page)', () => {
   it('reads lead.created’s data.id and the other types’ data.lead_id', () => {

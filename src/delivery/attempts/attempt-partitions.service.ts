@@ -1,4 +1,5 @@
 import { Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { DAY_MS, PARTITION_DAYS_AHEAD, utcDay } from './attempt-partitions';
 import { AttemptPartitionsRepository } from './attempt-partitions.repository';
 
@@ -36,5 +37,22 @@ export class AttemptPartitions implements OnApplicationBootstrap {
       this.logger.error(`Could not make attempt partitions: ${(error as Error).message}`);
       return [];
     }
+  }
+
+  /**
+   * Drops each partition whose range ends on or before `cutoff`, on the retention pass's
+   * `session` (outside any transaction). A detach left half-done by a process that stopped is
+   * finished first; `CONCURRENTLY` waits for queries already using the partition instead of
+   * blocking new ones.
+   * @returns the names of the partitions dropped.
+   */
+  async dropBefore(session: EntityManager, cutoff: Date): Promise<string[]> {
+    const dropped: string[] = [];
+    for (const partition of await this.repository.list(session)) {
+      if (partition.to.getTime() > cutoff.getTime()) continue;
+      await this.repository.detachAndDrop(session, partition);
+      dropped.push(partition.name);
+    }
+    return dropped;
   }
 }

@@ -5,14 +5,10 @@ import {
   OnModuleDestroy,
   Optional,
 } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { PeriodicJob } from '../../common/periodic-job';
-import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
 import { Metrics } from '../../metrics/metrics.service';
-import { DeliveryDispatcher } from '../outbox/delivery.dispatcher';
-import type { QueuedDelivery } from '../outbox/delivery.queue';
-import { DeliveryRecoveryRepository, type MovedDelivery } from './delivery-recovery.repository';
+import { WebhookEventPublisher, type QueuedDelivery } from '../outbox';
+import { DeliveryRecoveries, type MovedDelivery } from '../recovery';
 
 /** Deliveries a recovery moves back to `pending` per batch (one transaction). */
 export const RECOVERY_BATCH_SIZE = 100;
@@ -54,10 +50,8 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
   private readonly job: PeriodicJob<number>;
 
   constructor(
-    @InjectDataSource() private readonly dataSource: DataSource,
-    private readonly repository: DeliveryRecoveryRepository,
-    private readonly targets: DeliveryTargets,
-    private readonly dispatcher: DeliveryDispatcher,
+    private readonly recoveries: DeliveryRecoveries,
+    private readonly dispatcher: WebhookEventPublisher,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.job = new PeriodicJob({
@@ -130,7 +124,7 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
     const again = [...busy, ...retrying.filter((d) => d.inFlight).map(plain)];
     if (again.length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, RECOVERY_RECHECK_MS));
-    const due = await this.repository.dueWithoutAttempt(again);
+    const due = await this.recoveries.dueWithoutAttempt(again);
     if (due.length > 0) {
       await this.dispatcher
         .wake(due)
@@ -138,27 +132,8 @@ export class DeliveryRecoveryRunner implements OnApplicationBootstrap, OnModuleD
     }
   }
 
-  /**
-   * One batch of the first ready recovery, in one transaction.
-   * @returns the deliveries moved (empty when the recovery ended), or null when no recovery is
-   *   ready.
-   */
+  /** One batch of the first ready recovery ({@link DeliveryRecoveries.takeBatch}). */
   private nextBatch(): Promise<MovedDelivery[] | null> {
-    return this.dataSource.transaction(async (manager) => {
-      const recovery = await this.repository.claimNext(manager, RECOVERY_BATCH_STALE_MS);
-      if (!recovery) return null;
-      const target = await this.targets.find(recovery.endpointId);
-      if (!target || !target.isEnabled) {
-        // Sent now, they would be dropped: the recovery stops instead.
-        await this.repository.finish(recovery.id, 'cancelled', manager);
-        this.logger.log(`Recovery ${recovery.id} cancelled: its endpoint is disabled`);
-        return [];
-      }
-      const moved = await this.repository.moveBatch(manager, recovery, RECOVERY_BATCH_SIZE);
-      if (moved.length === 0 && !(await this.repository.anyLeft(manager, recovery))) {
-        await this.repository.finish(recovery.id, 'done', manager);
-      }
-      return moved;
-    });
+    return this.recoveries.takeBatch(RECOVERY_BATCH_SIZE, RECOVERY_BATCH_STALE_MS);
   }
 }

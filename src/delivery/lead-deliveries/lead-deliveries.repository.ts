@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { microsecondsOf, timestampFromMicroseconds, type LogPosition } from './delivery.repository';
-import type { DeliveryStatus } from '../outbox/webhook-delivery.entity';
+import { microsecondsOf, timestampFromMicroseconds, type LogPosition } from '../attempts';
+import type { DeliveryStatus } from '../deliveries';
 
 /** A delivery of an event about a lead, with its position in the timeline's order. */
 export interface LeadDeliveryRow {

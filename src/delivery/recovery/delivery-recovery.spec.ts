@@ -1,6 +1,6 @@
-import { InvalidInputError } from '../common/domain-error';
-import { parseScope, parseSince } from './recovery/delivery-recovery.service';
-import { nextStep } from './worker/retry-schedule';
+import { InvalidInputError } from '../../common/domain-error';
+import { parseScope, parseSince } from './delivery-recovery.service';
+import { nextStep } from '../attempts';
 
 describe('parseSince (docs/dashboard.md#bulk-recovery)', () => {
   it('reads an ISO 8601 date-time with a zone, to the millisecond', () => {

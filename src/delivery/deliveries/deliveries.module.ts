@@ -1,0 +1,27 @@
+import { Module } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { Deliveries } from './deliveries.service';
+import { DeliveryReadsRepository } from './delivery-reads.repository';
+import { EventRetention } from './event-retention.service';
+import { WebhookDeliveriesRepository } from './webhook-deliveries.repository';
+import { WebhookDelivery } from './webhook-delivery.entity';
+import { WebhookEvent } from './webhook-event.entity';
+import { WebhookEventsRepository } from './webhook-events.repository';
+
+/**
+ * The owner of `webhook_event` and `webhook_delivery` (docs/webhooks.md#events): the outbox's
+ * rows, without the queue, so the CLI's operator commands load it without BullMQ. Other
+ * modules go through {@link Deliveries}. Its `EventRetention` is found by the retention pass.
+ */
+@Module({
+  imports: [TypeOrmModule.forFeature([WebhookEvent, WebhookDelivery])],
+  providers: [
+    WebhookEventsRepository,
+    WebhookDeliveriesRepository,
+    DeliveryReadsRepository,
+    EventRetention,
+    Deliveries,
+  ],
+  exports: [Deliveries],
+})
+export class DeliveriesModule {}

@@ -1,0 +1,98 @@
+import { Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import type { TraceCarrier } from '../../tracing/trace-hooks';
+import type { LedgerDay } from '../analytics';
+import {
+  DeliveryReadsRepository,
+  type DeliveryWork,
+  type OverdueDelivery,
+} from './delivery-reads.repository';
+import type { QueuedDelivery } from './queued-delivery';
+import {
+  WebhookDeliveriesRepository,
+  type DeliveryMove,
+  type DeliveryPair,
+} from './webhook-deliveries.repository';
+import { WebhookEventsRepository, type NewEvent } from './webhook-events.repository';
+
+/**
+ * The face of `webhook_event` and `webhook_delivery` (docs/architecture.md#modules-and-tables):
+ * every other delivery module writes and reads them through this service, the outbox's writes
+ * in the caller's transaction (docs/architecture.md#publishing-events), an attempt's move of
+ * its delivery in the attempt's.
+ */
+@Injectable()
+export class Deliveries {
+  constructor(
+    private readonly events: WebhookEventsRepository,
+    private readonly deliveries: WebhookDeliveriesRepository,
+    private readonly reads: DeliveryReadsRepository,
+  ) {}
+
+  /**
+   * Records events and one delivery per (event, endpoint) pair in the caller's transaction: one
+   * INSERT per table. A pair with `skipped` is written `skipped`, never queued
+   * (docs/webhooks.md#events).
+   * @param traceContext stored with each event (docs/operations.md#traces); null when tracing
+   *   is off.
+   * @returns the pending deliveries, to queue after the commit.
+   */
+  async record(
+    manager: EntityManager,
+    campaignId: number,
+    events: NewEvent[],
+    pairs: DeliveryPair[],
+    traceContext: TraceCarrier | null,
+  ): Promise<QueuedDelivery[]> {
+    if (events.length === 0) return [];
+    await this.events.insertEvents(manager, campaignId, events, traceContext);
+    return this.deliveries.insertDeliveries(manager, pairs);
+  }
+
+  /** Counts one more attempt on each delivery and applies its next state, in `manager`'s transaction. */
+  moveOn(manager: EntityManager, moves: DeliveryMove[]): Promise<void> {
+    return this.deliveries.moveOn(manager, moves);
+  }
+
+  /** Holds pending deliveries back for their endpoint's throttle (docs/webhooks.md#throttling). */
+  markThrottled(deliveryIds: readonly number[], waitMs: number): Promise<void> {
+    return this.deliveries.markThrottled(deliveryIds, waitMs);
+  }
+
+  /** Marks a pending delivery dropped (its endpoint was disabled or deleted). */
+  markDropped(deliveryId: number): Promise<void> {
+    return this.deliveries.markDropped(deliveryId);
+  }
+
+  /** The delivery and its event's exact body, or null when it no longer exists (batched reads). */
+  findWork(deliveryId: number): Promise<DeliveryWork | null> {
+    return this.reads.findWork(deliveryId);
+  }
+
+  /** Pending deliveries overdue by `graceMs`, oldest first, keyset paged (the sweeper's). */
+  findOverdue(
+    graceMs: number,
+    limit: number,
+    after?: OverdueDelivery,
+    queuedBefore: number | null = null,
+  ): Promise<OverdueDelivery[]> {
+    return this.reads.findOverdue(graceMs, limit, after, queuedBefore);
+  }
+
+  /** An endpoint's deliveries of the last `days` UTC days by status (docs/dashboard.md#delivery-ledger). */
+  countByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
+    return this.reads.countDeliveriesByDay(endpointId, days);
+  }
+
+  /**
+   * Moves locked deliveries back to `pending`, due now, in the caller's transaction (a bulk
+   * recovery's batch, docs/webhooks.md#bulk-recovery).
+   * @returns the deliveries moved, each with whether an attempt of it is under way.
+   */
+  moveBackToPending(
+    manager: EntityManager,
+    deliveryIds: readonly number[],
+  ): Promise<Array<QueuedDelivery & { inFlight: boolean }>> {
+    return this.deliveries.moveBackToPending(manager, deliveryIds);
+  }
+}

@@ -1,0 +1,5 @@
+/** A committed delivery to queue. */
+export interface QueuedDelivery {
+  id: number;
+  endpointId: number;
+}
