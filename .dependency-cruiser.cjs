@@ -9,31 +9,34 @@
  */
 const SHARED = '(common|config|database|redis|tracing)';
 /**
- * What a feature offers the others: its Nest modules, the services, publishers, limiters and
- * hooks they export, its queues' definitions, entities (for TypeORM relations), guards,
- * decorators, interceptors and DTOs (for edges), its vocabulary (`*.constants.ts`: event types,
- * audit actions, roles) and its domain errors. Everything else in a feature folder is internal.
+ * A feature: a folder under `src/`, except that each sub-folder of the two features split into
+ * sub-features, `src/delivery/` and `src/leads/`, is a feature of its own (`leads/upload`). A
+ * file directly in `src/leads/` (the entities its sub-features share) belongs to `leads`.
+ * Group 1 names the feature.
  */
-const PUBLIC_SURFACE =
-  '[.](module|service|entity|guard|decorator|interceptor|publisher|queue|limiter|hook|dto|constants)[.]ts$|-errors[.]ts$|/index[.]ts$';
+const FEATURE = '^src/((?:delivery|leads)/[^/]+(?=/)|[^/]+)/';
+/** A feature's one importable face: its `index.ts`. */
+const FACE = '^src/((?:delivery|leads)/[^/]+|[^/]+)/index[.]ts$';
+/**
+ * Composition roots: they wire the modules of a process and may import any file. The files
+ * directly in `src/` (`app.module.ts`, `worker.module.ts`, the entry points) are in no
+ * feature; `src/cli/` maps each command group to the modules it loads; `src/openapi/` builds
+ * the API documents from the application's modules.
+ */
+const COMPOSITION_ROOTS = '^src/(cli|openapi)/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     {
-      name: 'feature-internals',
+      name: 'feature-face',
       severity: 'error',
       comment:
-        'A feature uses another only through what its module offers (modules, exported services, entities, guards, errors); its repositories and helpers are its own.',
-      from: { path: '^src/([^/]+)/', pathNot: `^src/(${SHARED.slice(1, -1)}|cli|openapi)/` },
+        "A feature imports another only through its face, the other's index.ts: types too (a type couples the code that names it). Its repositories and helpers are its own.",
+      from: { path: FEATURE, pathNot: [`^src/${SHARED}/`, COMPOSITION_ROOTS] },
       to: {
-        path: '^src/([^/]+)/',
-        // The dashboard kernel (src/dashboard-kernel/) is the toolkit of every feature's http/
-        // folder: its use is limited by dashboard-kernel-for-edges.
-        pathNot: [`^src/$1/`, `^src/${SHARED}/`, '^src/dashboard-kernel/', PUBLIC_SURFACE],
-        // A type crosses freely (it is erased at build time and couples no behaviour); a value
-        // only through the public surface.
-        dependencyTypesNot: ['type-only'],
+        path: '^src/[^/]+/',
+        pathNot: ['^src/$1/', `^src/${SHARED}/`, FACE],
       },
     },
     {
@@ -69,7 +72,7 @@ module.exports = {
       from: {
         path: '^src/(audit|campaigns|delivery|idempotency|leads|users|webhooks)/',
         pathNot:
-          '[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|/dto/|/http/|[.]spec[.]ts$',
+          '/http/|[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|[.]spec[.]ts$',
       },
       to: {
         path: [
@@ -83,7 +86,16 @@ module.exports = {
       severity: 'error',
       comment: 'Import cycles make module initialisation order fragile.',
       from: { path: '^src/' },
-      to: { circular: true, pathNot: '[.]entity[.]ts$' },
+      to: { circular: true },
+    },
+    {
+      name: 'no-feature-cycles',
+      severity: 'error',
+      comment:
+        'Features form a hierarchy: no folder reaches back to a folder that reaches it. A feature that takes part in retention or metrics registers a discovered provider instead of being imported by them.',
+      scope: 'folder',
+      from: { path: '^src/' },
+      to: { circular: true },
     },
   ],
   options: {

@@ -1,137 +1,15 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
-import * as ts from 'typescript';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ROOT, readModules } from '../test/support/architecture-source';
 
 /**
  * docs/architecture.md#modules-and-tables checked against the code, so the guide cannot drift:
  * every Nest module the code declares is listed once, at its file; every table a module
- * registers with `TypeOrmModule.forFeature` and every provider it exports is named in its row.
+ * registers with `TypeOrmModule.forFeature` and every provider it exports is named in its row;
+ * modules export services, never repositories, and register each provider once; in the two
+ * features split into sub-features (`src/delivery`, `src/leads`) each folder is one module
+ * exporting one service (docs/architecture.md#folders).
  */
-const ROOT = resolve(__dirname, '..');
-
-interface DeclaredModule {
-  name: string;
-  file: string;
-  /** Declared but not exported: a helper module of its file, named in another module's row. */
-  internal: boolean;
-  /** Tables of the entities passed to `TypeOrmModule.forFeature`. */
-  tables: string[];
-  /** Exported providers (other modules re-exported are left out). */
-  exports: string[];
-}
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
-  });
-}
-
-function decorator(node: ts.ClassDeclaration, name: string): ts.CallExpression | undefined {
-  for (const modifier of ts.getDecorators(node) ?? []) {
-    const call = modifier.expression;
-    if (ts.isCallExpression(call) && ts.isIdentifier(call.expression)) {
-      if (call.expression.text === name) return call;
-    }
-  }
-  return undefined;
-}
-
-function property(object: ts.Expression | undefined, name: string): ts.Expression | undefined {
-  if (!object || !ts.isObjectLiteralExpression(object)) return undefined;
-  for (const member of object.properties) {
-    if (ts.isPropertyAssignment(member) && member.name.getText() === name) {
-      return member.initializer;
-    }
-  }
-  return undefined;
-}
-
-function identifiers(array: ts.Expression | undefined): string[] {
-  if (!array || !ts.isArrayLiteralExpression(array)) return [];
-  return array.elements.filter(ts.isIdentifier).map((element) => element.text);
-}
-
-/** Every `@Module` class and every `@Entity` class's table, read with the TypeScript parser. */
-function readCode(): { modules: DeclaredModule[] } {
-  const entityTables = new Map<string, string>();
-  const modules: Array<DeclaredModule & { entities: string[] }> = [];
-  for (const path of sourceFiles(join(ROOT, 'src'))) {
-    const source = ts.createSourceFile(
-      path,
-      readFileSync(path, 'utf8'),
-      ts.ScriptTarget.Latest,
-      true,
-    );
-    const exported = (node: ts.Node) =>
-      ts
-        .getModifiers(node as ts.HasModifiers)
-        ?.some((modifier) => modifier.kind === ts.SyntaxKind.ExportKeyword) ?? false;
-    const visit = (node: ts.Node): void => {
-      // A module built by a function call (`BullModule.forRootAsync(…)`) and exported as a constant.
-      if (ts.isVariableStatement(node) && exported(node)) {
-        for (const declaration of node.declarationList.declarations) {
-          const name = declaration.name.getText(source);
-          if (name.endsWith('Module')) {
-            modules.push({
-              name,
-              file: relative(ROOT, path),
-              entities: [],
-              tables: [],
-              exports: [],
-              internal: false,
-            });
-          }
-        }
-      }
-      if (ts.isClassDeclaration(node) && node.name) {
-        const entity = decorator(node, 'Entity');
-        const argument = entity?.arguments[0];
-        const table =
-          argument && ts.isObjectLiteralExpression(argument)
-            ? property(argument, 'name')
-            : argument;
-        if (table && ts.isStringLiteral(table)) entityTables.set(node.name.text, table.text);
-        const module = decorator(node, 'Module');
-        if (module) {
-          const metadata = module.arguments[0];
-          const imports = property(metadata, 'imports');
-          const entities: string[] = [];
-          if (imports && ts.isArrayLiteralExpression(imports)) {
-            for (const element of imports.elements) {
-              if (
-                ts.isCallExpression(element) &&
-                element.expression.getText(source) === 'TypeOrmModule.forFeature'
-              ) {
-                entities.push(...identifiers(element.arguments[0]));
-              }
-            }
-          }
-          modules.push({
-            name: node.name.text,
-            file: relative(ROOT, path),
-            // Not exported: a part of its file's module, named in that module's row.
-            internal: !exported(node),
-            entities,
-            tables: [],
-            exports: identifiers(property(metadata, 'exports')).filter(
-              (name) => !name.endsWith('Module'),
-            ),
-          });
-        }
-      }
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return {
-    modules: modules.map(({ entities, ...module }) => ({
-      ...module,
-      tables: entities.map((entity) => entityTables.get(entity) ?? `<no @Entity for ${entity}>`),
-    })),
-  };
-}
 
 /** The module rows of the guide's "Modules and tables" section: name → its file and row. */
 function readGuide(): Map<string, { file: string; row: string }> {
@@ -151,7 +29,7 @@ function readGuide(): Map<string, { file: string; row: string }> {
 }
 
 describe('docs/architecture.md, modules and tables', () => {
-  const { modules } = readCode();
+  const modules = readModules();
   const guide = readGuide();
 
   it('lists every module the code declares, at its file, and no other', () => {
@@ -180,5 +58,38 @@ describe('docs/architecture.md, modules and tables', () => {
         .map((word) => `${name}: ${word}`);
     });
     expect(missing).toEqual([]);
+  });
+
+  it('has no module export a repository', () => {
+    expect(
+      modules.flatMap(({ name, exports }) =>
+        exports
+          .filter((provider) => provider.endsWith('Repository'))
+          .map((provider) => `${name}: ${provider}`),
+      ),
+    ).toEqual([]);
+  });
+
+  it('registers each provider in one module only', () => {
+    const modulesOf = new Map<string, string[]>();
+    for (const { name, providers } of modules) {
+      for (const provider of providers)
+        modulesOf.set(provider, [...(modulesOf.get(provider) ?? []), name]);
+    }
+    expect([...modulesOf].filter(([, names]) => names.length > 1)).toEqual([]);
+  });
+
+  it('makes each folder of src/delivery and src/leads one module exporting one service', () => {
+    const split = modules.filter(({ file }) => /^src\/(delivery|leads)\/[^/]+\//.test(file));
+    const byFolder = new Map<string, string[]>();
+    for (const { file, name } of split) {
+      byFolder.set(dirname(file), [...(byFolder.get(dirname(file)) ?? []), name]);
+    }
+    expect([...byFolder].filter(([, names]) => names.length !== 1)).toEqual([]);
+    expect(
+      split
+        .filter(({ exports }) => exports.length !== 1)
+        .map(({ name, exports }) => `${name} exports ${exports.join(', ') || 'nothing'}`),
+    ).toEqual([]);
   });
 });

@@ -54,25 +54,53 @@ const rulesOf = (violations: Violation[]) =>
     .sort();
 
 describe('architecture rules (docs/architecture.md#layering-rules)', () => {
-  it('refuse a feature reaching into another feature’s repository, and let it use the module, its vocabulary and its types', () => {
+  it('refuse a feature reaching past another’s index.ts, for a type too, and let it use the face', () => {
     const violations = violationsOf(
       {
-        'src/leads/leads.repository.ts':
+        'src/leads/upload/leads.repository.ts':
           'export class LeadsRepository {}\nexport interface LeadRow { id: number }\n',
-        'src/leads/lead-import.module.ts': 'export class LeadImportModule {}\n',
+        'src/leads/upload/lead-import.module.ts': 'export class LeadImportModule {}\n',
+        'src/leads/upload/index.ts': "export * from './lead-import.module';\n",
         'src/leads/lead-fields.constants.ts': "export const LEAD_FIELDS = ['phone'];\n",
-        'src/delivery/vocabulary.ts':
-          "import { LEAD_FIELDS } from '../leads/lead-fields.constants';\nimport type { LeadRow } from '../leads/leads.repository';\nexport const z: LeadRow[] = [];\nexport const w = LEAD_FIELDS;\n",
-        'src/delivery/wrong.ts':
-          "import { LeadsRepository } from '../leads/leads.repository';\nexport const x = LeadsRepository;\n",
-        'src/delivery/right.ts':
-          "import { LeadImportModule } from '../leads/lead-import.module';\nexport const y = LeadImportModule;\n",
+        'src/leads/index.ts': "export * from './lead-fields.constants';\n",
+        'src/leads/search/search.ts':
+          "import { LEAD_FIELDS } from '../lead-fields.constants';\nimport { LeadImportModule } from '../upload';\nexport const s = [LEAD_FIELDS, LeadImportModule];\n",
+        'src/delivery/outbox/typed.ts':
+          "import type { LeadRow } from '../../leads/upload/leads.repository';\nexport const z: LeadRow[] = [];\n",
+        'src/delivery/outbox/wrong.ts':
+          "import { LeadsRepository } from '../../leads/upload/leads.repository';\nexport const x = LeadsRepository;\n",
+        'src/delivery/outbox/right.ts':
+          "import { LeadImportModule } from '../../leads/upload';\nimport { LEAD_FIELDS } from '../../leads';\nexport const y = [LeadImportModule, LEAD_FIELDS];\n",
+        'src/cli/lead.command.ts':
+          "import { LeadsRepository } from '../leads/upload/leads.repository';\nexport const c = LeadsRepository;\n",
       },
       'src',
       '.dependency-cruiser.cjs',
     );
     expect(rulesOf(violations)).toEqual([
-      'feature-internals: src/delivery/wrong.ts → src/leads/leads.repository.ts',
+      'feature-face: src/delivery/outbox/typed.ts → src/leads/upload/leads.repository.ts',
+      'feature-face: src/delivery/outbox/wrong.ts → src/leads/upload/leads.repository.ts',
+      'feature-face: src/leads/search/search.ts → src/leads/lead-fields.constants.ts',
+    ]);
+  });
+
+  it('refuse two features that reach each other, even through their faces', () => {
+    const violations = violationsOf(
+      {
+        'src/metrics/metrics.service.ts':
+          "import { DeliveryModule } from '../delivery/outbox';\nexport class Metrics { m = DeliveryModule; }\n",
+        'src/metrics/index.ts': "export * from './metrics.service';\n",
+        'src/delivery/outbox/delivery.module.ts':
+          "import { Metrics } from '../../metrics';\nexport class DeliveryModule { m = Metrics; }\n",
+        'src/delivery/outbox/index.ts': "export * from './delivery.module';\n",
+      },
+      'src',
+      '.dependency-cruiser.cjs',
+    );
+    expect(rulesOf(violations)).toEqual([
+      'no-circular: src/delivery/outbox/delivery.module.ts → src/metrics/index.ts',
+      'no-feature-cycles: src/delivery/outbox → src/metrics',
+      'no-feature-cycles: src/metrics → src/delivery/outbox',
     ]);
   });
 
@@ -89,7 +117,7 @@ describe('architecture rules (docs/architecture.md#layering-rules)', () => {
       'src',
       '.dependency-cruiser.cjs',
     );
-    expect(rulesOf(violations)).toEqual([
+    expect(rulesOf(violations).filter((line) => !line.startsWith('no-feature-cycles'))).toEqual([
       'domain-without-http: src/leads/lead-rules.ts → node_modules/fastify/fastify.js',
       'domain-without-http: src/leads/lead-rules.ts → src/common/api-error.ts',
       'shared-imports-no-feature: src/common/helper.ts → src/leads/lead-import.service.ts',
