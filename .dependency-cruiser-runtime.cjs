@@ -28,8 +28,9 @@ const WORKER_WITHOUT_HTTP = {
     // instrumentation in every process; it patches Fastify only where Fastify is loaded.
     pathNot: [
       'node_modules/@fastify/otel/',
-      '^src/auth/api-key[.]entity[.]ts$',
-      '^src/users/(dashboard-user[.]entity|dashboard-roles)[.]ts$',
+      // Every process root registers every entity (ENTITY_METADATA, src/entities.ts).
+      '^src/(auth|users)/[^/]+[.]entity[.]ts$',
+      '^src/users/dashboard-roles[.]constants[.]ts$',
     ],
   },
 };

@@ -3,27 +3,12 @@
  * `npm run lint:architecture`. A rule names what it protects; `comment` says why.
  */
 
-/**
- * Folders every feature may use: they import no feature. `redis` builds every Redis
- * connection; `tracing` holds the hooks that are no-ops while tracing is off.
- */
-const SHARED = '(common|config|database|redis|tracing)';
-/**
- * A feature: a folder under `src/`, except that each sub-folder of the two features split into
- * sub-features, `src/delivery/` and `src/leads/`, is a feature of its own (`leads/upload`). A
- * file directly in `src/leads/` (the entities its sub-features share) belongs to `leads`.
- * Group 1 names the feature.
- */
-const FEATURE = '^src/((?:delivery|leads)/[^/]+(?=/)|[^/]+)/';
-/** A feature's one importable face: its `index.ts`. */
-const FACE = '^src/((?:delivery|leads)/[^/]+|[^/]+)/index[.]ts$';
-/**
- * Composition roots: they wire the modules of a process and may import any file. The files
- * directly in `src/` (`app.module.ts`, `worker.module.ts`, the entry points) are in no
- * feature; `src/cli/` maps each command group to the modules it loads; `src/openapi/` builds
- * the API documents from the application's modules.
- */
-const COMPOSITION_ROOTS = '^src/(cli|openapi)/';
+const {
+  SHARED,
+  FEATURE,
+  FACE,
+  COMPOSITION_ROOTS,
+} = require('./scripts/architecture-features.cjs');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -89,13 +74,12 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'no-feature-cycles',
+      name: 'domain-below-edge',
       severity: 'error',
       comment:
-        'Features form a hierarchy: no folder reaches back to a folder that reaches it. A feature that takes part in retention or metrics registers a discovered provider instead of being imported by them.',
-      scope: 'folder',
-      from: { path: '^src/' },
-      to: { circular: true },
+        "A feature's routes (its http/ folder) sit above its domain: nothing but another edge or a composition root imports an http/ folder.",
+      from: { path: '^src/[^/]+/', pathNot: ['/http/', COMPOSITION_ROOTS] },
+      to: { path: '/http/' },
     },
   ],
   options: {

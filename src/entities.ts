@@ -1,3 +1,4 @@
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { Account } from './campaigns/account.entity';
 import { Campaign } from './campaigns/campaign.entity';
 import { ApiKey } from './auth/api-key.entity';
@@ -20,7 +21,8 @@ import { DeliveryRecovery } from './delivery/recovery';
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
  * the schema they describe must equal the migrations' result. At run time each module
- * registers its own (docs/architecture.md#modules-and-tables).
+ * registers the entities of the tables it owns, for its repositories; each process root also
+ * registers them all through {@link ENTITY_METADATA} (docs/architecture.md#modules-and-tables).
  */
 export const ENTITIES = [
   Account,
@@ -44,3 +46,12 @@ export const ENTITIES = [
   AuditLogEntry,
   DeliveryRecovery,
 ];
+
+/**
+ * Every entity's metadata, registered by each process root (`AppModule`, `WorkerModule`,
+ * `CliModule`): an entity's relations name entities of other features (an import's uploader,
+ * an event's campaign), and TypeORM needs their metadata in every process that maps it,
+ * whichever feature modules the process loads. Mapping is not access: a module reads and writes
+ * only the tables it owns (docs/architecture.md#modules-and-tables).
+ */
+export const ENTITY_METADATA = TypeOrmModule.forFeature(ENTITIES);

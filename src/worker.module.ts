@@ -3,6 +3,7 @@ import { LoggerModule } from 'nestjs-pino';
 import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { ENTITY_METADATA } from './entities';
 import { QueueRootModule } from './delivery/outbox';
 import { DeliveryWorkerModule } from './delivery/worker';
 import { loggerParams } from './common/logging';
@@ -23,6 +24,7 @@ export class WorkerModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerParams(config.logLevel)),
         DatabaseModule,
+        ENTITY_METADATA,
         QueueRootModule,
         DeliveryWorkerModule,
         // The leads' retention participant, found by the delivery worker's pass.

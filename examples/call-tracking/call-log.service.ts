@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { InvalidInputError } from '../../src/common/domain-error';
 import { MAX_INT4 } from '../../src/common/ids';
 import { CampaignNotFoundError } from '../../src/campaigns/campaign-errors';
-import { WebhookEventPublisher } from '../../src/delivery/outbox/webhook-event.publisher';
+import { WebhookEventPublisher } from '../../src/delivery/outbox';
 import { CALL_OUTCOMES, type CallLog, type CallOutcome } from './call-log.entity';
 import { CallLogRepository } from './call-log.repository';
 

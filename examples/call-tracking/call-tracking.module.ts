@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DeliveryModule } from '../../src/delivery/delivery.module';
+import { DeliveryModule } from '../../src/delivery/outbox';
 import { CallLog } from './call-log.entity';
 import { CallLogRepository } from './call-log.repository';
 import { CallLogService } from './call-log.service';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CampaignNotFoundError } from '../campaigns/campaign-errors';
+import { CampaignNotFoundError } from '../campaigns';
 import { NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import {

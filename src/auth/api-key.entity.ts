@@ -7,7 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { Account } from '../campaigns/account.entity';
+import { Account } from '../campaigns';
 
 /**
  * A long-lived API key (docs/api.md#authentication). Only the SHA-256 hash of the key is stored; `keyPrefix`

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { CampaignsModule } from '../campaigns/campaigns.module';
+import { AuditModule } from '../audit';
+import { CampaignsModule } from '../campaigns';
 import { ApiKey } from './api-key.entity';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';

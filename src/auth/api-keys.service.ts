@@ -1,11 +1,11 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { AuditLog, type AuditActor } from '../audit/audit-log.service';
+import { AuditLog, type AuditActor } from '../audit';
 import type { ApiKey } from './api-key.entity';
 import { generateApiKey, hashApiKey } from './api-key-format';
 import { ApiKeysRepository } from './api-keys.repository';
-import { CampaignsService } from '../campaigns/campaigns.service';
+import { CampaignsService } from '../campaigns';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 

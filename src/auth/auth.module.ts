@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { PassportModule } from '@nestjs/passport';
 import { AppConfig } from '../config/app-config';
-import { CampaignsModule } from '../campaigns/campaigns.module';
+import { CampaignsModule } from '../campaigns';
 import { ApiKeysModule } from './api-keys.module';
 import { AuthController } from './auth.controller';
 import { BearerAuthGuard } from './bearer-auth.guard';

@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable, createParamDecorator } from 
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { jsonPositiveInt, pathPositiveInt } from '../common/ids';
-import { CampaignsService, CampaignScope } from '../campaigns/campaigns.service';
+import { CampaignsService, CampaignScope } from '../campaigns';
 import type { AuthPrincipal } from './auth-principal';
 
 type ScopedRequest = FastifyRequest & { user?: AuthPrincipal; campaignScope?: CampaignScope };

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
+import { AuditModule } from '../audit';
 import { Account } from './account.entity';
 import { Campaign } from './campaign.entity';
 import { CampaignsService } from './campaigns.service';

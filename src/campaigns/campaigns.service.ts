@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { DataSource } from 'typeorm';
-import { AuditLog, type AuditActor } from '../audit/audit-log.service';
+import { AuditLog, type AuditActor } from '../audit';
 import { getCountries, type CountryCode } from 'libphonenumber-js/max';
 import type { Account } from './account.entity';
 import type { Campaign } from './campaign.entity';

@@ -2,6 +2,7 @@ import { DynamicModule, Module, type Type } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
 import { ConfigModule } from '../config/config.module';
 import { DatabaseModule } from '../database/database.module';
+import { ENTITY_METADATA } from '../entities';
 import type { CliGroup } from './cli-group';
 
 /**
@@ -24,6 +25,7 @@ export class CliModule {
       imports: [
         ConfigModule.forRoot(config),
         DatabaseModule,
+        ENTITY_METADATA,
         ...queue,
         ...new Set(groups.flatMap((group) => group.imports)),
       ],

@@ -1,6 +1,6 @@
 import { applyDecorators, Controller, SetMetadata, UseGuards } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import { IS_PUBLIC_KEY } from '../auth/public.decorator';
+import { IS_PUBLIC_KEY } from '../auth';
 import { DashboardResourceGuard } from './dashboard.guards';
 import { ownedParamsDeclared } from './owned-param';
 import {

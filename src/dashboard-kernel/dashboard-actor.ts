@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { DashboardUserActor } from '../audit/audit-log.service';
-import type { DashboardRole } from '../users/dashboard-roles.constants';
+import type { DashboardUserActor } from '../audit';
+import type { DashboardRole } from '../users';
 import { dashboardUnauthorized, type DashboardRequest } from './dashboard-request';
 
 /**

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../account-access/account-access.module';
-import { AuditModule } from '../audit/audit.module';
-import { RateLimitModule } from '../rate-limit/rate-limit.module';
-import { UsersModule } from '../users/users.module';
+import { AccountAccessModule } from '../account-access';
+import { AuditModule } from '../audit';
+import { RateLimitModule } from '../rate-limit';
+import { UsersModule } from '../users';
 import {
   DashboardCsrfGuard,
   DashboardInputGuard,

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
-import type { ResolvedSession } from '../users/sessions.service';
+import type { ResolvedSession } from '../users';
 import {
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,

@@ -1,4 +1,4 @@
-import type { AccountResource } from '../account-access/account-access.service';
+import type { AccountResource } from '../account-access';
 
 /** Where every dashboard API route lives (docs/dashboard.md). */
 export const DASHBOARD_API_PREFIX = '/dashboard/api/';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ACCOUNT_RESOURCE_KINDS } from '../account-access/account-access.service';
+import { ACCOUNT_RESOURCE_KINDS } from '../account-access';
 import {
   DASHBOARD_API_PREFIX,
   type DashboardAccessLevel,

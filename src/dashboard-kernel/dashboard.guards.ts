@@ -1,12 +1,8 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
-import {
-  ACCOUNT_RESOURCES,
-  AccountAccessService,
-  type ResourceRef,
-} from '../account-access/account-access.service';
+import { ACCOUNT_RESOURCES, AccountAccessService, type ResourceRef } from '../account-access';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
-import { SessionsService } from '../users/sessions.service';
+import { SessionsService } from '../users';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
 import {
   dashboardAccessOf,

@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { ResourceRef } from '../account-access/account-access.service';
+import type { ResourceRef } from '../account-access';
 import { ownedAfterCheck, type Owned, type OwnedIdTypes, type OwnedKind } from '../common/owned-id';
 import { dashboardResourcesOf, type DashboardRequest } from './dashboard-request';
 import type { DashboardResourceRule } from './dashboard-route-config';

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { DASHBOARD_ROLES, type DashboardRole } from '../users/dashboard-roles.constants';
+import { DASHBOARD_ROLES, type DashboardRole } from '../users';
 
 /** Body of `POST /dashboard/api/session` (docs/dashboard.md#sessions). */
 @ApiSchema({ name: 'SignInRequest' })

@@ -6,7 +6,7 @@ import {
   HealthCheckService,
   TypeOrmHealthIndicator,
 } from '@nestjs/terminus';
-import { Public } from '../auth/public.decorator';
+import { Public } from '../auth';
 import { RedisHealthIndicator } from './redis.health';
 
 /**

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { ApiKey } from '../auth/api-key.entity';
+import type { ApiKey } from '../auth';
 
 /** `in_progress` while the first request runs; `completed` once its response is stored. */
 export type IdempotencyStatus = 'in_progress' | 'completed';
@@ -14,7 +14,7 @@ export class IdempotencyKey {
   @PrimaryColumn({ name: 'api_key_id', type: 'integer' })
   apiKeyId!: number;
 
-  @ManyToOne(() => ApiKey, { onDelete: 'CASCADE' })
+  @ManyToOne('ApiKey', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'api_key_id', foreignKeyConstraintName: 'fk_idempotency_key_api_key' })
   apiKey?: ApiKey;
 

@@ -1,7 +1,7 @@
 import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { catchError, from, mergeMap, Observable, of, throwError } from 'rxjs';
-import type { AuthPrincipal } from '../auth/auth-principal';
+import type { AuthPrincipal } from '../auth';
 import { ApiError } from '../common/api-error';
 import { IdempotencyService } from './idempotency.service';
 

@@ -9,9 +9,9 @@ import {
   PrimaryColumn,
   Unique,
 } from 'typeorm';
-import { Campaign } from '../campaigns/campaign.entity';
-import { ApiKey } from '../auth/api-key.entity';
-import { DashboardUser } from '../users/dashboard-user.entity';
+import { Campaign } from '../campaigns';
+import type { ApiKey } from '../auth';
+import type { DashboardUser } from '../users';
 import { SpreadsheetImport } from './spreadsheet-import.entity';
 
 /**
@@ -43,7 +43,7 @@ export class LeadImport {
   @Column({ name: 'api_key_id', type: 'integer', nullable: true })
   apiKeyId!: number | null;
 
-  @ManyToOne(() => ApiKey, { onDelete: 'RESTRICT' })
+  @ManyToOne('ApiKey', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'api_key_id', foreignKeyConstraintName: 'fk_lead_import_api_key' })
   apiKey?: ApiKey;
 
@@ -52,7 +52,7 @@ export class LeadImport {
   @Column({ name: 'user_id', type: 'integer', nullable: true })
   userId!: number | null;
 
-  @ManyToOne(() => DashboardUser, { onDelete: 'RESTRICT' })
+  @ManyToOne('DashboardUser', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_lead_import_user' })
   user?: DashboardUser;
 

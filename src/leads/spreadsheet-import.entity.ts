@@ -8,8 +8,8 @@ import {
   ManyToOne,
   PrimaryColumn,
 } from 'typeorm';
-import { Campaign } from '../campaigns/campaign.entity';
-import { DashboardUser } from '../users/dashboard-user.entity';
+import { Campaign } from '../campaigns';
+import type { DashboardUser } from '../users';
 
 /** A spreadsheet import's life (docs/dashboard.md#spreadsheet-imports). */
 export const SPREADSHEET_IMPORT_STATUSES = [
@@ -60,7 +60,7 @@ export class SpreadsheetImport {
   @Column({ name: 'user_id', type: 'integer' })
   userId!: number;
 
-  @ManyToOne(() => DashboardUser, { onDelete: 'RESTRICT' })
+  @ManyToOne('DashboardUser', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'fk_spreadsheet_import_user' })
   user?: DashboardUser;
 

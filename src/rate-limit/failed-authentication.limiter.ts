@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AppConfig } from '../config/app-config';
-import type { FailedAuthenticationLimiter } from '../auth/bearer-authentication.hook';
+import type { FailedAuthenticationLimiter } from '../auth';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 const WINDOW_MS = 60_000;

@@ -3,7 +3,7 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type { FastifyRequest } from 'fastify';
 import { AppConfig } from '../config/app-config';
 import { DeploymentIdentity } from '../database/deployment-identity';
-import type { AuthPrincipal } from '../auth/auth-principal';
+import type { AuthPrincipal } from '../auth';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 import { RedisFailedAuthenticationLimiter } from './failed-authentication.limiter';
 import { SignInLimiter } from './sign-in.limiter';

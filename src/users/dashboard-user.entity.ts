@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { Account } from '../campaigns/account.entity';
+import { Account } from '../campaigns';
 import type { DashboardRole } from './dashboard-roles.constants';
 
 /**

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { isIP } from 'node:net';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog, type DashboardUserActor } from '../audit/audit-log.service';
+import { AuditLog, type DashboardUserActor } from '../audit';
 import { Clock } from '../common/clock';
 import {
   csrfTokenFor,

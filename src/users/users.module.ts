@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { CampaignsModule } from '../campaigns/campaigns.module';
+import { AuditModule } from '../audit';
+import { CampaignsModule } from '../campaigns';
 import { Clock } from '../common/clock';
 import { DashboardSession } from './dashboard-session.entity';
 import { DashboardUser } from './dashboard-user.entity';

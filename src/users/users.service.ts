@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog, type AuditActor } from '../audit/audit-log.service';
+import { AuditLog, type AuditActor } from '../audit';
 import { Clock } from '../common/clock';
 import { AlreadyExistsError, InvalidInputError, NotFoundError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
-import { CampaignsService } from '../campaigns/campaigns.service';
+import { CampaignsService } from '../campaigns';
 import type { DashboardUser } from './dashboard-user.entity';
 import { DASHBOARD_ROLES, isDashboardRole, type DashboardRole } from './dashboard-roles.constants';
 import {

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
-import { Account } from '../campaigns/account.entity';
+import { Account } from '../campaigns';
 import { MAX_URL_LENGTH } from './endpoint-limits.constants';
 
 /**

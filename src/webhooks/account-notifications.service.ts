@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog, type AuditActor } from '../audit/audit-log.service';
+import { AuditLog, type AuditActor } from '../audit';
 import { AccountNotificationsRepository } from './account-notifications.repository';
 import { validateUrl } from './endpoint-input';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';

@@ -1,12 +1,12 @@
 import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog, type AuditActor, type AuditChange } from '../audit/audit-log.service';
+import { AuditLog, type AuditActor, type AuditChange } from '../audit';
 import { NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import type { Owned } from '../common/owned-id';
-import { CampaignNotFoundError } from '../campaigns/campaign-errors';
-import { CampaignsService } from '../campaigns/campaigns.service';
+import { CampaignNotFoundError } from '../campaigns';
+import { CampaignsService } from '../campaigns';
 import { generateSigningKeyPair } from './signing-keys';
 import {
   validateDescription,

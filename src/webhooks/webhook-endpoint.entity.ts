@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { Campaign } from '../campaigns/campaign.entity';
+import { Campaign } from '../campaigns';
 import type { SignatureScheme } from './signature-schemes.constants';
 import type { StoredCustomHeader } from './custom-headers';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../audit/audit.module';
-import { CampaignsModule } from '../campaigns/campaigns.module';
+import { AuditModule } from '../audit';
+import { CampaignsModule } from '../campaigns';
 import { AccountNotification } from './account-notification.entity';
 import { AccountNotificationsRepository } from './account-notifications.repository';
 import { AccountNotifications } from './account-notifications.service';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { AuditModule } from '../audit.module';
+import { AccountAccessModule } from '../../account-access';
+import { AuditModule } from '..';
 import { AuditLogController } from './audit-log.controller';
 
 /**

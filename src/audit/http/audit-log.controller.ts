@@ -1,18 +1,18 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AUDIT_ACTIONS } from '../audit-actions.constants';
+import { AUDIT_ACTIONS } from '..';
 import {
   AUDIT_PAGE_DEFAULT,
   AUDIT_PAGE_MAX,
   AUDIT_USER_FILTER_MAX,
   AuditLog,
   type AuditEntryView,
-} from '../audit-log.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+} from '..';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import { AuditLogPageDto, AuditLogQueryDto } from './audit-log.dto';
 
 /**

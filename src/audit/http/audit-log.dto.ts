@@ -1,7 +1,7 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { AUDIT_ACTIONS } from '../audit-actions.constants';
-import { PageQueryDto } from '../../dashboard-kernel/page-query.dto';
+import { AUDIT_ACTIONS } from '..';
+import { PageQueryDto } from '../../dashboard-kernel';
 
 /**
  * Who made an entry: a dashboard user, an operator through the CLI, or the service itself

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { ApiKeysModule } from '../api-keys.module';
+import { AccountAccessModule } from '../../account-access';
+import { ApiKeysModule } from '..';
 import { ApiKeysController } from './api-keys.controller';
 
 /**

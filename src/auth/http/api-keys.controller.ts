@@ -1,12 +1,12 @@
 import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ApiKeysService, type ApiKeySummary } from '../api-keys.service';
+import { ApiKeysService, type ApiKeySummary } from '..';
 import { InvalidInputError } from '../../common/domain-error';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import {
   CreateApiKeyRequestDto,
   CreatedApiKeyDto,
@@ -14,7 +14,7 @@ import {
   RevokedApiKeyDto,
 } from './api-key.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 /**
  * `/dashboard/api/api-keys` (docs/dashboard.md#routes): the account's API keys through

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
-import { CampaignsModule } from '../campaigns.module';
+import { AccountAccessModule } from '../../account-access';
+import { WebhookEndpointsModule } from '../../webhooks';
+import { CampaignsModule } from '..';
 import { CampaignsController } from './campaigns.controller';
 
 /**

@@ -1,21 +1,21 @@
 import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CampaignsService } from '../campaigns.service';
-import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import type { WebhookEndpointDetail } from '../../webhooks/webhook-endpoint.views';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+import { CampaignsService } from '..';
+import { WebhookEndpointAdmin } from '../../webhooks';
+import type { WebhookEndpointDetail } from '../../webhooks';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
   CreatedEndpointDto,
   CreateEndpointRequestDto,
   DashboardEndpointDto,
-} from '../../webhooks/http/endpoint.dto';
+} from '../../webhooks/http';
 import { ownedThrough, type Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 /**
  * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
+import { DeliveryTargets } from '../../webhooks';
 import { AttemptLog, type BegunAttempt } from './attempt-log.service';
 import type { AttemptStart } from './attempt-records';
 import { GONE } from './retry-schedule';
@@ -10,7 +10,7 @@ import {
   WebhookSender,
   type SendResult,
 } from '../sending';
-import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
+import type { CustomHeaderToSend } from '../../webhooks';
 import { traceAttempt, type TraceCarrier } from '../../tracing/trace-hooks';
 
 /**

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../../audit/audit.module';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { AuditModule } from '../../audit';
+import { WebhookEndpointsModule } from '../../webhooks';
 import { DeliveryAnalyticsModule } from '../analytics';
 import { DeliveriesModule } from '../deliveries';
 import { DeliverySendingModule } from '../sending';

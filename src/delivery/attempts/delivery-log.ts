@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../../common/domain-error';
 import { cursorFields, keysetCursor } from '../../common/keyset-cursor';
 import { parsePageLimit } from '../../common/page-limit';
-import { EVENT_TYPES, isEventType } from '../../webhooks/event-types.constants';
+import { EVENT_TYPES, isEventType } from '../../webhooks';
 import type { AttemptLogFilter, AttemptRecord, LogPosition } from './attempt-records';
 import { PING } from './test-messages.constants';
 import { DEFAULT_LOG_LIMIT, MAX_LOG_LIMIT, LOG_OUTCOMES } from './delivery-log.constants';

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
+import { WebhookEndpoint } from '../../webhooks';
 import { WebhookDelivery } from '../deliveries';
 import { bigintToNumber } from '../../database/transformers';
 

@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Unique,
 } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
+import { WebhookEndpoint } from '../../webhooks';
 import { WebhookEvent } from './webhook-event.entity';
 import { bigintToNumber } from '../../database/transformers';
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Campaign } from '../../campaigns/campaign.entity';
+import { Campaign } from '../../campaigns';
 import { bigintToNumber } from '../../database/transformers';
 import type { TraceCarrier } from '../../tracing/trace-hooks';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { DeliveryAttemptsModule } from '../attempts/delivery-attempts.module';
-import { DeliveryRecoveryModule } from '../recovery/delivery-recovery.module';
+import { AccountAccessModule } from '../../account-access';
+import { DeliveryAttemptsModule } from '../attempts';
+import { DeliveryRecoveryModule } from '../recovery';
 import { AttemptsController, DeliveriesController } from './delivery-log.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
 import { EndpointRecoveriesController, RecoveriesController } from './recoveries.controller';

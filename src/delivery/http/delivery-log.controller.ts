@@ -1,12 +1,12 @@
 import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
-import { DeliveryService, type AttemptDetail } from '../attempts/delivery.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import type { SerializesTo } from '../../dashboard-kernel';
+import { DeliveryService, type AttemptDetail } from '../attempts';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { DashboardIdPipe } from '../../dashboard-kernel';
 import { DeliveryAttemptDetailDto, DeliveryAttemptResultDto } from './delivery-log.dto';
 
 /**

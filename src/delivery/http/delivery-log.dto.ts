@@ -1,8 +1,8 @@
 import { ApiExtraModels, ApiProperty, ApiSchema, getSchemaPath } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { PageQueryDto } from '../../dashboard-kernel/page-query.dto';
-import { PING } from '../attempts/test-messages.constants';
-import { EVENT_TYPES } from '../../webhooks/event-types.constants';
+import { PageQueryDto } from '../../dashboard-kernel';
+import { PING } from '../attempts';
+import { EVENT_TYPES } from '../../webhooks';
 
 // The delivery log's schemas (docs/dashboard.md#delivery-log). The shapes are the delivery
 // domain's (`AttemptRecord`, `DeliveryLogPage`, `AttemptDetail`); the query's values are checked

@@ -1,18 +1,14 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
-import {
-  DeliveryStatsService,
-  STATS_WINDOWS,
-  type DeliveryStats,
-} from '../analytics/delivery-stats.service';
-import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { DeliveryStatsService, STATS_WINDOWS, type DeliveryStats } from '../analytics';
+import { WebhookEndpointAdmin } from '../../webhooks';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
 import { DeliveryStatsDto, DeliveryStatsQueryDto } from './delivery-stats.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 const STATS_QUERY: ApiQueryOptions[] = [
   {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { STATS_WINDOWS } from '../analytics/delivery-stats.service';
+import { STATS_WINDOWS } from '../analytics';
 
 // Delivery analytics' schemas (docs/delivery-analytics.md#the-dashboards-routes). The shapes are
 // the delivery domain's (`DeliveryStats`); `window` is checked by `DeliveryStatsService`, so

@@ -7,13 +7,13 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
-import { DeliveryRecoveries, type RecoveryPreview } from '../recovery/delivery-recovery.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import type { SerializesTo } from '../../dashboard-kernel';
+import { DeliveryRecoveries, type RecoveryPreview } from '../recovery';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
 import {
   RecoveryDto,
   RecoveryPreviewDto,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
-import { RECOVERY_SCOPES } from '../recovery/delivery-recovery.entity';
+import { RECOVERY_SCOPES } from '../recovery';
 
 // Bulk recovery's schemas (docs/dashboard.md#bulk-recovery), replays of missed deliveries
 // included (docs/dashboard.md#replaying-missed-deliveries). The shapes are the delivery domain's

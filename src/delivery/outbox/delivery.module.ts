@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { WebhookEndpointsModule } from '../../webhooks';
 import { DeliveriesModule } from '../deliveries';
 import { DeliveryQueueJobs } from './delivery-queue-jobs.service';
 import { DELIVERY_QUEUE } from './delivery.queue';

@@ -24,3 +24,4 @@ export {
 } from './delivery.queue';
 export { QueueRootModule } from './queue-root.module';
 export { QueueNamespaceConflictError } from './queue-namespace';
+export * from './webhook-event.publisher';

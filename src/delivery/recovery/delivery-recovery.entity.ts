@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks/webhook-endpoint.entity';
+import { WebhookEndpoint } from '../../webhooks';
 import { bigintToNumber } from '../../database/transformers';
 
 /** Where a bulk recovery stands (docs/webhooks.md#bulk-recovery). */

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { AuditModule } from '../../audit/audit.module';
+import { AuditModule } from '../../audit';
 import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
 import { DeliveryRecovery } from './delivery-recovery.entity';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { WebhookEndpointsModule } from '../../webhooks';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeliveriesModule } from '../deliveries';
 import { DeliveryRecoveries } from './delivery-recovery.service';

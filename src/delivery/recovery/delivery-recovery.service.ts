@@ -1,9 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
+import { AuditLog, type AuditActor } from '../../audit';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
-import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
-import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
+import { DeliveryTargets } from '../../webhooks';
+import { WebhookEndpointAdmin } from '../../webhooks';
 import { parseInstant } from '../attempts';
 import { RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
 import {

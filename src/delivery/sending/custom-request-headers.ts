@@ -1,4 +1,4 @@
-import type { CustomHeaderToSend } from '../../webhooks/custom-headers';
+import type { CustomHeaderToSend } from '../../webhooks';
 import type { SignedRequest } from './webhook.sender';
 
 /** What the delivery log shows instead of a secret custom header's value. */

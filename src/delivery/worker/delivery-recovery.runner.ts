@@ -6,7 +6,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { PeriodicJob } from '../../common/periodic-job';
-import { Metrics } from '../../metrics/metrics.service';
+import { Metrics } from '../../metrics';
 import { WebhookEventPublisher, type QueuedDelivery } from '../outbox';
 import { DeliveryRecoveries, type MovedDelivery } from '../recovery';
 

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { AppConfig } from '../../config/app-config';
 import { DeploymentIdentity } from '../../database/deployment-identity';
 import { createRedisClient } from '../../redis/redis-connection';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
+import { WebhookEndpointsModule } from '../../webhooks';
 import { DeliveryAnalyticsModule } from '../analytics';
 import { DeliveryAttemptsModule } from '../attempts';
 import { DeliveriesModule } from '../deliveries';

@@ -2,9 +2,9 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { PeriodicJob } from '../../common/periodic-job';
 import { AppConfig } from '../../config/app-config';
 import { randomUUID } from 'node:crypto';
-import { AccountNotifications } from '../../webhooks/account-notifications.service';
-import { DeliveryTargets } from '../../webhooks/delivery-targets.service';
-import type { FailingReason } from '../../webhooks/webhook-endpoint.entity';
+import { AccountNotifications } from '../../webhooks';
+import { DeliveryTargets } from '../../webhooks';
+import type { FailingReason } from '../../webhooks';
 import { DeliveryStatsService, type FailureSignals } from '../analytics';
 import { WebhookSender } from '../sending';
 

@@ -2,12 +2,12 @@ import { Injectable, Logger, Optional } from '@nestjs/common';
 import { UnrecoverableError } from 'bullmq';
 import pLimit from 'p-limit';
 import { AppConfig } from '../../config/app-config';
-import { DeliveryTargets, type DeliveryTarget } from '../../webhooks/delivery-targets.service';
+import { DeliveryTargets, type DeliveryTarget } from '../../webhooks';
 import { DeliveryRetryError, WebhookEventPublisher } from '../outbox';
 import { Deliveries, type DeliveryWork } from '../deliveries';
 import { DeliveryService, GONE, nextStep } from '../attempts';
 import { bindTraceContext } from '../../tracing/trace-hooks';
-import { Metrics } from '../../metrics/metrics.service';
+import { Metrics } from '../../metrics';
 import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
 
 /**

@@ -1,6 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
-import type { LeadUploadError } from '../lead-upload';
-import { LEAD_FIELDS } from '../lead-fields.constants';
+import type { LeadUploadError } from '..';
+import { LEAD_FIELDS } from '..';
 
 /** The longest submitted string kept with a rejected row, in characters. */
 export const SUBMITTED_MAX_CHARS = 1_000;

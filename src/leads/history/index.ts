@@ -22,5 +22,8 @@ export {
   rejectionsOf,
   type ImportRejection,
 } from './import-rejections';
-export { LeadImport } from '../lead-import.entity';
-export { LeadImportRejection } from '../lead-import-rejection.entity';
+export { LeadImport } from '..';
+export { LeadImportRejection } from '..';
+export * from './import-rejections';
+export * from './lead-import-history.module';
+export * from './lead-import-history.service';

@@ -1,9 +1,7 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ApiKey } from '../../auth/api-key.entity';
-import { DashboardUser } from '../../users/dashboard-user.entity';
-import { LeadImport } from '../lead-import.entity';
-import { LeadImportRejection } from '../lead-import-rejection.entity';
+import { LeadImport } from '..';
+import { LeadImportRejection } from '..';
 import { LeadImportsRepository } from './lead-import-history.repository';
 import { LeadImports } from './lead-import-history.service';
 
@@ -14,11 +12,9 @@ import { LeadImports } from './lead-import-history.service';
  */
 @Module({
   imports: [
-    // LeadImport names its uploader (an API key, or a dashboard user): TypeORM needs those
-    // entities' metadata in every process that writes one (the worker loads no ApiKeysModule
-    // nor UsersModule). Its spreadsheet import's entity comes with SpreadsheetImportsModule,
-    // loaded beside this module in every process (the dashboard's, the worker's).
-    TypeOrmModule.forFeature([LeadImport, LeadImportRejection, ApiKey, DashboardUser]),
+    // The entities its relations name (the uploader's API key or dashboard user, the
+    // spreadsheet import) are registered by the process root (ENTITY_METADATA, src/entities.ts).
+    TypeOrmModule.forFeature([LeadImport, LeadImportRejection]),
   ],
   providers: [LeadImportsRepository, LeadImports],
   exports: [LeadImports],

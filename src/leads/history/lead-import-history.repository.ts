@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { LeadImport } from '../lead-import.entity';
+import { LeadImport } from '..';
 import type { ImportRejection } from './import-rejections';
 import { newLeads, type ImportCounts, type NewLeadImport } from './lead-import-records';
 

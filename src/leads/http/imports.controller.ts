@@ -17,18 +17,18 @@ import {
   REJECTIONS_PAGE_MAX,
   type LeadImportView,
   type Page,
-} from '../history/lead-import-history.service';
-import type { ImportRejection } from '../history/import-rejections';
-import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel/csv-download';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+} from '../history';
+import type { ImportRejection } from '../history';
+import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './lead-import.dto';
-import { PageQueryDto } from '../../dashboard-kernel/page-query.dto';
+import { PageQueryDto } from '../../dashboard-kernel';
 
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 const pageQuery = (fallback: number, max: number): ApiQueryOptions[] => [
   {

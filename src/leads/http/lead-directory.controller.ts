@@ -1,6 +1,6 @@
 import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
-import { CampaignsService } from '../../campaigns/campaigns.service';
+import { CampaignsService } from '../../campaigns';
 import { NotFoundError } from '../../common/domain-error';
 import { AppConfig } from '../../config/app-config';
 import {
@@ -9,20 +9,15 @@ import {
   MAX_TIMELINE_LIMIT,
   type LeadDelivery,
 } from '../../delivery/lead-deliveries';
-import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
-import { LeadImports, type LeadImportView } from '../history/lead-import-history.service';
-import { LeadDirectory, type LeadSearchPage } from '../search/lead-directory.service';
-import {
-  DEFAULT_SEARCH_LIMIT,
-  MAX_SEARCH_LIMIT,
-  MAX_SEARCH_TEXT,
-  SEARCH_FIELDS,
-} from '../search/lead-search.constants';
-import { WebhookEndpointAdmin } from '../../webhooks/webhook-endpoint-admin.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import type { SerializesTo } from '../../dashboard-kernel';
+import { LeadImports, type LeadImportView } from '../history';
+import { LeadDirectory, type LeadSearchPage } from '../search';
+import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_TEXT, SEARCH_FIELDS } from '../search';
+import { WebhookEndpointAdmin } from '../../webhooks';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
 import {
   LeadDeliveriesQueryDto,
   LeadDeliveryPageDto,
@@ -32,7 +27,7 @@ import {
   type LeadSummaryDto,
 } from './lead.dto';
 import { ownedThrough, type Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 const cursorQuery: ApiQueryOptions = {
   name: 'cursor',

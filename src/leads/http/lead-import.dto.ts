@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { LEAD_FIELDS } from '../lead-fields.constants';
+import { LEAD_FIELDS } from '..';
 
 /** The API key that made an import. */
 @ApiSchema({ name: 'ImportApiKey' })

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '../lead-compliance.constants';
+import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '..';
 import {
   Allow,
   ArrayMaxSize,

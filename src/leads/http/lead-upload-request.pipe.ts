@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ApiError } from '../../common/api-error';
-import { complianceOptions } from '../lead-compliance.constants';
+import { complianceOptions } from '..';
 import { validateBody } from '../../common/validate-body';
 import { LeadUploadRequest, LeadUploadRequestDto } from './lead-upload-request.dto';
 

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { LEAD_FIELDS, type LeadField } from '../upload/lead-validator';
+import { LEAD_FIELDS, type LeadField } from '../upload';
 
 /** One invalid lead of an upload (docs/api.md#lead-upload). */
 @ApiSchema({ name: 'LeadUploadError' })

@@ -1,12 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, UseGuards, UseInterceptors } from '@nestjs/common';
-import type { AuthPrincipal } from '../../auth/auth-principal';
-import {
-  AuthorizedCampaign,
-  CampaignAccessGuard,
-  CurrentPrincipal,
-} from '../../auth/campaign-access.guard';
-import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
-import type { CampaignScope } from '../../campaigns/campaigns.service';
+import type { AuthPrincipal } from '../../auth';
+import { AuthorizedCampaign, CampaignAccessGuard, CurrentPrincipal } from '../../auth';
+import { CampaignNotFoundError } from '../../campaigns';
+import type { CampaignScope } from '../../campaigns';
 import { ApiError } from '../../common/api-error';
 import type { LeadUploadRequest } from './lead-upload-request.dto';
 import { LeadUploadResponseDto, type LeadUploadResponse } from './lead-upload-response.dto';
@@ -20,12 +16,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../../common/error-response.dto';
-import { LeadImportService } from '../upload/lead-import.service';
+import { LeadImportService } from '../upload';
 import { LeadUploadRequestPipe } from './lead-upload-request.pipe';
-import {
-  IdempotencyInterceptor,
-  type IdempotentRequest,
-} from '../../idempotency/idempotency.interceptor';
+import { IdempotencyInterceptor, type IdempotentRequest } from '../../idempotency';
 
 /** `POST /api/v1/leads/upload` (docs/api.md#lead-upload). */
 @ApiTags('leads')

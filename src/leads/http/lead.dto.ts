@@ -1,8 +1,8 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { LeadImportDto } from './lead-import.dto';
 import { IsOptional, IsString } from 'class-validator';
-import { SEARCH_FIELDS } from '../search/lead-search.constants';
-import { AuditLogQueryDto } from '../../audit/http/audit-log.dto';
+import { SEARCH_FIELDS } from '../search';
+import { AuditLogQueryDto } from '../../audit/http';
 
 // The lead search's and a lead page's schemas (docs/dashboard.md#leads). The shapes are the
 // domain's (`LeadSearchPage`, `LeadRecord`, `LeadDeliveryPage`); the query values are checked by

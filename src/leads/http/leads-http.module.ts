@@ -1,11 +1,11 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { CampaignsModule } from '../../campaigns/campaigns.module';
+import { AccountAccessModule } from '../../account-access';
+import { CampaignsModule } from '../../campaigns';
 import { LeadDeliveriesModule } from '../../delivery/lead-deliveries';
-import { WebhookEndpointsModule } from '../../webhooks/webhook-endpoints.module';
-import { LeadImportsModule } from '../history/lead-import-history.module';
-import { LeadDirectoryModule } from '../search/lead-directory.module';
-import { SpreadsheetImportsModule } from '../spreadsheet/spreadsheet-imports.module';
+import { WebhookEndpointsModule } from '../../webhooks';
+import { LeadImportsModule } from '../history';
+import { LeadDirectoryModule } from '../search';
+import { SpreadsheetImportsModule } from '../spreadsheet';
 import { CampaignImportsController, ImportsController } from './imports.controller';
 import { LeadDirectoryController } from './lead-directory.controller';
 import {

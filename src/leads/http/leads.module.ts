@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../../auth/auth.module';
-import { IdempotencyModule } from '../../idempotency/idempotency.module';
-import { LeadImportModule } from '../upload/lead-import.module';
+import { AuthModule } from '../../auth';
+import { IdempotencyModule } from '../../idempotency';
+import { LeadImportModule } from '../upload';
 import { LeadsController } from './lead-upload.controller';
 
 /**

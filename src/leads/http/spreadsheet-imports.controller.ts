@@ -12,21 +12,21 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../common/api-error';
-import { complianceOptions } from '../lead-compliance.constants';
-import { FileTooLargeError } from '../spreadsheet/spreadsheet-temp-files.service';
-import { UploadCapacityError } from '../spreadsheet/upload-capacity.service';
+import { complianceOptions } from '..';
+import { FileTooLargeError } from '../spreadsheet';
+import { UploadCapacityError } from '../spreadsheet';
 import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
   type PreviewRow,
   type SpreadsheetImportView,
-} from '../spreadsheet/spreadsheet-imports.service';
-import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel/csv-download';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+} from '../spreadsheet';
+import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import {
   SpreadsheetImportDto,
   SpreadsheetPreviewDto,
@@ -34,7 +34,7 @@ import {
   StartSpreadsheetImportRequestDto,
 } from './spreadsheet-import.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 /** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
 function declaredLength(request: FastifyRequest): number | null {

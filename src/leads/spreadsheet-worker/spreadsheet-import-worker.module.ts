@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { CampaignsModule } from '../../campaigns/campaigns.module';
+import { CampaignsModule } from '../../campaigns';
 import { SpreadsheetImportsModule } from '../spreadsheet';
 import { LeadImportModule } from '../upload';
 import { SpreadsheetImportRunner } from './spreadsheet-import.runner';

@@ -7,12 +7,12 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
-import { CampaignsService } from '../../campaigns/campaigns.service';
+import { CampaignNotFoundError } from '../../campaigns';
+import { CampaignsService } from '../../campaigns';
 import { DomainError } from '../../common/domain-error';
 import { ownedByOperator } from '../../common/owned-id';
 import { PeriodicJob } from '../../common/periodic-job';
-import { Metrics } from '../../metrics/metrics.service';
+import { Metrics } from '../../metrics';
 import { IMPORT_PARSE_BUDGET, SpreadsheetImports, type ClaimedImport } from '../spreadsheet';
 import { LeadImportService, type LeadUploadResponse } from '../upload';
 

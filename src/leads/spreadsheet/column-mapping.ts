@@ -1,7 +1,7 @@
 import Fuse from 'fuse.js';
 import { InvalidInputError } from '../../common/domain-error';
-import { LEAD_FIELDS, type LeadField } from '../lead-fields.constants';
-import type { ColumnMapping } from '../spreadsheet-import.entity';
+import { LEAD_FIELDS, type LeadField } from '..';
+import type { ColumnMapping } from '..';
 
 /**
  * Header names people give each lead field in CRM exports and hand-made sheets, compared after

@@ -22,4 +22,8 @@ export {
   type ColumnMapping,
   type SpreadsheetFormat,
   type SpreadsheetImportStatus,
-} from '../spreadsheet-import.entity';
+} from '..';
+export * from './spreadsheet-imports.module';
+export * from './spreadsheet-imports.service';
+export * from './spreadsheet-temp-files.service';
+export * from './upload-capacity.service';

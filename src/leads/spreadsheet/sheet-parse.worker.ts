@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { DomainError } from '../../common/domain-error';
 import { leadOfRow, suggestMapping } from './column-mapping';
-import type { ColumnMapping, SpreadsheetFormat } from '../spreadsheet-import.entity';
+import type { ColumnMapping, SpreadsheetFormat } from '..';
 import type { SheetLimits, XlsxArchiveLimits } from './spreadsheet-limits';
 import { readSheetFile, type SheetRow } from './spreadsheet-reader';
 

@@ -5,7 +5,7 @@ import { Worker } from 'node:worker_threads';
 import pLimit from 'p-limit';
 import { InvalidInputError } from '../../common/domain-error';
 import type { LeadBatch, SheetParseMessage, SheetParseTask, SheetScan } from './sheet-parse.worker';
-import type { ColumnMapping, SpreadsheetFormat } from '../spreadsheet-import.entity';
+import type { ColumnMapping, SpreadsheetFormat } from '..';
 import {
   MAX_CONCURRENT_PARSES,
   SHEET_LIMITS,

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { AuditModule } from '../../audit/audit.module';
-import { CampaignsModule } from '../../campaigns/campaigns.module';
+import { AuditModule } from '../../audit';
+import { CampaignsModule } from '../../campaigns';
 import { LeadImportsModule } from '../history';
-import { SpreadsheetImport, SpreadsheetImportFilePart } from '../spreadsheet-import.entity';
+import { SpreadsheetImport, SpreadsheetImportFilePart } from '..';
 import { SpreadsheetFileReader } from './spreadsheet-file-reader.service';
 import { SpreadsheetImportsRepository } from './spreadsheet-imports.repository';
 import { SpreadsheetImports } from './spreadsheet-imports.service';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import type { ColumnMapping, SpreadsheetFormat } from '../spreadsheet-import.entity';
+import type { ColumnMapping, SpreadsheetFormat } from '..';
 import { READ_SLICE_BYTES } from './spreadsheet-files';
 
 /** A running import as the worker that claimed it needs it. */

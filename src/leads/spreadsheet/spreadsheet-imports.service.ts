@@ -3,18 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { DataSource, type EntityManager } from 'typeorm';
-import { AuditLog, type AuditActor } from '../../audit/audit-log.service';
-import { CampaignsService } from '../../campaigns/campaigns.service';
+import { AuditLog, type AuditActor } from '../../audit';
+import { CampaignsService } from '../../campaigns';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { ownedThrough, type Owned } from '../../common/owned-id';
 import { LeadImports, newLeads, rejectionsCsv } from '../history';
 import { validateLead, type LeadField, type NormalizedLead } from '../upload';
 import { checkMapping, leadOfRow } from './column-mapping';
-import type {
-  ColumnMapping,
-  SpreadsheetFormat,
-  SpreadsheetImportStatus,
-} from '../spreadsheet-import.entity';
+import type { ColumnMapping, SpreadsheetFormat, SpreadsheetImportStatus } from '..';
 import { FILE_PART_BYTES, readFileParts, storeFileParts } from './spreadsheet-files';
 import {
   SpreadsheetImportsRepository,

@@ -2,7 +2,7 @@ import { parse, type InfoRecord, type Options as CsvOptions } from 'csv-parse';
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { InvalidInputError } from '../../common/domain-error';
-import type { SpreadsheetFormat } from '../spreadsheet-import.entity';
+import type { SpreadsheetFormat } from '..';
 import type { SheetLimits, XlsxArchiveLimits } from './spreadsheet-limits';
 import { readXlsxRows, XlsxError } from './xlsx-sheet-reader';
 

@@ -12,7 +12,10 @@ export {
   type LeadField,
   type NormalizedLead,
 } from './lead-validator';
-export type { LeadUploadError, LeadUploadRequest, LeadUploadResponse } from '../lead-upload';
-export { Lead } from '../lead.entity';
-export * from '../lead-compliance.constants';
+export type { LeadUploadError, LeadUploadRequest, LeadUploadResponse } from '..';
+export { Lead } from '..';
+export * from '..';
 export { leadEvents } from './lead-events';
+export * from './lead-import.module';
+export * from './lead-import.service';
+export * from './lead-validator';

@@ -1,5 +1,5 @@
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { LeadUploadError, LeadUploadResponse } from '../lead-upload';
+import type { LeadUploadError, LeadUploadResponse } from '..';
 import { validateLead, type LeadCheck, type NormalizedLead } from './lead-validator';
 import { newLeads, type ImportCounts } from '../history';
 

@@ -1,4 +1,4 @@
-import type { EventInput } from '../../delivery/outbox/webhook-event.publisher';
+import type { EventInput } from '../../delivery/outbox';
 import type { AcceptedLead } from './lead-batch';
 import type { CreatedLead, ImportContext } from './leads.repository';
 

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DeliveryModule } from '../../delivery/delivery.module';
-import { IdempotencyModule } from '../../idempotency/idempotency.module';
+import { DeliveryModule } from '../../delivery/outbox';
+import { IdempotencyModule } from '../../idempotency';
 import { LeadImportsModule } from '../history';
-import { Lead } from '../lead.entity';
+import { Lead } from '..';
 import { LeadImportService } from './lead-import.service';
 import { LeadScreener } from './lead-screener.service';
 import { LeadsRepository } from './leads.repository';

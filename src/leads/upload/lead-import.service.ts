@@ -1,14 +1,11 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { CampaignScope } from '../../campaigns/campaigns.service';
-import {
-  WebhookEventPublisher,
-  type RecordedEvents,
-} from '../../delivery/outbox/webhook-event.publisher';
-import { IdempotencyService } from '../../idempotency/idempotency.service';
-import { Metrics, type LeadSource } from '../../metrics/metrics.service';
-import type { LeadUploadRequest, LeadUploadResponse } from '../lead-upload';
+import type { CampaignScope } from '../../campaigns';
+import { WebhookEventPublisher, type RecordedEvents } from '../../delivery/outbox';
+import { IdempotencyService } from '../../idempotency';
+import { Metrics, type LeadSource } from '../../metrics';
+import type { LeadUploadRequest, LeadUploadResponse } from '..';
 import {
   importCounts,
   settleCampaignDuplicates,

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { isEmailAddress } from './email-address';
-import type { LeadField } from '../lead-fields.constants';
+import type { LeadField } from '..';
 import { cachePhonePatterns, spreadParseOptionsNatively } from './phone-patterns';
 
 cachePhonePatterns();
@@ -16,7 +16,7 @@ export interface NormalizedLead {
   title: string | null;
 }
 
-export { LEAD_FIELDS, type LeadField } from '../lead-fields.constants';
+export { LEAD_FIELDS, type LeadField } from '..';
 
 /** The first problem of an invalid lead. */
 export interface LeadProblem {

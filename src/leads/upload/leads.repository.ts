@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
-import { CampaignNotFoundError } from '../../campaigns/campaign-errors';
+import { CampaignNotFoundError } from '../../campaigns';
 import { leadColumnLiterals } from './lead-columns';
 import type { NormalizedLead } from './lead-validator';
 

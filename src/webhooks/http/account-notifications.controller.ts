@@ -1,12 +1,12 @@
 import { Body, Get, HttpCode, Put } from '@nestjs/common';
 import { InvalidInputError } from '../../common/domain-error';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AccountNotifications, type NotificationSetting } from '../account-notifications.service';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput } from '../../dashboard-kernel/dashboard-input';
+import { AccountNotifications, type NotificationSetting } from '..';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput } from '../../dashboard-kernel';
 import {
   NotificationSettingDto,
   NotificationSettingRequestDto,

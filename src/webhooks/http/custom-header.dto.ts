@@ -5,8 +5,8 @@ import {
   type ValidationArguments,
   type ValidatorConstraintInterface,
 } from 'class-validator';
-import { MAX_CUSTOM_HEADER_NAME, MAX_CUSTOM_HEADER_VALUE } from '../custom-headers.constants';
-import type { CustomHeaderView } from '../custom-headers';
+import { MAX_CUSTOM_HEADER_NAME, MAX_CUSTOM_HEADER_VALUE } from '..';
+import type { CustomHeaderView } from '..';
 
 // The dashboard's custom header schemas (docs/webhooks.md#custom-headers). The request DTOs
 // check types only: names, values and limits are the domain's (`src/webhooks/custom-headers.ts`).

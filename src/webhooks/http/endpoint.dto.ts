@@ -8,28 +8,19 @@ import {
   Validate,
   ValidateIf,
 } from 'class-validator';
-import { PING } from '../../delivery/attempts/test-messages.constants';
-import { EVENT_TYPES } from '../event-types.constants';
+import { PING } from '../../delivery/attempts';
+import { EVENT_TYPES } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import {
   MAX_DESCRIPTION_LENGTH,
   MAX_URL_LENGTH,
   THROTTLE_IN_FLIGHT_BOUNDS,
   THROTTLE_RATE_BOUNDS,
-} from '../endpoint-limits.constants';
-import {
-  DEFAULT_SIGNATURE_SCHEME,
-  SIGNATURE_SCHEMES,
-  type SignatureScheme,
-} from '../signature-schemes.constants';
-import {
-  DISABLED_REASONS,
-  FAILING_REASONS,
-  type DisabledReason,
-  type FailingReason,
-} from '../webhook-endpoint.entity';
+} from '..';
+import { DEFAULT_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, type SignatureScheme } from '..';
+import { DISABLED_REASONS, FAILING_REASONS, type DisabledReason, type FailingReason } from '..';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
-import type { EndpointHealthFigures, WebhookEndpointDetail } from '../webhook-endpoint.views';
+import type { EndpointHealthFigures, WebhookEndpointDetail } from '..';
 
 // The dashboard's endpoint schemas. Request DTOs check types only: the values (URL rules, event
 // types, lengths) are the domain's (`src/webhooks/endpoint-input.ts`), as for the CLI.

@@ -7,39 +7,27 @@ import {
   ApiTags,
   type ApiQueryOptions,
 } from '@nestjs/swagger';
-import type { SerializesTo } from '../../dashboard-kernel/serializes-to';
-import { DeliveryService } from '../../delivery/attempts/delivery.service';
-import type { DeliveryLogPage } from '../../delivery/attempts/delivery-log';
-import {
-  DEFAULT_LOG_LIMIT,
-  LOG_OUTCOMES,
-  MAX_LOG_LIMIT,
-} from '../../delivery/attempts/delivery-log.constants';
-import type { DeliveryLedger } from '../../delivery/analytics/delivery-ledger';
-import {
-  LEDGER_DEFAULT_DAYS,
-  LEDGER_MAX_DAYS,
-  parseLedgerDays,
-} from '../../delivery/analytics/delivery-ledger.constants';
-import {
-  WebhookEndpointAdmin,
-  type EndpointChanges,
-  type NewSigningKey,
-} from '../webhook-endpoint-admin.service';
-import type { WebhookEndpointDetail } from '../webhook-endpoint.views';
+import type { SerializesTo } from '../../dashboard-kernel';
+import { DeliveryService } from '../../delivery/attempts';
+import type { DeliveryLogPage } from '../../delivery/attempts';
+import { DEFAULT_LOG_LIMIT, LOG_OUTCOMES, MAX_LOG_LIMIT } from '../../delivery/attempts';
+import type { DeliveryLedger } from '../../delivery/analytics';
+import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from '../../delivery/analytics';
+import { WebhookEndpointAdmin, type EndpointChanges, type NewSigningKey } from '..';
+import type { WebhookEndpointDetail } from '..';
 import { ApiError } from '../../common/api-error';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel/dashboard-actor';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel/dashboard-docs';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel/dashboard-input';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
+import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
+import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
 import {
   DeliveryAttemptResultDto,
   DeliveryLogPageDto,
   DeliveryLogQueryDto,
   LOG_EVENT_TYPES,
-} from '../../delivery/http/delivery-log.dto';
-import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from '../../delivery/http/delivery-ledger.dto';
+} from '../../delivery/http';
+import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from '../../delivery/http';
 import {
   ChangeSignatureSchemeRequestDto,
   DashboardEndpointDto,
@@ -50,7 +38,7 @@ import {
 } from './endpoint.dto';
 import { RevealedHeaderDto, RevealHeaderRequestDto } from './custom-header.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel/owned-param';
+import { OwnedParam } from '../../dashboard-kernel';
 
 /** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
 const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from '../event-types.constants';
+import { EVENT_TYPES } from '..';
 
 /**
  * An event type with its description, the example `data` a test event of that type sends

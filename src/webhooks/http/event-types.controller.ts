@@ -1,8 +1,8 @@
 import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { eventTypeExamples, type EventTypeDescription } from '../event-examples.constants';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel/dashboard-access';
-import { DashboardErrorResponses } from '../../dashboard-kernel/dashboard-error-responses';
+import { eventTypeExamples, type EventTypeDescription } from '..';
+import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
+import { DashboardErrorResponses } from '../../dashboard-kernel';
 import { EventTypeDto } from './event-type.dto';
 
 /**

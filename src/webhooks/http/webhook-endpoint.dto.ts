@@ -1,6 +1,6 @@
 import { ApiProperty, ApiSchema } from '@nestjs/swagger';
-import { EVENT_TYPES } from '../event-types.constants';
-import type { WebhookEndpointHealthView, WebhookEndpointView } from '../webhook-endpoint.views';
+import { EVENT_TYPES } from '..';
+import type { WebhookEndpointHealthView, WebhookEndpointView } from '..';
 
 // The OpenAPI schemas of the webhook reads; the shapes themselves are the domain's views.
 

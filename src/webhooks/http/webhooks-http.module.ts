@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AccountAccessModule } from '../../account-access/account-access.module';
-import { DeliveryAttemptsModule } from '../../delivery/attempts/delivery-attempts.module';
+import { AccountAccessModule } from '../../account-access';
+import { DeliveryAttemptsModule } from '../../delivery/attempts';
 import { AccountNotificationsController } from './account-notifications.controller';
 import { EndpointsController } from './endpoints.controller';
 import { EventTypesController } from './event-types.controller';

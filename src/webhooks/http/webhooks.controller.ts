@@ -1,11 +1,11 @@
 import { Controller, Get, Param, UseGuards } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { ApiErrorResponses } from '../../common/error-response.dto';
-import { AuthorizedCampaign, CampaignAccessGuard } from '../../auth/campaign-access.guard';
-import type { CampaignScope } from '../../campaigns/campaigns.service';
-import { EVENT_TYPES, type EventType } from '../event-types.constants';
-import { WebhookEndpointReads } from '../webhook-endpoint-reads.service';
-import type { WebhookEndpointHealthView, WebhookEndpointView } from '../webhook-endpoint.views';
+import { AuthorizedCampaign, CampaignAccessGuard } from '../../auth';
+import type { CampaignScope } from '../../campaigns';
+import { EVENT_TYPES, type EventType } from '..';
+import { WebhookEndpointReads } from '..';
+import type { WebhookEndpointHealthView, WebhookEndpointView } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 
 /**

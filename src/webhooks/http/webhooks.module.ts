@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '../../auth/auth.module';
-import { WebhookEndpointsModule } from '../webhook-endpoints.module';
+import { AuthModule } from '../../auth';
+import { WebhookEndpointsModule } from '..';
 import { WebhooksController } from './webhooks.controller';
 
 /** The public API's webhook reads (docs/api.md#webhook-reads) over {@link WebhookEndpointsModule}. */

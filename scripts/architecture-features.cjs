@@ -1,0 +1,35 @@
+/**
+ * What a feature is, for the import rules (docs/architecture.md#layering-rules): shared by
+ * `.dependency-cruiser.cjs` and `scripts/check-feature-cycles.mjs`.
+ */
+
+/**
+ * Folders every feature may use: they import no feature. `redis` builds every Redis
+ * connection; `tracing` holds the hooks that are no-ops while tracing is off.
+ */
+const SHARED = '(common|config|database|redis|tracing)';
+
+/**
+ * A feature: a folder under `src/`, except that
+ * - each sub-folder of the two features split into sub-features, `src/delivery/` and
+ *   `src/leads/`, is a feature of its own (`leads/upload`); a file directly in `src/leads/` (the
+ *   entities its sub-features share) belongs to `leads`;
+ * - a feature's `http/` folder, its routes, is a feature of its own (`webhooks/http`): an edge
+ *   above the domain, which may use the domain, the dashboard kernel and other features, while
+ *   the domain never uses it.
+ * Group 1 names the feature.
+ */
+const FEATURE = '^src/((?:delivery|leads)/[^/]+(?=/)|[^/]+/http(?=/)|[^/]+)/';
+
+/** A feature's one importable face: its `index.ts`. */
+const FACE = '^src/((?:delivery|leads)/[^/]+|[^/]+/http|[^/]+)/index[.]ts$';
+
+/**
+ * Composition roots: they wire the modules of a process and may import any file. The files
+ * directly in `src/` (`app.module.ts`, `worker.module.ts`, the entry points) are in no
+ * feature; `src/cli/` maps each command group to the modules it loads; `src/openapi/` builds
+ * the API documents from the application's modules.
+ */
+const COMPOSITION_ROOTS = '^src/(cli|openapi)/';
+
+module.exports = { SHARED, FEATURE, FACE, COMPOSITION_ROOTS };

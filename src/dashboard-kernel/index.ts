@@ -1,0 +1,13 @@
+/**
+ * The dashboard-kernel feature's face (docs/architecture.md#folders): what other features import from
+ * `src/dashboard-kernel/`.
+ */
+export * from './csv-download';
+export * from './dashboard-access';
+export * from './dashboard-actor';
+export * from './dashboard-docs';
+export * from './dashboard-error-responses';
+export * from './dashboard-input';
+export * from './owned-param';
+export * from './page-query.dto';
+export * from './serializes-to';
