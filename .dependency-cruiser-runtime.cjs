@@ -18,8 +18,9 @@ const WORKER_WITHOUT_HTTP = {
     reachable: true,
     path: [
       '^src/(auth|dashboard-kernel|dashboard-web|rate-limit|health|openapi|users)/',
-      // Each feature's HTTP edge (controllers, DTOs, their modules).
+      // Each feature's HTTP edge (controllers, DTOs, their modules), and the public upload route.
       '^src/[^/]+/http/',
+      '^src/leads/upload-api/',
       'node_modules/(@nestjs/(passport|jwt|platform-fastify|swagger|terminus|throttler)|passport|passport-jwt|fastify|@fastify)/',
     ],
     // Entities (and the vocabulary they use) of those modules, for TypeORM relations: data,

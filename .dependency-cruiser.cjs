@@ -8,6 +8,7 @@ const {
   FEATURE,
   FACE,
   COMPOSITION_ROOTS,
+  EDGE,
 } = require('./scripts/architecture-features.cjs');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -31,7 +32,7 @@ module.exports = {
         "The dashboard kernel (src/dashboard-kernel/: guards, @DashboardAccess, input checks, error responses) is used by the features' http/ folders, the OpenAPI documents and the application's assembly; a domain file never needs it.",
       from: {
         path: '^src/',
-        pathNot: '^src/(dashboard-kernel|openapi|[^/]+/http)/|^src/app[.](module|factory)[.]ts$',
+        pathNot: [EDGE, '^src/(dashboard-kernel|openapi)/', '^src/app[.](module|factory)[.]ts$'],
       },
       to: { path: '^src/dashboard-kernel/' },
     },
@@ -40,7 +41,7 @@ module.exports = {
       severity: 'error',
       comment: 'The dashboard kernel knows no feature route: it imports no http/ folder.',
       from: { path: '^src/dashboard-kernel/' },
-      to: { path: '^src/[^/]+/http/' },
+      to: { path: EDGE },
     },
     {
       name: 'shared-imports-no-feature',
@@ -56,8 +57,7 @@ module.exports = {
         'Domain files (services, repositories, runners, entities) know nothing of HTTP: no Fastify, passport or HTTP error types; controllers, guards and the dashboard edge translate.',
       from: {
         path: '^src/(audit|campaigns|delivery|idempotency|leads|users|webhooks)/',
-        pathNot:
-          '/http/|[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|[.]spec[.]ts$',
+        pathNot: `${EDGE}|[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|[.]spec[.]ts$`,
       },
       to: {
         path: [
@@ -78,8 +78,8 @@ module.exports = {
       severity: 'error',
       comment:
         "A feature's routes (its http/ folder) sit above its domain: nothing but another edge or a composition root imports an http/ folder.",
-      from: { path: '^src/[^/]+/', pathNot: ['/http/', COMPOSITION_ROOTS] },
-      to: { path: '/http/' },
+      from: { path: '^src/[^/]+/', pathNot: [EDGE, COMPOSITION_ROOTS] },
+      to: { path: EDGE },
     },
   ],
   options: {

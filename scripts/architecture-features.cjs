@@ -5,9 +5,10 @@
 
 /**
  * Folders every feature may use: they import no feature. `redis` builds every Redis
- * connection; `tracing` holds the hooks that are no-ops while tracing is off.
+ * connection; `queue` the BullMQ connection and its namespace (`QueueRootModule`); `tracing`
+ * holds the hooks that are no-ops while tracing is off.
  */
-const SHARED = '(common|config|database|redis|tracing)';
+const SHARED = '(common|config|database|queue|redis|tracing)';
 
 /**
  * A feature: a folder under `src/`, except that
@@ -32,4 +33,11 @@ const FACE = '^src/((?:delivery|leads)/[^/]+|[^/]+/http|[^/]+)/index[.]ts$';
  */
 const COMPOSITION_ROOTS = '^src/(cli|openapi)/';
 
-module.exports = { SHARED, FEATURE, FACE, COMPOSITION_ROOTS };
+/**
+ * The HTTP edges above the domain: each feature's `http/` folder (its dashboard routes, and for
+ * `webhooks` the public reads) and `src/leads/upload-api/` (the public upload route, a module of
+ * its own because each OpenAPI document takes whole modules).
+ */
+const EDGE = '/http/|^src/leads/upload-api/';
+
+module.exports = { SHARED, FEATURE, FACE, COMPOSITION_ROOTS, EDGE };

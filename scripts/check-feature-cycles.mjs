@@ -18,7 +18,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const cwdAt = args.indexOf('--cwd');
 const cwd = cwdAt >= 0 ? resolve(args[cwdAt + 1]) : root;
-const target = args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--cwd') ?? 'src';
+const target =
+  args.find((arg, index) => !arg.startsWith('--') && args[index - 1] !== '--cwd') ?? 'src';
 
 const output = execFileSync(
   join(root, 'node_modules/.bin/depcruise'),
@@ -44,7 +45,8 @@ for (const module of modules) {
     const to = featureOf(dependency.resolved);
     if (!to || to === from) continue;
     if (!edges.has(from)) edges.set(from, new Map());
-    if (!edges.get(from).has(to)) edges.get(from).set(to, `${module.source} → ${dependency.resolved}`);
+    if (!edges.get(from).has(to))
+      edges.get(from).set(to, `${module.source} → ${dependency.resolved}`);
   }
 }
 

@@ -7,12 +7,12 @@ import { DatabaseModule } from './database/database.module';
 import { ENTITY_METADATA } from './entities';
 import { AuthModule } from './auth/auth.module';
 import { CampaignsModule } from './campaigns/campaigns.module';
-import { LeadsModule } from './leads/http/leads.module';
+import { LeadsModule } from './leads/upload-api/leads.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/http/webhooks.module';
-import { DeliveryModule, QueueRootModule } from './delivery/outbox';
+import { DeliveryModule } from './delivery/outbox';
+import { QueueRootModule } from './queue/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/worker';
-import { ImportRejectionRetentionModule } from './leads/history/import-rejection-retention.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { ErrorEnvelopeFilter } from './common/error-envelope.filter';
 import { loggerParams } from './common/logging';
@@ -55,9 +55,7 @@ export class AppModule {
         LeadsModule,
         WebhooksModule,
         DeliveryModule,
-        ...(config.runWorker
-          ? [DeliveryWorkerModule, ImportRejectionRetentionModule, SpreadsheetImportWorkerModule]
-          : []),
+        ...(config.runWorker ? [DeliveryWorkerModule, SpreadsheetImportWorkerModule] : []),
         HealthModule,
         RateLimitModule,
         DashboardAuthModule,

@@ -4,10 +4,9 @@ import { AppConfig } from './config/app-config';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
 import { ENTITY_METADATA } from './entities';
-import { QueueRootModule } from './delivery/outbox';
+import { QueueRootModule } from './queue/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/worker';
 import { loggerParams } from './common/logging';
-import { ImportRejectionRetentionModule } from './leads/history/import-rejection-retention.module';
 import { SpreadsheetImportWorkerModule } from './leads/spreadsheet-worker';
 import { MetricsModule } from './metrics/metrics.module';
 
@@ -27,8 +26,7 @@ export class WorkerModule {
         ENTITY_METADATA,
         QueueRootModule,
         DeliveryWorkerModule,
-        // The leads' retention participant, found by the delivery worker's pass.
-        ImportRejectionRetentionModule,
+        // Brings the lead import, whose LeadImportsModule holds the leads' retention step.
         SpreadsheetImportWorkerModule,
         MetricsModule,
       ],

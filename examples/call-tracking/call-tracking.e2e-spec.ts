@@ -7,7 +7,7 @@ import type { AppConfig } from '../../src/config/app-config';
 import { ConfigModule } from '../../src/config/config.module';
 import { buildDataSourceOptions } from '../../src/database/database-options';
 import { DatabaseModule } from '../../src/database/database.module';
-import { QueueRootModule } from '../../src/delivery/outbox/queue-root.module';
+import { QueueRootModule } from '../../src/queue/queue-root.module';
 import { ENTITIES } from '../../src/entities';
 import {
   WebhookEventPublisher,

@@ -61,7 +61,7 @@ export async function runCli(): Promise<void> {
   await prepareDatabase(config.databaseUrl);
   // Only `event emit` queues work: the others never load BullMQ or connect to Redis.
   const queue = groups.some((group) => group.needsQueue)
-    ? [(await import('../delivery/outbox')).QueueRootModule]
+    ? [(await import('../queue/queue-root.module')).QueueRootModule]
     : [];
   // With tracing on, the command is one trace (docs/operations.md#traces), exported before exit.
   await inRootSpan(commandSpanName(known ? first : undefined), () =>

@@ -1,4 +1,4 @@
-import { LeadUploadRequestDto } from '../leads/http/lead-upload-request.dto';
+import { LeadUploadRequestDto } from '../leads/upload-api/lead-upload-request.dto';
 import { unknownFieldProblems, validateBody } from './validate-body';
 
 const valid = () => ({ campaign_id: 1, compliance_acknowledged: true, leads: [{ phone: '+1' }] });

@@ -22,6 +22,3 @@ export {
   type DeliveryJobData,
   type QueuedDelivery,
 } from './delivery.queue';
-export { QueueRootModule } from './queue-root.module';
-export { QueueNamespaceConflictError } from './queue-namespace';
-export * from './webhook-event.publisher';

@@ -7,7 +7,7 @@ import { ImportRejectionsRepository } from './import-rejections.repository';
  * The leads' side of retention (docs/operations.md#retention): rejected rows of imports
  * (docs/dashboard.md#imports) go with the delivery attempts of the same days. A
  * `@RetentionParticipant`: the delivery worker's pass finds it among the process's providers
- * (the process roots import its module) and calls it, batch by batch, on its own session;
+ * (`LeadImportsModule`, loaded wherever leads are imported, provides it) and calls it, batch by batch, on its own session;
  * `lead_import_rejection` stays the leads' table, and delivery imports nothing of leads.
  */
 @RetentionParticipant({ order: 20 })

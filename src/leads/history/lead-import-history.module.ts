@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { LeadImport } from '..';
 import { LeadImportRejection } from '..';
+import { ImportRejectionRetention } from './import-rejection-retention.service';
+import { ImportRejectionsRepository } from './import-rejections.repository';
 import { LeadImportsRepository } from './lead-import-history.repository';
 import { LeadImports } from './lead-import-history.service';
 
@@ -16,7 +18,14 @@ import { LeadImports } from './lead-import-history.service';
     // spreadsheet import) are registered by the process root (ENTITY_METADATA, src/entities.ts).
     TypeOrmModule.forFeature([LeadImport, LeadImportRejection]),
   ],
-  providers: [LeadImportsRepository, LeadImports],
+  // ImportRejectionRetention is a `@RetentionParticipant`: the delivery worker's retention pass
+  // finds it in any process that loads this module (docs/operations.md#retention).
+  providers: [
+    LeadImportsRepository,
+    LeadImports,
+    ImportRejectionsRepository,
+    ImportRejectionRetention,
+  ],
   exports: [LeadImports],
 })
 export class LeadImportsModule {}

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
-import type { DeploymentIdentity } from '../../database/deployment-identity';
-import { createRedisClient, type RedisTarget } from '../../redis/redis-connection';
+import type { DeploymentIdentity } from '../database/deployment-identity';
+import { createRedisClient, type RedisTarget } from '../redis/redis-connection';
 
 /** Thrown at start when another deployment already owns this process's Redis namespace. */
 export class QueueNamespaceConflictError extends Error {

@@ -2,11 +2,11 @@ import { BullModule } from '@nestjs/bullmq';
 import { Injectable, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { ConnectionOptions } from 'bullmq';
 import { Cluster } from 'ioredis';
-import { AppConfig } from '../../config/app-config';
-import { DeploymentIdentity } from '../../database/deployment-identity';
-import { bullConnection, queueKeyPrefix } from '../../redis/redis-connection';
+import { AppConfig } from '../config/app-config';
+import { DeploymentIdentity } from '../database/deployment-identity';
+import { bullConnection, queueKeyPrefix } from '../redis/redis-connection';
 import { claimQueueNamespace } from './queue-namespace';
-import { tracedQueueOptions } from '../../tracing/trace-hooks';
+import { tracedQueueOptions } from '../tracing/trace-hooks';
 
 /**
  * BullMQ's connection to `REDIS_URL`: options for one Redis or Sentinel (BullMQ opens and
