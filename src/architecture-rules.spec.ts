@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -47,6 +47,32 @@ function violationsOf(files: Record<string, string>, entry: string, config: stri
   }
 }
 
+/**
+ * Runs scripts/check-feature-cycles.mjs on a fresh tree of `files`.
+ * @returns its exit status and what it printed on stderr.
+ */
+function featureCycles(files: Record<string, string>): { status: number; output: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'feature-cycles-'));
+  try {
+    writeFileSync(
+      join(dir, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { module: 'commonjs', target: 'es2022', strict: true } }),
+    );
+    for (const [path, source] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), source);
+    }
+    const run = spawnSync(
+      process.execPath,
+      [join(ROOT, 'scripts/check-feature-cycles.mjs'), 'src', '--cwd', dir],
+      { encoding: 'utf8' },
+    );
+    return { status: run.status ?? -1, output: run.stderr };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** Each violation as `rule: from → to`; a package by its path under node_modules/. */
 const rulesOf = (violations: Violation[]) =>
   violations
@@ -84,24 +110,49 @@ describe('architecture rules (docs/architecture.md#layering-rules)', () => {
     ]);
   });
 
-  it('refuse two features that reach each other, even through their faces', () => {
+  it('refuse a domain file importing an HTTP edge or the dashboard kernel, and let an edge use both', () => {
     const violations = violationsOf(
       {
-        'src/metrics/metrics.service.ts':
-          "import { DeliveryModule } from '../delivery/outbox';\nexport class Metrics { m = DeliveryModule; }\n",
-        'src/metrics/index.ts': "export * from './metrics.service';\n",
-        'src/delivery/outbox/delivery.module.ts':
-          "import { Metrics } from '../../metrics';\nexport class DeliveryModule { m = Metrics; }\n",
-        'src/delivery/outbox/index.ts': "export * from './delivery.module';\n",
+        'src/dashboard-kernel/dashboard-access.ts': 'export const DashboardAccess = 1;\n',
+        'src/dashboard-kernel/index.ts': "export * from './dashboard-access';\n",
+        'src/webhooks/http/endpoint.dto.ts': 'export class EndpointDto {}\n',
+        'src/webhooks/http/index.ts': "export * from './endpoint.dto';\n",
+        'src/webhooks/http/endpoints.controller.ts':
+          "import { DashboardAccess } from '../../dashboard-kernel';\nimport { EndpointDto } from './endpoint.dto';\nexport const c = [DashboardAccess, EndpointDto];\n",
+        'src/webhooks/endpoint-admin.service.ts':
+          "import { EndpointDto } from './http/endpoint.dto';\nimport { DashboardAccess } from '../dashboard-kernel';\nexport const s = [EndpointDto, DashboardAccess];\n",
       },
       'src',
       '.dependency-cruiser.cjs',
     );
     expect(rulesOf(violations)).toEqual([
-      'no-circular: src/delivery/outbox/delivery.module.ts → src/metrics/index.ts',
-      'no-feature-cycles: src/delivery/outbox → src/metrics',
-      'no-feature-cycles: src/metrics → src/delivery/outbox',
+      'dashboard-kernel-for-edges: src/webhooks/endpoint-admin.service.ts → src/dashboard-kernel/index.ts',
+      'domain-below-edge: src/webhooks/endpoint-admin.service.ts → src/webhooks/http/endpoint.dto.ts',
     ]);
+  });
+
+  it('refuse two features that reach each other, even through their faces and an edge', () => {
+    const files = {
+      'src/metrics/metrics.service.ts': 'export class Metrics {}\n',
+      'src/metrics/index.ts': "export * from './metrics.service';\n",
+      'src/delivery/outbox/delivery.module.ts':
+        "import { Metrics } from '../../metrics';\nexport class DeliveryModule { m = Metrics; }\n",
+      'src/delivery/outbox/index.ts': "export * from './delivery.module';\n",
+      // An HTTP edge may use the domain below it without making a cycle.
+      'src/metrics/http/metrics.controller.ts':
+        "import { DeliveryModule } from '../../delivery/outbox';\nexport class C { d = DeliveryModule; }\n",
+    };
+    expect(featureCycles(files)).toEqual({ status: 0, output: '' });
+    const cyclic = featureCycles({
+      ...files,
+      'src/metrics/gauges.ts':
+        "import { DeliveryModule } from '../delivery/outbox';\nexport const g = DeliveryModule;\n",
+    });
+    expect(cyclic.status).toBe(1);
+    expect(cyclic.output).toContain('feature cycle: delivery/outbox, metrics');
+    expect(cyclic.output).toContain(
+      'metrics → delivery/outbox: src/metrics/gauges.ts → src/delivery/outbox/index.ts',
+    );
   });
 
   it('refuse common/ importing a feature, and a domain file importing Fastify or the HTTP errors', () => {
@@ -117,7 +168,7 @@ describe('architecture rules (docs/architecture.md#layering-rules)', () => {
       'src',
       '.dependency-cruiser.cjs',
     );
-    expect(rulesOf(violations).filter((line) => !line.startsWith('no-feature-cycles'))).toEqual([
+    expect(rulesOf(violations)).toEqual([
       'domain-without-http: src/leads/lead-rules.ts → node_modules/fastify/fastify.js',
       'domain-without-http: src/leads/lead-rules.ts → src/common/api-error.ts',
       'shared-imports-no-feature: src/common/helper.ts → src/leads/lead-import.service.ts',

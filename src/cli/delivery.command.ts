@@ -1,6 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryAttemptsModule } from '../delivery/attempts';
+import { WebhookEndpointsModule } from '../webhooks';
 import { DeliveryService } from '../delivery/attempts';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson } from './cli-io';
@@ -59,5 +60,5 @@ export class DeliveryCommand extends CommandGroup {}
 /** The `delivery` group: the attempt log and sender, no queue. */
 export const DELIVERY_GROUP: CliGroup = {
   commands: [DeliveryCommand, DeliveryListCommand, DeliveryRedeliverCommand],
-  imports: [DeliveryAttemptsModule],
+  imports: [DeliveryAttemptsModule, WebhookEndpointsModule],
 };

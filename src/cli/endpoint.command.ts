@@ -2,6 +2,7 @@ import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CLI_ACTOR } from '../audit/audit-log.service';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryAttemptsModule } from '../delivery/attempts';
+import { WebhookEndpointsModule } from '../webhooks';
 import { DeliveryService } from '../delivery/attempts';
 import {
   WebhookEndpointAdmin,
@@ -452,5 +453,5 @@ export class EndpointCommand extends CommandGroup {}
  */
 export const ENDPOINT_GROUP: CliGroup = {
   commands: [EndpointCommand, ...ENDPOINT_SUBCOMMANDS],
-  imports: [DeliveryAttemptsModule],
+  imports: [DeliveryAttemptsModule, WebhookEndpointsModule],
 };

@@ -23,6 +23,10 @@ export interface DeclaredModule {
   providers: string[];
   /** Exported providers (modules, re-exported, are left out). */
   exports: string[];
+  /** Modules listed in `imports` by name (dynamic modules built by a call are left out). */
+  imports: string[];
+  /** Whether it registers controllers: an HTTP edge. */
+  hasControllers: boolean;
 }
 
 /** How a file touches a table. */
@@ -116,7 +120,16 @@ export function readModules(): DeclaredModule[] {
         for (const declaration of node.declarationList.declarations) {
           const name = declaration.name.getText(source);
           if (name.endsWith('Module')) {
-            modules.push({ name, file, internal: false, tables: [], providers: [], exports: [] });
+            modules.push({
+              name,
+              file,
+              internal: false,
+              tables: [],
+              providers: [],
+              exports: [],
+              imports: [],
+              hasControllers: false,
+            });
           }
         }
       }
@@ -148,6 +161,8 @@ export function readModules(): DeclaredModule[] {
             exports: identifiers(property(metadata, 'exports')).filter(
               (name) => !name.endsWith('Module'),
             ),
+            imports: identifiers(imports),
+            hasControllers: identifiers(property(metadata, 'controllers')).length > 0,
           });
         }
       }

@@ -19,9 +19,7 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
  * `webhook_delivery_attempt` and its daily partitions, the attempt log, the attempt runner, the
  * delivery log, and the operator's attempts (`redeliver`, `ping`, the delivery log, the ledger).
  * {@link DeliveryService} is its face, for the CLI, the dashboard, the worker and the retention
- * pass. What the CLI loads for those commands; it never loads BullMQ. Re-exports
- * `WebhookEndpointsModule` (the CLI's `endpoint` group) and `DeliveryAnalyticsModule` (the
- * dashboard's stats).
+ * pass. What the CLI loads for those commands; it never loads BullMQ.
  */
 @Module({
   imports: [
@@ -41,6 +39,6 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
     AttemptRunner,
     DeliveryService,
   ],
-  exports: [DeliveryService, WebhookEndpointsModule, DeliveryAnalyticsModule],
+  exports: [DeliveryService],
 })
 export class DeliveryAttemptsModule {}

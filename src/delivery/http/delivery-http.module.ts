@@ -1,6 +1,8 @@
 import { Module } from '@nestjs/common';
 import { AccountAccessModule } from '../../account-access';
+import { DeliveryAnalyticsModule } from '../analytics';
 import { DeliveryAttemptsModule } from '../attempts';
+import { WebhookEndpointsModule } from '../../webhooks';
 import { DeliveryRecoveryModule } from '../recovery';
 import { AttemptsController, DeliveriesController } from './delivery-log.controller';
 import { CampaignStatsController, EndpointStatsController } from './delivery-stats.controller';
@@ -13,9 +15,15 @@ import { EndpointRecoveriesController, RecoveriesController } from './recoveries
  * `CampaignsHttpModule`; {@link AccountAccessModule} for `DashboardResourceGuard`.
  */
 @Module({
-  // DeliveryService and DeliveryStatsService, and WebhookEndpointAdmin through the
-  // re-exported WebhookEndpointsModule.
-  imports: [DeliveryAttemptsModule, DeliveryRecoveryModule, AccountAccessModule],
+  // DeliveryService, DeliveryStatsService, DeliveryRecoveries; WebhookEndpointAdmin (a
+  // campaign's endpoints for its stats).
+  imports: [
+    DeliveryAttemptsModule,
+    DeliveryAnalyticsModule,
+    DeliveryRecoveryModule,
+    WebhookEndpointsModule,
+    AccountAccessModule,
+  ],
   controllers: [
     EndpointStatsController,
     CampaignStatsController,

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountAccessModule } from '../../account-access';
 import { DeliveryAttemptsModule } from '../../delivery/attempts';
+import { WebhookEndpointsModule } from '..';
 import { AccountNotificationsController } from './account-notifications.controller';
 import { EndpointsController } from './endpoints.controller';
 import { EventTypesController } from './event-types.controller';
@@ -14,9 +15,9 @@ import { EventTypesController } from './event-types.controller';
  * {@link AccountAccessModule} for `DashboardResourceGuard`.
  */
 @Module({
-  // DeliveryService, and WebhookEndpointAdmin and AccountNotifications through the
-  // re-exported WebhookEndpointsModule.
-  imports: [DeliveryAttemptsModule, AccountAccessModule],
+  // WebhookEndpointAdmin and AccountNotifications; DeliveryService (an endpoint's delivery log,
+  // ledger and test events).
+  imports: [WebhookEndpointsModule, DeliveryAttemptsModule, AccountAccessModule],
   controllers: [EndpointsController, EventTypesController, AccountNotificationsController],
 })
 export class WebhooksHttpModule {}
