@@ -97,4 +97,23 @@ describe('docs/architecture.md, modules and tables', () => {
         .map(({ name, exports }) => `${name} exports ${exports.join(', ') || 'nothing'}`),
     ).toEqual([]);
   });
+
+  it("draws exactly the code's module imports in the dependency diagram", () => {
+    const text = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8');
+    const start = text.indexOf('```mermaid', text.indexOf('\n## Module dependencies'));
+    const diagram = text.slice(start, text.indexOf('```\n', start + 3));
+    const drawn = [...diagram.matchAll(/^ {2}(\w+) --> (\w+)$/gm)].map(
+      ([, from, to]) => `${from} → ${to}`,
+    );
+    const declared = new Set(modules.map(({ name }) => name));
+    const roots = new Set(['AppModule', 'WorkerModule', 'CliModule']);
+    const imported = modules
+      .filter(({ name }) => !roots.has(name))
+      .flatMap(({ name, imports }) =>
+        imports
+          .filter((target) => declared.has(target) && !roots.has(target) && target !== name)
+          .map((target) => `${name} → ${target}`),
+      );
+    expect([...new Set(drawn)].sort()).toEqual([...new Set(imported)].sort());
+  });
 });
