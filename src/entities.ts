@@ -1,22 +1,25 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
+// Each entity from its own file, not its feature's face: loading an entity must not load the
+// feature's modules and services (the CLI and the worker register every entity).
 import { Account } from './campaigns/account.entity';
 import { Campaign } from './campaigns/campaign.entity';
 import { ApiKey } from './auth/api-key.entity';
-import { Lead } from './leads/upload';
-import { LeadImport, LeadImportRejection } from './leads/history';
-import { SpreadsheetImport, SpreadsheetImportFilePart } from './leads/spreadsheet';
+import { Lead } from './leads/lead.entity';
+import { LeadImport } from './leads/lead-import.entity';
+import { LeadImportRejection } from './leads/lead-import-rejection.entity';
+import { SpreadsheetImport, SpreadsheetImportFilePart } from './leads/spreadsheet-import.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notification.entity';
-import { WebhookEvent } from './delivery/deliveries';
-import { WebhookDelivery } from './delivery/deliveries';
-import { WebhookDeliveryAttempt } from './delivery/attempts';
-import { EndpointDeliveryRollup } from './delivery/analytics';
+import { WebhookEvent } from './delivery/deliveries/webhook-event.entity';
+import { WebhookDelivery } from './delivery/deliveries/webhook-delivery.entity';
+import { WebhookDeliveryAttempt } from './delivery/attempts/webhook-delivery-attempt.entity';
+import { EndpointDeliveryRollup } from './delivery/analytics/endpoint-delivery-rollup.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
 import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
 import { DashboardSession } from './users/dashboard-session.entity';
 import { AuditLogEntry } from './audit/audit-log-entry.entity';
-import { DeliveryRecovery } from './delivery/recovery';
+import { DeliveryRecovery } from './delivery/recovery/delivery-recovery.entity';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:

@@ -7,7 +7,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { Account } from '../campaigns';
+import type { Account } from '../campaigns';
 
 /**
  * A long-lived API key (docs/api.md#authentication). Only the SHA-256 hash of the key is stored; `keyPrefix`
@@ -23,7 +23,7 @@ export class ApiKey {
   @Column({ name: 'account_id', type: 'integer' })
   accountId!: number;
 
-  @ManyToOne(() => Account, { onDelete: 'RESTRICT' })
+  @ManyToOne('Account', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_api_key_account' })
   account?: Account;
 

@@ -9,7 +9,7 @@ import {
   PrimaryColumn,
   Unique,
 } from 'typeorm';
-import { Campaign } from '../campaigns';
+import type { Campaign } from '../campaigns';
 import type { ApiKey } from '../auth';
 import type { DashboardUser } from '../users';
 import { SpreadsheetImport } from './spreadsheet-import.entity';
@@ -35,7 +35,7 @@ export class LeadImport {
   @Column({ name: 'campaign_id', type: 'integer' })
   campaignId!: number;
 
-  @ManyToOne(() => Campaign, { onDelete: 'RESTRICT' })
+  @ManyToOne('Campaign', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_lead_import_campaign' })
   campaign?: Campaign;
 

@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryColumn,
 } from 'typeorm';
-import { Campaign } from '../campaigns';
+import type { Campaign } from '../campaigns';
 import type { DashboardUser } from '../users';
 
 /** A spreadsheet import's life (docs/dashboard.md#spreadsheet-imports). */
@@ -53,7 +53,7 @@ export class SpreadsheetImport {
   @Column({ name: 'campaign_id', type: 'integer' })
   campaignId!: number;
 
-  @ManyToOne(() => Campaign, { onDelete: 'CASCADE' })
+  @ManyToOne('Campaign', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_spreadsheet_import_campaign' })
   campaign?: Campaign;
 

@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { Account } from '../campaigns';
+import type { Account } from '../campaigns';
 import type { DashboardRole } from './dashboard-roles.constants';
 
 /**
@@ -28,7 +28,7 @@ export class DashboardUser {
   @Column({ name: 'account_id', type: 'integer' })
   accountId!: number;
 
-  @ManyToOne(() => Account, { onDelete: 'RESTRICT' })
+  @ManyToOne('Account', { onDelete: 'RESTRICT' })
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_dashboard_user_account' })
   account?: Account;
 

@@ -1,5 +1,5 @@
 import { Column, Entity, JoinColumn, OneToOne, PrimaryColumn } from 'typeorm';
-import { Account } from '../campaigns';
+import type { Account } from '../campaigns';
 import { MAX_URL_LENGTH } from './endpoint-limits.constants';
 
 /**
@@ -12,7 +12,7 @@ export class AccountNotification {
   @PrimaryColumn({ name: 'account_id', type: 'integer' })
   accountId!: number;
 
-  @OneToOne(() => Account, { onDelete: 'CASCADE' })
+  @OneToOne('Account', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'account_id', foreignKeyConstraintName: 'fk_account_notification_account' })
   account?: Account;
 

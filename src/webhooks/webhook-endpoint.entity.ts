@@ -9,7 +9,7 @@ import {
   PrimaryGeneratedColumn,
   UpdateDateColumn,
 } from 'typeorm';
-import { Campaign } from '../campaigns';
+import type { Campaign } from '../campaigns';
 import type { SignatureScheme } from './signature-schemes.constants';
 import type { StoredCustomHeader } from './custom-headers';
 
@@ -70,7 +70,7 @@ export class WebhookEndpoint {
   @Column({ name: 'campaign_id', type: 'integer' })
   campaignId!: number;
 
-  @ManyToOne(() => Campaign, { onDelete: 'CASCADE' })
+  @ManyToOne('Campaign', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_webhook_endpoint_campaign' })
   campaign?: Campaign;
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks';
+import type { WebhookEndpoint } from '../../webhooks';
 import type { RollupPeriod } from './delivery-rollup';
 
 /**
@@ -15,7 +15,7 @@ export class EndpointDeliveryRollup {
   @PrimaryColumn({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 
-  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @ManyToOne('WebhookEndpoint', { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'endpoint_id',
     foreignKeyConstraintName: 'fk_endpoint_delivery_rollup_endpoint',

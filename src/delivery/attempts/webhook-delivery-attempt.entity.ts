@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks';
-import { WebhookDelivery } from '../deliveries';
+import type { WebhookEndpoint } from '../../webhooks';
+import type { WebhookDelivery } from '../deliveries';
 import { bigintToNumber } from '../../database/transformers';
 
 /**
@@ -50,7 +50,7 @@ export class WebhookDeliveryAttempt {
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 
-  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @ManyToOne('WebhookEndpoint', { onDelete: 'CASCADE' })
   @JoinColumn({
     name: 'endpoint_id',
     foreignKeyConstraintName: 'fk_webhook_delivery_attempt_endpoint',
@@ -65,7 +65,7 @@ export class WebhookDeliveryAttempt {
    * its attempts in every partition. A delivery's attempts are in its own day's partition and
    * go with it; an endpoint's go with the endpoint (the key above).
    */
-  @ManyToOne(() => WebhookDelivery, { createForeignKeyConstraints: false })
+  @ManyToOne('WebhookDelivery', { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'delivery_id' })
   delivery?: WebhookDelivery;
 

@@ -8,7 +8,7 @@ import {
   PrimaryColumn,
   Unique,
 } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks';
+import type { WebhookEndpoint } from '../../webhooks';
 import { WebhookEvent } from './webhook-event.entity';
 import { bigintToNumber } from '../../database/transformers';
 
@@ -62,7 +62,7 @@ export class WebhookDelivery {
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 
-  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @ManyToOne('WebhookEndpoint', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'fk_webhook_delivery_endpoint' })
   endpoint?: WebhookEndpoint;
 

@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Campaign } from '../../campaigns';
+import type { Campaign } from '../../campaigns';
 import { bigintToNumber } from '../../database/transformers';
 import type { TraceCarrier } from '../../tracing/trace-hooks';
 
@@ -21,7 +21,7 @@ export class WebhookEvent {
   @Column({ name: 'campaign_id', type: 'integer' })
   campaignId!: number;
 
-  @ManyToOne(() => Campaign, { onDelete: 'CASCADE' })
+  @ManyToOne('Campaign', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'campaign_id', foreignKeyConstraintName: 'fk_webhook_event_campaign' })
   campaign?: Campaign;
 

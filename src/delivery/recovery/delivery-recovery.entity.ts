@@ -8,7 +8,7 @@ import {
   ManyToOne,
   PrimaryGeneratedColumn,
 } from 'typeorm';
-import { WebhookEndpoint } from '../../webhooks';
+import type { WebhookEndpoint } from '../../webhooks';
 import { bigintToNumber } from '../../database/transformers';
 
 /** Where a bulk recovery stands (docs/webhooks.md#bulk-recovery). */
@@ -47,7 +47,7 @@ export class DeliveryRecovery {
   @Column({ name: 'endpoint_id', type: 'integer' })
   endpointId!: number;
 
-  @ManyToOne(() => WebhookEndpoint, { onDelete: 'CASCADE' })
+  @ManyToOne('WebhookEndpoint', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'endpoint_id', foreignKeyConstraintName: 'fk_delivery_recovery_endpoint' })
   endpoint?: WebhookEndpoint;
 
