@@ -3,8 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { httpDrainOf } from './common/http-drain';
 import type { ShutdownStep } from './common/graceful-shutdown';
 import { DeliveryDispatcher } from './delivery/outbox';
-import { DeliveryProcessor } from './delivery/worker';
-import { DeliverySweeper } from './delivery/worker';
+import { DeliveryProcessor, DeliverySweeper } from './delivery/worker';
 import { shutdownTracing, tracingOn } from './tracing/trace-hooks';
 
 /**

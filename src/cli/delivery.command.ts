@@ -1,8 +1,7 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { InvalidInputError } from '../common/domain-error';
-import { DeliveryAttemptsModule } from '../delivery/attempts';
+import { DeliveryAttemptsModule, DeliveryService } from '../delivery/attempts';
 import { WebhookEndpointsModule } from '../webhooks';
-import { DeliveryService } from '../delivery/attempts';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson } from './cli-io';
 

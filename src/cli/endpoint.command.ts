@@ -1,9 +1,8 @@
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CLI_ACTOR } from '../audit/audit-log.service';
 import { InvalidInputError } from '../common/domain-error';
-import { DeliveryAttemptsModule } from '../delivery/attempts';
+import { DeliveryAttemptsModule, DeliveryService } from '../delivery/attempts';
 import { WebhookEndpointsModule } from '../webhooks';
-import { DeliveryService } from '../delivery/attempts';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,

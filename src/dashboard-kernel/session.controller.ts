@@ -11,9 +11,13 @@ import type { FastifyReply } from 'fastify';
 import { ApiError } from '../common/api-error';
 import { AppConfig } from '../config/app-config';
 import { SignInLimiter } from '../rate-limit';
-import { MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH } from '../users';
-import { SessionsService } from '../users';
-import { UsersService, type SessionUser } from '../users';
+import {
+  MAX_EMAIL_LENGTH,
+  MAX_PASSWORD_LENGTH,
+  SessionsService,
+  UsersService,
+  type SessionUser,
+} from '../users';
 import { DashboardAccess, DashboardController } from './dashboard-access';
 import { DashboardErrorResponses } from './dashboard-error-responses';
 import {

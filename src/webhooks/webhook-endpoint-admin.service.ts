@@ -5,8 +5,7 @@ import { AuditLog, type AuditActor, type AuditChange } from '../audit';
 import { NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import type { Owned } from '../common/owned-id';
-import { CampaignNotFoundError } from '../campaigns';
-import { CampaignsService } from '../campaigns';
+import { CampaignNotFoundError, CampaignsService } from '../campaigns';
 import { generateSigningKeyPair } from './signing-keys';
 import {
   validateDescription,

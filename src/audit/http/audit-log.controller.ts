@@ -1,18 +1,22 @@
 import { Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AUDIT_ACTIONS } from '..';
 import {
+  AUDIT_ACTIONS,
   AUDIT_PAGE_DEFAULT,
   AUDIT_PAGE_MAX,
   AUDIT_USER_FILTER_MAX,
   AuditLog,
   type AuditEntryView,
 } from '..';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+} from '../../dashboard-kernel';
 import { AuditLogPageDto, AuditLogQueryDto } from './audit-log.dto';
 
 /**

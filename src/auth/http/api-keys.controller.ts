@@ -2,11 +2,17 @@ import { Body, Get, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ApiKeysService, type ApiKeySummary } from '..';
 import { InvalidInputError } from '../../common/domain-error';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  DashboardErrorResponses,
+  checkedInput,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import {
   CreateApiKeyRequestDto,
   CreatedApiKeyDto,
@@ -14,7 +20,6 @@ import {
   RevokedApiKeyDto,
 } from './api-key.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 /**
  * `/dashboard/api/api-keys` (docs/dashboard.md#routes): the account's API keys through

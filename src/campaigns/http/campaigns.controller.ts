@@ -3,11 +3,17 @@ import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } fro
 import { CampaignsService } from '..';
 import { WebhookEndpointAdmin } from '../../webhooks';
 import type { WebhookEndpointDetail } from '../../webhooks';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  DashboardErrorResponses,
+  checkedInput,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
   CreatedEndpointDto,
@@ -15,7 +21,6 @@ import {
   DashboardEndpointDto,
 } from '../../webhooks/http';
 import { ownedThrough, type Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 /**
  * `/dashboard/api/campaigns`: the account's campaigns and, per campaign, its webhook endpoints

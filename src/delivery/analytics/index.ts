@@ -18,6 +18,3 @@ export {
   type LedgerThrottle,
 } from './delivery-ledger';
 export { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from './delivery-ledger.constants';
-export * from './delivery-ledger';
-export * from './delivery-ledger.constants';
-export * from './delivery-stats.service';

@@ -2,18 +2,14 @@ import { Injectable } from '@nestjs/common';
 import { AuditLog, type AuditActor } from '../../audit';
 import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
-import { DeliveryTargets } from '../../webhooks';
-import { WebhookEndpointAdmin } from '../../webhooks';
-import type { AttemptRecord, DeliveryState } from './attempt-records';
+import { DeliveryTargets, WebhookEndpointAdmin } from '../../webhooks';
+import type { AttemptRecord, DeliveryState, FinishedAttempt } from './attempt-records';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { Deliveries } from '../deliveries';
 import { AttemptPartitions } from './attempt-partitions.service';
 import type { EntityManager } from 'typeorm';
 import type { BegunAttempt } from './attempt-log.service';
-import type { AttemptStart, FinishedAttempt } from './attempt-records';
 import type { SendResult } from '../sending';
-import type { CustomHeaderToSend } from '../../webhooks';
-import type { TraceCarrier } from '../../tracing/trace-hooks';
 import { AttemptLog } from './attempt-log.service';
 import { AttemptRunner } from './attempt.runner';
 import {
@@ -326,13 +322,9 @@ export class DeliveryService {
    * @returns the begun attempt with its result; null for a `scheduled` start another job began.
    */
   runAttempt(
-    start: Omit<AttemptStart, 'attemptedAt' | 'request'>,
-    target: { url: string; secrets: string[]; headers?: CustomHeaderToSend[] },
-    body: string,
-    closeOrphans = false,
-    cause: TraceCarrier | null = null,
+    ...args: Parameters<AttemptRunner['run']>
   ): Promise<(BegunAttempt & { result: SendResult }) | null> {
-    return this.runner.run(start, target, body, closeOrphans, cause);
+    return this.runner.run(...args);
   }
 
   /** Records a begun attempt's result and moves its delivery on ({@link AttemptLog.finish}). */

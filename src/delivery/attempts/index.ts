@@ -30,8 +30,3 @@ export { PING, testMessage, type TestMessage } from './test-messages.constants';
 export { GONE, nextStep, type AttemptAnswer, type NextStep } from './retry-schedule';
 export { DAY_MS, partitionName, utcDay } from './attempt-partitions';
 export { microsecondsOf, timestampFromMicroseconds } from './delivery-log.repository';
-export * from './delivery-attempts.module';
-export * from './delivery-log';
-export * from './delivery-log.constants';
-export * from './delivery.service';
-export * from './test-messages.constants';

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { InvalidInputError } from '../../common/domain-error';
-import { EVENT_EXAMPLES } from '../../webhooks';
-import { EVENT_TYPES, isEventType } from '../../webhooks';
+import { EVENT_EXAMPLES, EVENT_TYPES, isEventType } from '../../webhooks';
 
 /** The `type` of a test ping, and the value that asks for one. */
 export const PING = 'ping';

@@ -2,11 +2,16 @@ import { Get, HttpCode, Param, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SerializesTo } from '../../dashboard-kernel';
 import { DeliveryService, type AttemptDetail } from '../attempts';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { DashboardIdPipe } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  DashboardErrorResponses,
+  DashboardIdPipe,
+} from '../../dashboard-kernel';
 import { DeliveryAttemptDetailDto, DeliveryAttemptResultDto } from './delivery-log.dto';
 
 /**

@@ -2,13 +2,18 @@ import { Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
 import { DeliveryStatsService, STATS_WINDOWS, type DeliveryStats } from '../analytics';
 import { WebhookEndpointAdmin } from '../../webhooks';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  DashboardIdPipe,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import { DeliveryStatsDto, DeliveryStatsQueryDto } from './delivery-stats.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 const STATS_QUERY: ApiQueryOptions[] = [
   {

@@ -9,11 +9,18 @@ import {
 import type { FastifyReply } from 'fastify';
 import type { SerializesTo } from '../../dashboard-kernel';
 import { DeliveryRecoveries, type RecoveryPreview } from '../recovery';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  DashboardIdPipe,
+} from '../../dashboard-kernel';
 import {
   RecoveryDto,
   RecoveryPreviewDto,

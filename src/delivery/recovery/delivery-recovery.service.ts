@@ -2,8 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { AuditLog, type AuditActor } from '../../audit';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
-import { DeliveryTargets } from '../../webhooks';
-import { WebhookEndpointAdmin } from '../../webhooks';
+import { DeliveryTargets, WebhookEndpointAdmin } from '../../webhooks';
 import { parseInstant } from '../attempts';
 import { RECOVERY_SCOPES, type RecoveryScope } from './delivery-recovery.entity';
 import {

@@ -15,6 +15,3 @@ export {
   type RecoveryStatus,
 } from './delivery-recovery.entity';
 export type { MovedDelivery } from './delivery-recovery.repository';
-export * from './delivery-recovery.entity';
-export * from './delivery-recovery.module';
-export * from './delivery-recovery.service';

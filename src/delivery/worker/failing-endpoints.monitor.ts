@@ -2,8 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { PeriodicJob } from '../../common/periodic-job';
 import { AppConfig } from '../../config/app-config';
 import { randomUUID } from 'node:crypto';
-import { AccountNotifications } from '../../webhooks';
-import { DeliveryTargets } from '../../webhooks';
+import { AccountNotifications, DeliveryTargets } from '../../webhooks';
 import type { FailingReason } from '../../webhooks';
 import { DeliveryStatsService, type FailureSignals } from '../analytics';
 import { WebhookSender } from '../sending';

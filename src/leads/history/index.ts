@@ -24,6 +24,3 @@ export {
 } from './import-rejections';
 export { LeadImport } from '..';
 export { LeadImportRejection } from '..';
-export * from './import-rejections';
-export * from './lead-import-history.module';
-export * from './lead-import-history.service';

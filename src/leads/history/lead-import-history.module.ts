@@ -1,7 +1,6 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { LeadImport } from '..';
-import { LeadImportRejection } from '..';
+import { LeadImport, LeadImportRejection } from '..';
 import { ImportRejectionRetention } from './import-rejection-retention.service';
 import { ImportRejectionsRepository } from './import-rejections.repository';
 import { LeadImportsRepository } from './lead-import-history.repository';

@@ -19,16 +19,21 @@ import {
   type Page,
 } from '../history';
 import type { ImportRejection } from '../history';
-import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  ApiCsvDownload,
+  csvDownload,
+  DashboardAccess,
+  DashboardController,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  PageQueryDto,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import { ImportRejectionPageDto, LeadImportDto, LeadImportPageDto } from './lead-import.dto';
-import { PageQueryDto } from '../../dashboard-kernel';
 
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 const pageQuery = (fallback: number, max: number): ApiQueryOptions[] => [
   {

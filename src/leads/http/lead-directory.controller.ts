@@ -11,13 +11,25 @@ import {
 } from '../../delivery/lead-deliveries';
 import type { SerializesTo } from '../../dashboard-kernel';
 import { LeadImports, type LeadImportView } from '../history';
-import { LeadDirectory, type LeadSearchPage } from '../search';
-import { DEFAULT_SEARCH_LIMIT, MAX_SEARCH_LIMIT, MAX_SEARCH_TEXT, SEARCH_FIELDS } from '../search';
+import {
+  LeadDirectory,
+  type LeadSearchPage,
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_TEXT,
+  SEARCH_FIELDS,
+} from '../search';
 import { WebhookEndpointAdmin } from '../../webhooks';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  DashboardIdPipe,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import {
   LeadDeliveriesQueryDto,
   LeadDeliveryPageDto,
@@ -27,7 +39,6 @@ import {
   type LeadSummaryDto,
 } from './lead.dto';
 import { ownedThrough, type Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 const cursorQuery: ApiQueryOptions = {
   name: 'cursor',

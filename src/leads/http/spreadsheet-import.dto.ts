@@ -8,8 +8,7 @@ import {
   MaxLength,
   ArrayMaxSize,
 } from 'class-validator';
-import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE } from '..';
-import { SPREADSHEET_IMPORT_STATUSES } from '..';
+import { DEFAULT_DISCLAIMER_VERSION, DEFAULT_SOURCE, SPREADSHEET_IMPORT_STATUSES } from '..';
 import { ImportUserDto } from './lead-import.dto';
 
 // Spreadsheet imports' schemas (docs/dashboard.md#spreadsheet-imports). The mapping is checked

@@ -13,20 +13,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../common/api-error';
 import { complianceOptions } from '..';
-import { FileTooLargeError } from '../spreadsheet';
-import { UploadCapacityError } from '../spreadsheet';
 import {
+  FileTooLargeError,
+  UploadCapacityError,
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
   type PreviewRow,
   type SpreadsheetImportView,
 } from '../spreadsheet';
-import { ApiCsvDownload, csvDownload } from '../../dashboard-kernel';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  ApiCsvDownload,
+  csvDownload,
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import {
   SpreadsheetImportDto,
   SpreadsheetPreviewDto,
@@ -34,7 +42,6 @@ import {
   StartSpreadsheetImportRequestDto,
 } from './spreadsheet-import.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 /** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
 function declaredLength(request: FastifyRequest): number | null {

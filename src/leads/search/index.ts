@@ -6,5 +6,3 @@ export { LeadDirectoryModule } from './lead-directory.module';
 export { LeadDirectory, type LeadSearchPage, type LeadView } from './lead-directory.service';
 export * from './lead-search.constants';
 export type { LeadSearchQuery } from './lead-search';
-export * from './lead-directory.module';
-export * from './lead-directory.service';

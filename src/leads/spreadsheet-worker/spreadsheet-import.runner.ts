@@ -7,8 +7,7 @@ import {
 } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import { CampaignNotFoundError } from '../../campaigns';
-import { CampaignsService } from '../../campaigns';
+import { CampaignNotFoundError, CampaignsService } from '../../campaigns';
 import { DomainError } from '../../common/domain-error';
 import { ownedByOperator } from '../../common/owned-id';
 import { PeriodicJob } from '../../common/periodic-job';

@@ -23,7 +23,3 @@ export {
   type SpreadsheetFormat,
   type SpreadsheetImportStatus,
 } from '..';
-export * from './spreadsheet-imports.module';
-export * from './spreadsheet-imports.service';
-export * from './spreadsheet-temp-files.service';
-export * from './upload-capacity.service';

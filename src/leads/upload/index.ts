@@ -14,8 +14,4 @@ export {
 } from './lead-validator';
 export type { LeadUploadError, LeadUploadRequest, LeadUploadResponse } from '..';
 export { Lead } from '..';
-export * from '..';
 export { leadEvents } from './lead-events';
-export * from './lead-import.module';
-export * from './lead-import.service';
-export * from './lead-validator';

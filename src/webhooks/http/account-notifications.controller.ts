@@ -2,11 +2,15 @@ import { Body, Get, HttpCode, Put } from '@nestjs/common';
 import { InvalidInputError } from '../../common/domain-error';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { AccountNotifications, type NotificationSetting } from '..';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  DashboardErrorResponses,
+  checkedInput,
+} from '../../dashboard-kernel';
 import {
   NotificationSettingDto,
   NotificationSettingRequestDto,

@@ -9,16 +9,21 @@ import {
   ValidateIf,
 } from 'class-validator';
 import { PING } from '../../delivery/attempts';
-import { EVENT_TYPES } from '..';
-import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import {
+  EVENT_TYPES,
   MAX_DESCRIPTION_LENGTH,
   MAX_URL_LENGTH,
   THROTTLE_IN_FLIGHT_BOUNDS,
   THROTTLE_RATE_BOUNDS,
+  DEFAULT_SIGNATURE_SCHEME,
+  SIGNATURE_SCHEMES,
+  type SignatureScheme,
+  DISABLED_REASONS,
+  FAILING_REASONS,
+  type DisabledReason,
+  type FailingReason,
 } from '..';
-import { DEFAULT_SIGNATURE_SCHEME, SIGNATURE_SCHEMES, type SignatureScheme } from '..';
-import { DISABLED_REASONS, FAILING_REASONS, type DisabledReason, type FailingReason } from '..';
+import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
 import type { EndpointHealthFigures, WebhookEndpointDetail } from '..';
 

@@ -8,26 +8,39 @@ import {
   type ApiQueryOptions,
 } from '@nestjs/swagger';
 import type { SerializesTo } from '../../dashboard-kernel';
-import { DeliveryService } from '../../delivery/attempts';
+import {
+  DeliveryService,
+  DEFAULT_LOG_LIMIT,
+  LOG_OUTCOMES,
+  MAX_LOG_LIMIT,
+} from '../../delivery/attempts';
 import type { DeliveryLogPage } from '../../delivery/attempts';
-import { DEFAULT_LOG_LIMIT, LOG_OUTCOMES, MAX_LOG_LIMIT } from '../../delivery/attempts';
 import type { DeliveryLedger } from '../../delivery/analytics';
 import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from '../../delivery/analytics';
 import { WebhookEndpointAdmin, type EndpointChanges, type NewSigningKey } from '..';
 import type { WebhookEndpointDetail } from '..';
 import { ApiError } from '../../common/api-error';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { CurrentActor, type DashboardActor } from '../../dashboard-kernel';
-import { ApiCsrfHeader, ApiIdParam, ApiQueries } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
-import { checkedInput, DashboardIdPipe } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  CurrentActor,
+  type DashboardActor,
+  ApiCsrfHeader,
+  ApiIdParam,
+  ApiQueries,
+  DashboardErrorResponses,
+  checkedInput,
+  DashboardIdPipe,
+  OwnedParam,
+} from '../../dashboard-kernel';
 import {
   DeliveryAttemptResultDto,
   DeliveryLogPageDto,
   DeliveryLogQueryDto,
   LOG_EVENT_TYPES,
+  DeliveryLedgerDto,
+  DeliveryLedgerQueryDto,
 } from '../../delivery/http';
-import { DeliveryLedgerDto, DeliveryLedgerQueryDto } from '../../delivery/http';
 import {
   ChangeSignatureSchemeRequestDto,
   DashboardEndpointDto,
@@ -38,7 +51,6 @@ import {
 } from './endpoint.dto';
 import { RevealedHeaderDto, RevealHeaderRequestDto } from './custom-header.dto';
 import type { Owned } from '../../common/owned-id';
-import { OwnedParam } from '../../dashboard-kernel';
 
 /** The delivery log's query parameters (docs/dashboard.md#delivery-log), in this order. */
 const DELIVERY_LOG_QUERY: ApiQueryOptions[] = [

@@ -1,8 +1,11 @@
 import { Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { eventTypeExamples, type EventTypeDescription } from '..';
-import { DashboardAccess, DashboardController } from '../../dashboard-kernel';
-import { DashboardErrorResponses } from '../../dashboard-kernel';
+import {
+  DashboardAccess,
+  DashboardController,
+  DashboardErrorResponses,
+} from '../../dashboard-kernel';
 import { EventTypeDto } from './event-type.dto';
 
 /**

@@ -3,8 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@
 import { ApiErrorResponses } from '../../common/error-response.dto';
 import { AuthorizedCampaign, CampaignAccessGuard } from '../../auth';
 import type { CampaignScope } from '../../campaigns';
-import { EVENT_TYPES, type EventType } from '..';
-import { WebhookEndpointReads } from '..';
+import { EVENT_TYPES, type EventType, WebhookEndpointReads } from '..';
 import type { WebhookEndpointHealthView, WebhookEndpointView } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 
