@@ -117,8 +117,32 @@ describe('Operator CLI (docs/cli.md)', () => {
     expect(version).toEqual({ code: 0, stdout: '0.1.0\n', stderr: '' });
     const help = await cli('--help');
     expect(help.code).toBe(0);
-    for (const group of ['account', 'campaign', 'api-key', 'endpoint', 'delivery', 'event']) {
-      expect(help.stdout).toContain(group);
+    // Every command, not only the groups, each on a line of its own with its summary.
+    const commands = [
+      ['account create', 'Create an account'],
+      ['account list', 'List the accounts'],
+      ['campaign create', 'Create a campaign of an account'],
+      ['campaign list', 'List an account'],
+      ['api-key create', 'Create an API key'],
+      ['api-key list', 'List an account'],
+      ['api-key revoke', 'Revoke an API key'],
+      ['endpoint create', 'Create a webhook endpoint'],
+      ['endpoint list', 'List a campaign'],
+      ['endpoint update', 'Change a webhook endpoint'],
+      ['endpoint delete', 'Delete a webhook endpoint'],
+      ['endpoint rotate-secret', 'Replace the signing secret'],
+      ['endpoint change-scheme', 'Switch to the other signature scheme'],
+      ['endpoint ping', 'Send a signed test message now'],
+      ['delivery list', 'List an endpoint'],
+      ['delivery redeliver', 'Send a delivery again now'],
+      ['event emit', 'Record and deliver an event'],
+      ['user create', 'Create a dashboard user'],
+      ['user list', 'List an account'],
+      ['user disable', 'Disable a dashboard user'],
+      ['user reset-password', 'Set a new password'],
+    ];
+    for (const [command, summary] of commands) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}( \\[options\\])? +${summary}`, 'm'));
     }
   });
 
@@ -283,6 +307,9 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       is_enabled: true,
       created_at: expect.stringMatching(/Z$/),
       last_delivery_is_successful: null,
+      signature_scheme: 'symmetric',
+      max_deliveries_per_second: null,
+      max_in_flight: null,
       custom_headers: [],
       secret: expect.stringMatching(/^whsec_/),
     });
@@ -341,6 +368,49 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     expect(await json('endpoint', 'delete', '--id', id)).toEqual({ id: created.id, deleted: true });
     const gone = await db.query('SELECT 1 FROM webhook_endpoint WHERE id = $1', [created.id]);
     expect(gone.rows).toHaveLength(0);
+  });
+
+  it('prints the throttle it sets, lists it, and names its own options when a limit is wrong', async () => {
+    const created = await createEndpoint('lead.created', '--max-per-second', '5');
+    expect(created).toMatchObject({
+      signature_scheme: 'symmetric',
+      max_deliveries_per_second: 5,
+      max_in_flight: null,
+    });
+    const id = String(created.id);
+    const updated = await json('endpoint', 'update', '--id', id, '--max-in-flight', '2');
+    expect(updated).toMatchObject({ max_deliveries_per_second: 5, max_in_flight: 2 });
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(listing).toContainEqual(
+      expect.objectContaining({ id: created.id, max_deliveries_per_second: 5, max_in_flight: 2 }),
+    );
+
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--max-per-second', '5000'],
+      /^error: --max-per-second must be a whole number from 1 to 1,000, or null for no limit\n$/,
+    );
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--max-in-flight', '0'],
+      /^error: --max-in-flight must be a whole number from 1 to 100, or null for no limit\n$/,
+    );
+    const { rows } = await db.query(
+      'SELECT max_deliveries_per_second, max_in_flight FROM webhook_endpoint WHERE id = $1',
+      [created.id],
+    );
+    expect(rows[0]).toEqual({ max_deliveries_per_second: 5, max_in_flight: 2 });
+
+    const cleared = await json(
+      'endpoint',
+      'update',
+      '--id',
+      id,
+      '--max-per-second',
+      'none',
+      '--max-in-flight',
+      'none',
+    );
+    expect(cleared).toMatchObject({ max_deliveries_per_second: null, max_in_flight: null });
+    await json('endpoint', 'delete', '--id', id);
   });
 
   it('creates an asymmetric endpoint, rotates its key pair and switches its scheme, printing public keys and never a secret key', async () => {

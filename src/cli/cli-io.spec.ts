@@ -13,6 +13,23 @@ describe('CLI input and errors', () => {
     ).toBe('error: every --campaigns id must be one of account 1');
   });
 
+  it('names the CLI’s own option for a field whose option is named otherwise', () => {
+    expect(
+      cliErrorLine(
+        InvalidInputError.field(
+          'max_deliveries_per_second',
+          'must be a whole number from 1 to 1,000',
+        ),
+      ),
+    ).toBe('error: --max-per-second must be a whole number from 1 to 1,000');
+    expect(cliErrorLine(InvalidInputError.field('max_in_flight', 'must be …'))).toBe(
+      'error: --max-in-flight must be …',
+    );
+    expect(cliErrorLine(InvalidInputError.field('signature_scheme', 'must be …'))).toBe(
+      'error: --signature-scheme must be …',
+    );
+  });
+
   it('prints other errors’ first line as they are', () => {
     expect(cliErrorLine(new NotFoundError('webhook endpoint 7 does not exist'))).toBe(
       'error: webhook endpoint 7 does not exist',

@@ -56,15 +56,33 @@ export class StderrLogger implements LoggerService {
 }
 
 /**
+ * The CLI option of each service field whose option is not named after it (the field in
+ * kebab case): the endpoint throttle's limits and an API key's campaigns.
+ */
+const OPTION_OF_FIELD: Readonly<Record<string, string>> = {
+  max_deliveries_per_second: '--max-per-second',
+  max_in_flight: '--max-in-flight',
+  campaign_ids: '--campaigns',
+};
+
+/**
+ * The CLI option a service field comes from: `max_deliveries_per_second` → `--max-per-second`,
+ * `signature_scheme` → `--signature-scheme`, `name` → `--name`.
+ */
+export function optionOfField(field: string): string {
+  return OPTION_OF_FIELD[field] ?? `--${field.replace(/_/g, '-')}`;
+}
+
+/**
  * The one line the CLI prints on stderr for `error` (docs/cli.md#running-the-cli): its first
  * line after `error: `. A domain error about a field names the option it came from
- * (`name must be …` → `--name must be …`).
+ * (`name must be …` → `--name must be …`, `max_in_flight must be …` → `--max-in-flight must be …`).
  */
 export function cliErrorLine(error: unknown): string {
   let message = error instanceof Error ? error.message : String(error);
   const field = (error as { field?: unknown } | null)?.field;
   if (typeof field === 'string') {
-    message = message.replace(new RegExp(`\\b${field}\\b`), `--${field}`);
+    message = message.replace(new RegExp(`\\b${field}\\b`), optionOfField(field));
   }
   return `error: ${message.split('\n')[0]}`;
 }

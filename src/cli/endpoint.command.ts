@@ -144,11 +144,7 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
       },
       CLI_ACTOR,
     );
-    printJson(
-      key.secret !== null
-        ? { ...endpoint, secret: key.secret }
-        : { ...endpoint, signature_scheme: key.signature_scheme, public_key: key.public_key },
-    );
+    printJson({ ...endpoint, ...shownKey(key) });
   }
 
   @Option({ flags: '--campaign <id>', description: 'Campaign id', required: true })

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { config as loadDotenv } from 'dotenv';
 import type { CliGroup } from './cli-group';
+import { CLI_HELP } from './cli-help';
 import { cliErrorLine, StderrLogger } from './cli-io';
 import { inRootSpan, shutdownTracing } from '../tracing/trace-hooks';
 
@@ -69,6 +70,7 @@ export async function runCli(): Promise<void> {
       logger: new StderrLogger(),
       cliName: 'campaign-api',
       version: packageVersion(),
+      helpConfiguration: CLI_HELP,
       errorHandler: (error: Error & { exitCode?: number }) => process.exit(error.exitCode ?? 1),
       serviceErrorHandler: (error: Error) => fail(error),
     }),

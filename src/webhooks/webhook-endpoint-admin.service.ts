@@ -66,8 +66,16 @@ export interface EndpointChanges {
   maxInFlight?: number | null;
 }
 
-/** An endpoint as the CLI and the dashboard's changes answer it: with its custom headers. */
-export type EndpointWithHeaders = WebhookEndpointView & { custom_headers: CustomHeaderView[] };
+/**
+ * An endpoint as the CLI and the dashboard's changes answer it: with its signature scheme, its
+ * throttle's limits (null: no limit; docs/webhooks.md#throttling) and its custom headers.
+ */
+export type EndpointWithHeaders = WebhookEndpointView & {
+  signature_scheme: SignatureScheme;
+  max_deliveries_per_second: number | null;
+  max_in_flight: number | null;
+  custom_headers: CustomHeaderView[];
+};
 
 /**
  * Managing webhook endpoints (docs/cli.md#commands): what the operator CLI and the dashboard
@@ -93,10 +101,9 @@ export class WebhookEndpointAdmin {
    */
   async list(campaignId: number): Promise<EndpointWithHeaders[]> {
     if (!(await this.campaigns.exists(campaignId))) throw new CampaignNotFoundError(campaignId);
-    return (await this.repository.listOfCampaign(campaignId)).map((e) => ({
-      ...toEndpointView(e),
-      custom_headers: customHeaderViews(e.customHeaders ?? []),
-    }));
+    return (await this.repository.listOfCampaign(campaignId)).map((e) =>
+      withHeaders(toEndpointView(e), e, []),
+    );
   }
 
   /**
@@ -535,7 +542,7 @@ function enabledState(
 }
 
 /**
- * `view` with the endpoint's custom headers, masked except the secret values `checked` (the
+ * `view` with the endpoint's signature scheme, throttle limits and custom headers, masked except the secret values `checked` (the
  * change just made) set.
  */
 function withHeaders(
@@ -546,7 +553,13 @@ function withHeaders(
   const revealed = new Map(
     checked.flatMap((h) => (h.secret && h.value !== null ? [[h.name, h.value] as const] : [])),
   );
-  return { ...view, custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed) };
+  return {
+    ...view,
+    signature_scheme: endpoint.signatureScheme,
+    max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
+    max_in_flight: endpoint.maxInFlight,
+    custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),
+  };
 }
 
 function endpointNotFound(id: number): NotFoundError {
