@@ -705,8 +705,11 @@ describe('Dashboard sign-in and sessions (docs/dashboard.md#sessions)', () => {
         .expect(401);
     });
 
-    it('has its own OpenAPI document; the public one leaves the dashboard out', async () => {
+    it('has its own OpenAPI 3.1 document; the public one leaves the dashboard out', async () => {
       const dashboard = await t.http().get('/dashboard/api/docs-json').expect(200);
+      // 3.1 like the public document: nullable fields as type arrays, never 3.0's `nullable`.
+      expect(dashboard.body.openapi).toBe('3.1.0');
+      expect(JSON.stringify(dashboard.body)).not.toContain('"nullable"');
       // The resource routes are test/dashboard-resources.e2e-spec.ts's.
       expect(Object.keys(dashboard.body.paths)).toContain(SESSION);
       const operations = dashboard.body.paths[SESSION];

@@ -50,7 +50,10 @@ const TAGS: Array<[name: string, description: string]> = [
   ],
 ];
 
-/** The OpenAPI version of the public document: 3.1, for its `webhooks` section. */
+/**
+ * The OpenAPI version of both documents: 3.1, for the public one's `webhooks` section (the
+ * dashboard's follows it, so both write nullable fields the same way).
+ */
 export const OPENAPI_VERSION = '3.1.0';
 
 /**
@@ -107,7 +110,7 @@ const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
 ];
 
 /**
- * The OpenAPI 3 document of the dashboard API under `/dashboard/api` (docs/dashboard.md),
+ * The OpenAPI 3.1 document of the dashboard API under `/dashboard/api` (docs/dashboard.md),
  * built from the controllers of the modules that serve it, and only them: the public document
  * ({@link buildOpenApiDocument}) leaves them out. Every operation but the sign-in needs the
  * session cookie; state-changing ones also the `X-CSRF-Token` header. Every operation may
@@ -123,6 +126,7 @@ export function buildDashboardOpenApiDocument(app: INestApplication): OpenAPIObj
         "session's `csrf_token` as `X-CSRF-Token` and must come from the dashboard's own origin. " +
         'Every error is `{"error", "message"}`.',
     )
+    .setOpenAPIVersion(OPENAPI_VERSION)
     .setVersion('1.0.0')
     .setLicense(OPENAPI_LICENSE.name, OPENAPI_LICENSE.url)
     .addServer(
