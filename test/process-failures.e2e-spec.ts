@@ -207,12 +207,15 @@ describe('Process stops, shared infrastructure and departing clients', () => {
     });
 
     it('refuse to start on a QUEUE_PREFIX that another deployment has claimed', async () => {
-      const intruder = new ServiceProcess('worker.js', {
-        DATABASE_URL: otherUrl,
-        QUEUE_PREFIX: t.config.queuePrefix!,
-      });
+      const intruder = new ServiceProcess(
+        'worker.js',
+        { DATABASE_URL: otherUrl, QUEUE_PREFIX: t.config.queuePrefix! },
+        { expectFailure: true },
+      );
       expect(await intruder.exitCode()).toBe(1);
+      // The refusal is the process's own output, asserted here, not printed by the test.
       expect(intruder.output).toContain(`QUEUE_PREFIX "${t.config.queuePrefix}" is already used`);
+      expect(intruder.output).toContain('QueueNamespaceConflictError');
     });
 
     it('never complete a job of another deployment: the worker puts it back', async () => {

@@ -30,8 +30,9 @@ export interface ApiKeySummary {
 }
 
 /**
- * How long a key's revocation state may be served from this process's cache. docs/api.md#authentication
- * requires revoked keys to stop working within 30 seconds; 10 leaves a wide margin.
+ * How long a key's revocation state may be served from this process's cache: a revoked key's
+ * tokens stop working within this time in every process, the figure docs/api.md#authentication,
+ * docs/cli.md, the README and the dashboard's revoke dialog give (10 seconds).
  */
 export const KEY_ACCESS_CACHE_TTL_MS = 10_000;
 

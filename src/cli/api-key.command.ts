@@ -64,7 +64,7 @@ export class ApiKeyCreateCommand extends CommandRunner {
   }
 }
 
-/** `api-key revoke --id ID` → `{id, revoked_at}`; its tokens stop working within 30 seconds. */
+/** `api-key revoke --id ID` → `{id, revoked_at}`; its tokens stop working within 10 seconds (the key cache of api-keys.service.ts). */
 @SubCommand({ name: 'revoke', description: 'Revoke an API key' })
 export class ApiKeyRevokeCommand extends CommandRunner {
   constructor(private readonly apiKeys: ApiKeysService) {

@@ -113,7 +113,8 @@ describe('README.md', () => {
     const shells = STEPS.filter((s): s is ShellStep => s.type === 'shell');
     const skipped = shells.filter((s) => s.mode.kind === 'skip');
     expect(shells.length).toBeGreaterThan(8);
-    expect(skipped.length).toBeLessThanOrEqual(2);
+    // npm ci, installing Node.js 24, and Cleaning up (it would drop what the test still uses).
+    expect(skipped.length).toBeLessThanOrEqual(3);
     for (const step of skipped) {
       expect(step.mode.kind === 'skip' && step.mode.reason.length).toBeGreaterThan(10);
     }

@@ -1,3 +1,5 @@
+import { newRunPrefix, RUN_PREFIX_VARIABLE } from './redis-keys';
+
 /**
  * Environment of every e2e test file, set before any module loads. global-setup.ts migrates
  * a template database once; each test file then runs on a copy of its own (created by
@@ -27,8 +29,10 @@ process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.JWT_SECRET = 'test-only-jwt-secret-0123456789abcdefghijklmnop';
 process.env.SECRETS_ENCRYPTION_KEY = Buffer.alloc(32, 7).toString('base64');
 process.env.TOKEN_TTL_SECONDS = '900';
-// Each test file gets its own BullMQ keys, so one file's worker never takes another's jobs.
-process.env.QUEUE_PREFIX = `test-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+// Each test file gets its own BullMQ keys, so one file's worker never takes another's jobs;
+// they all start with the run's prefix, whose keys global-teardown.ts deletes.
+process.env[RUN_PREFIX_VARIABLE] ??= newRunPrefix();
+process.env.QUEUE_PREFIX = `${process.env[RUN_PREFIX_VARIABLE]}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 process.env.WEBHOOK_ALLOW_PRIVATE_URLS = 'true';
 // Tests exchange tokens and call the API far more often than a customer may; the rate-limit
 // tests set their own low limits.

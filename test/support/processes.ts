@@ -21,7 +21,15 @@ export class ServiceProcess {
   private readonly exited: Promise<number | null>;
   private signalled = false;
 
-  constructor(entrypoint: 'main.js' | 'worker.js', env: Record<string, string>) {
+  /**
+   * @param options.expectFailure the test makes the process fail on purpose and asserts its
+   *   {@link output}: its exit is not reported on the test's stderr.
+   */
+  constructor(
+    entrypoint: 'main.js' | 'worker.js',
+    env: Record<string, string>,
+    options: { expectFailure?: boolean } = {},
+  ) {
     this.child = spawn(process.execPath, [join(DIST, entrypoint)], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -31,7 +39,7 @@ export class ServiceProcess {
     this.exited = new Promise((resolve) =>
       this.child.on('exit', (code, signal) => {
         // A process that ends on its own, and not cleanly, says why in the test's output.
-        if (!this.signalled && code !== 0) {
+        if (!this.signalled && !options.expectFailure && code !== 0) {
           const tail = this.output.split('\n').slice(-40).join('\n');
           process.stderr.write(
             `${entrypoint} exited (${code ?? signal}); its last output:\n${tail}\n`,

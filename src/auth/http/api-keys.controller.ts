@@ -90,7 +90,7 @@ export class ApiKeysController {
 
   /**
    * Revokes a key of the account: its token exchange is refused at once and its tokens within
-   * 30 seconds in every process (at once in this one). Revoking it again keeps the first time.
+   * 10 seconds in every process (at once in this one). Revoking it again keeps the first time.
    * Recorded as `api_key.revoke`.
    */
   @Post(':id/revoke')

@@ -107,7 +107,7 @@ function RevokeKey({ apiKey }: { apiKey: ApiKey }) {
     <ConfirmButton
       label="Revoke"
       title={`Revoke ${label}?`}
-      message="Its bearer tokens stop working within 30 seconds and it cannot be used again. This cannot be undone."
+      message="Its bearer tokens stop working within 10 seconds and it cannot be used again. This cannot be undone."
       confirmLabel="Revoke the key"
       buttonProps={{ size: 'xs', 'aria-label': `Revoke ${label}` }}
       pending={revoke.isPending}
