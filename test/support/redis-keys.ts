@@ -14,21 +14,17 @@ export function newRunPrefix(): string {
 }
 
 /**
- * Deletes every key of the test Redis (`REDIS_URL`, else 127.0.0.1:6379) whose name starts
- * with `prefix`, also within a hash tag (`{prefix…}:…`, BullMQ's keys): SCAN and UNLINK in
- * batches, so it never blocks Redis. Keys of other runs and of other prefixes are left alone.
+ * Deletes the keys of the Redis at `url` that match any of `patterns` (SCAN and UNLINK in
+ * batches, so it never blocks Redis).
  * @returns how many keys it deleted.
  */
-export async function deleteKeysWithPrefix(prefix: string): Promise<number> {
-  if (!/^test-[A-Za-z0-9-]+$/.test(prefix)) throw new Error(`not a test key prefix: ${prefix}`);
-  const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 1,
-  });
+export async function deleteMatchingKeys(url: string, patterns: string[]): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  redis.on('error', () => undefined);
   let deleted = 0;
   try {
     await redis.connect();
-    for (const pattern of [`${prefix}*`, `{${prefix}*`]) {
+    for (const pattern of patterns) {
       let cursor = '0';
       do {
         const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
@@ -40,4 +36,18 @@ export async function deleteKeysWithPrefix(prefix: string): Promise<number> {
     redis.disconnect();
   }
   return deleted;
+}
+
+/**
+ * Deletes every key of the test Redis (`REDIS_URL`, else 127.0.0.1:6379) whose name starts
+ * with `prefix`, also within a hash tag (`{prefix…}:…`, BullMQ's keys). Keys of other runs
+ * and of other prefixes are left alone.
+ * @returns how many keys it deleted.
+ */
+export async function deleteKeysWithPrefix(prefix: string): Promise<number> {
+  if (!/^test-[A-Za-z0-9-]+$/.test(prefix)) throw new Error(`not a test key prefix: ${prefix}`);
+  return deleteMatchingKeys(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', [
+    `${prefix}*`,
+    `{${prefix}*`,
+  ]);
 }

@@ -1,5 +1,6 @@
 import IORedis from 'ioredis';
 import { Client } from 'pg';
+import { deleteMatchingKeys } from '../../support/redis-keys';
 import { PG_SERVER_URL, REDIS_SERVER_URL } from './config';
 
 /** `postgres://…/<database>` on the machine's server, or on `host` (a proxy's `127.0.0.1:port`). */
@@ -47,22 +48,8 @@ export async function databaseExists(name: string): Promise<boolean> {
 }
 
 /** Deletes the keys matching `pattern` in Redis database `db` (SCAN + UNLINK); returns how many. */
-export async function deleteRedisKeys(db: number, pattern: string): Promise<number> {
-  const redis = new IORedis(redisUrl(db), { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => undefined);
-  await redis.connect();
-  let deleted = 0;
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) deleted += await redis.unlink(...keys);
-    } while (cursor !== '0');
-  } finally {
-    redis.disconnect();
-  }
-  return deleted;
+export function deleteRedisKeys(db: number, pattern: string): Promise<number> {
+  return deleteMatchingKeys(redisUrl(db), [pattern]);
 }
 
 /** The key that reserves a Redis database index for one scenario (deleted at its clean-up). */
