@@ -9,6 +9,7 @@ const {
   FACE,
   COMPOSITION_ROOTS,
   EDGE,
+  THREAD_CONSTANTS,
 } = require('./scripts/architecture-features.cjs');
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -22,7 +23,7 @@ module.exports = {
       from: { path: FEATURE, pathNot: [`^src/${SHARED}/`, COMPOSITION_ROOTS] },
       to: {
         path: '^src/[^/]+/',
-        pathNot: ['^src/$1/', `^src/${SHARED}/`, FACE],
+        pathNot: ['^src/$1/', `^src/${SHARED}/`, FACE, THREAD_CONSTANTS],
       },
     },
     {

@@ -41,7 +41,10 @@
  * speed. Latencies are taken on process.hrtime (CLOCK_MONOTONIC, shared by every process of the
  * machine), so times noted by the receiver child compare with the harness's own.
  *
- * --guard (CI): exits 1 when a guarded ratio falls below half of its goal (lib/settings.mjs).
+ * --guard (CI): exits 1 when a guarded ratio falls below half of its goal (lib/settings.mjs), or
+ * ingest's or dispatch's below 0.85 of its baseline (bench/baseline.json) twice in a row.
+ * --update-baseline (with --quick): writes this run's ingest and dispatch ratios to
+ * bench/baseline.json.
  * --only memory,ingest,…: runs just those steps and prints their raw figures (no table, no files).
  *
  * All traffic goes to 127.0.0.1. Every child process is stopped on exit, error or signal.
@@ -50,11 +53,13 @@
  * its rows of the table) is a file of bench/measures/, the shared machinery is in bench/lib/
  * (bench/README.md, "Where things are").
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXPECTED_API_LOG, QUEUE_PREFIX, apiLog } from './lib/api-process.mjs';
-import { log, note, notes, nowMs, stopChild } from './lib/harness.mjs';
+import { benchDir, log, note, notes, nowMs, stopChild } from './lib/harness.mjs';
 import { buildRows, guard, textTable, writeResults } from './lib/report.mjs';
-import { sizesFor } from './lib/settings.mjs';
+import { BASELINE_TOLERANCE, sizesFor } from './lib/settings.mjs';
 import { machineInfo, setup, shutdown } from './lib/setup.mjs';
 import * as dispatch from './measures/dispatch.mjs';
 import * as ingest from './measures/ingest.mjs';
@@ -71,9 +76,18 @@ const { values: args } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     guard: { type: 'boolean', default: false },
+    'update-baseline': { type: 'boolean', default: false },
   },
 });
 const QUICK = args.quick;
+/**
+ * bench/baseline.json: the quick run's ingest and dispatch ratios that --guard holds the code
+ * to (bench/README.md, "The regression guard"); --update-baseline writes it.
+ */
+const BASELINE_FILE = join(benchDir, 'baseline.json');
+const BASELINE = JSON.parse(readFileSync(BASELINE_FILE, 'utf8')).ratios;
+if (args['update-baseline'] && !QUICK)
+  throw new Error('--update-baseline: the baseline holds a --quick run');
 /**
  * The steps in the order they run: [--only's name, the key of its figures in the result, its
  * measure]. `--only ingest,reads` runs just those and prints their raw figures.
@@ -99,6 +113,47 @@ for (const step of ONLY ?? []) {
 const runs = (step) => ONLY === null || ONLY.has(step);
 const SIZES = sizesFor(QUICK);
 
+/** The ratio --guard holds to the baseline of a measure's figures (null: none). */
+function guardRatioOf(key, figures, measure) {
+  const rows = buildRows({ [key]: figures }, SIZES, [measure]);
+  return rows.find((row) => row.baseline !== null)?.guard_ratio ?? null;
+}
+
+/**
+ * A step's figures. With --guard, a step with a baseline whose ratio falls below
+ * BASELINE_TOLERANCE of it is measured once more, and the better of the two counts (the other
+ * is kept under `discarded`): a regression fails twice in a row, a moment of load rarely does.
+ */
+async function measureGuarded(step, key, measure, ctx) {
+  const first = await measure.measure(ctx);
+  const floor = BASELINE?.[step] == null ? null : BASELINE_TOLERANCE * BASELINE[step];
+  if (!args.guard || floor === null) return first;
+  const ratio = guardRatioOf(key, first, measure);
+  if (ratio !== null && ratio >= floor) return first;
+  log(`${step}: ratio ${ratio?.toFixed(3)} below ${floor.toFixed(3)} (baseline), measuring again`);
+  const again = await measure.measure(ctx, true);
+  const better = (guardRatioOf(key, again, measure) ?? 0) > (ratio ?? 0);
+  return better ? { ...again, discarded: first } : { ...first, discarded: again };
+}
+
+/** Writes the run's ingest and dispatch ratios to bench/baseline.json (--update-baseline). */
+function writeBaseline(result) {
+  const ratios = {};
+  for (const [step, key, measure] of MEASURES) {
+    if (result[key] == null) continue;
+    const ratio = guardRatioOf(key, result[key], measure);
+    if (ratio !== null) ratios[step] = +ratio.toFixed(3);
+  }
+  const previous = JSON.parse(readFileSync(BASELINE_FILE, 'utf8'));
+  const next = {
+    ...previous,
+    ratios: { ...previous.ratios, ...ratios },
+    measured: `${result.startedAt.toISOString()}, ${result.machine.cpu_count} × ${result.machine.cpu_model}, Node ${result.machine.node}`,
+  };
+  writeFileSync(BASELINE_FILE, JSON.stringify(next, null, 2) + '\n');
+  console.log(`bench/baseline.json: ${JSON.stringify(next.ratios)}`);
+}
+
 /** The whole run; state holds what must be stopped whatever happens. */
 async function run(state) {
   const startedAt = new Date();
@@ -109,7 +164,7 @@ async function run(state) {
 
   const figures = {};
   for (const [step, key, measure] of MEASURES) {
-    figures[key] = runs(step) ? await measure.measure(ctx) : null;
+    figures[key] = runs(step) ? await measureGuarded(step, key, measure, ctx) : null;
   }
 
   const apiExit = await stopChild(state.api, 'SIGTERM', 35_000);
@@ -138,10 +193,17 @@ async function main() {
           `(${JSON.stringify(apiLog.byLevel)}); first unexpected: ${unexpected.slice(0, 3).join(' | ')}`,
       );
     }
+    if (args['update-baseline']) writeBaseline(result);
     if (ONLY !== null) {
       // A partial run: raw figures only; the table and the result files need every step.
       console.log(JSON.stringify(result, null, 2));
       if (notes.length) console.log(`notes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
+      if (args.guard) {
+        const rows = MEASURES.filter(([, key]) => result[key] != null).flatMap(([, key, m]) =>
+          buildRows({ [key]: result[key] }, SIZES, [m]),
+        );
+        if (!guard(rows, BASELINE).ok) return 1;
+      }
       return 0;
     }
     const rows = buildRows(result, SIZES, TABLE);
@@ -150,7 +212,7 @@ async function main() {
     console.log(`machine: ${JSON.stringify(result.machine)}`);
     console.log(`runtime: ${result.runtimeSeconds.toFixed(1)} s; written: ${files.join(', ')}`);
     if (notes.length) console.log(`notes:\n${notes.map((n) => `  - ${n}`).join('\n')}`);
-    if (args.guard && !guard(rows)) return 1;
+    if (args.guard && !guard(rows, BASELINE).ok) return 1;
     return 0;
   } catch (error) {
     log(`the harness broke: ${error.stack ?? error}`);

@@ -149,8 +149,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     app.get(BearerAuthenticator),
     app.get(RedisFailedAuthenticationLimiter),
   );
-  // Request durations by route template (docs/operations.md#metrics).
-  installHttpMetrics(adapter.getInstance(), app.get(Metrics));
+  // Request durations by route template (docs/operations.md#metrics); no hook when off.
+  const metrics = app.get(Metrics);
+  if (metrics.recording) installHttpMetrics(adapter.getInstance(), metrics);
   applyGlobalPrefix(app);
   if (config.corsOrigins.length > 0) {
     // Never for the dashboard API: it allows no cross-origin request

@@ -87,16 +87,16 @@ describe('architecture rules (docs/architecture.md#layering-rules)', () => {
           'export class LeadsRepository {}\nexport interface LeadRow { id: number }\n',
         'src/leads/upload/lead-import.module.ts': 'export class LeadImportModule {}\n',
         'src/leads/upload/index.ts': "export * from './lead-import.module';\n",
-        'src/leads/lead-fields.constants.ts': "export const LEAD_FIELDS = ['phone'];\n",
-        'src/leads/index.ts': "export * from './lead-fields.constants';\n",
+        'src/leads/lead-compliance.constants.ts': "export const DEFAULT_SOURCE = 'api';\n",
+        'src/leads/index.ts': "export * from './lead-compliance.constants';\n",
         'src/leads/search/search.ts':
-          "import { LEAD_FIELDS } from '../lead-fields.constants';\nimport { LeadImportModule } from '../upload';\nexport const s = [LEAD_FIELDS, LeadImportModule];\n",
+          "import { DEFAULT_SOURCE } from '../lead-compliance.constants';\nimport { LeadImportModule } from '../upload';\nexport const s = [DEFAULT_SOURCE, LeadImportModule];\n",
         'src/delivery/outbox/typed.ts':
           "import type { LeadRow } from '../../leads/upload/leads.repository';\nexport const z: LeadRow[] = [];\n",
         'src/delivery/outbox/wrong.ts':
           "import { LeadsRepository } from '../../leads/upload/leads.repository';\nexport const x = LeadsRepository;\n",
         'src/delivery/outbox/right.ts':
-          "import { LeadImportModule } from '../../leads/upload';\nimport { LEAD_FIELDS } from '../../leads';\nexport const y = [LeadImportModule, LEAD_FIELDS];\n",
+          "import { LeadImportModule } from '../../leads/upload';\nimport { DEFAULT_SOURCE } from '../../leads';\nexport const y = [LeadImportModule, DEFAULT_SOURCE];\n",
         'src/cli/lead.command.ts':
           "import { LeadsRepository } from '../leads/upload/leads.repository';\nexport const c = LeadsRepository;\n",
       },
@@ -106,7 +106,7 @@ describe('architecture rules (docs/architecture.md#layering-rules)', () => {
     expect(rulesOf(violations)).toEqual([
       'feature-face: src/delivery/outbox/typed.ts → src/leads/upload/leads.repository.ts',
       'feature-face: src/delivery/outbox/wrong.ts → src/leads/upload/leads.repository.ts',
-      'feature-face: src/leads/search/search.ts → src/leads/lead-fields.constants.ts',
+      'feature-face: src/leads/search/search.ts → src/leads/lead-compliance.constants.ts',
     ]);
   });
 

@@ -51,7 +51,11 @@ function keepApiLine(line, stream) {
   if (apiLog.lines.length < 200) apiLog.lines.push(`${level}: ${String(msg).slice(0, 300)}`);
 }
 
-const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const nodeArgs = [
+  ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+  // BENCH_SLOWDOWN=<share>: a regression on purpose, to check the guard (lib/slow-down.cjs).
+  ...(process.env.BENCH_SLOWDOWN ? ['--require', join(root, 'bench/lib/slow-down.cjs')] : []),
+];
 
 /**
  * Starts `node dist/main.js` on PORT=0 (or `port`: a second process sharing the first one's

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { apiLog } from './api-process.mjs';
 import { benchDir, notes } from './harness.mjs';
+import { BASELINE_TOLERANCE } from './settings.mjs';
 import { ratioOf } from './stats.mjs';
 
 /** A whole number as the table writes it: 10,000. */
@@ -32,7 +33,18 @@ export function buildRows(r, sizes, measures) {
   const rows = [];
   const add = (
     measure,
-    { ours, ceiling, unit, label, ratio, goal = null, met = null, guard = null },
+    {
+      ours,
+      ceiling,
+      unit,
+      label,
+      ratio,
+      goal = null,
+      met = null,
+      guard = null,
+      baseline = null,
+      guardRatio,
+    },
   ) =>
     rows.push({
       measure,
@@ -45,6 +57,15 @@ export function buildRows(r, sizes, measures) {
       met,
       // The ratio this row's goal asks for, for --guard (null: not guarded).
       guard,
+      // Its key in bench/baseline.json, held to BASELINE_TOLERANCE of it by --guard (null: none),
+      // and the ratio --guard compares (the row's own unless the measure gives a steadier one).
+      baseline,
+      guard_ratio:
+        guardRatio === undefined
+          ? ratio === undefined
+            ? ratioOf(ours, ceiling)
+            : ratio
+          : guardRatio,
     });
   for (const measure of measures) measure.addRows(r, add, sizes);
   return rows;
@@ -149,16 +170,46 @@ export function writeResults(rows, result, sizes, quick) {
 
 /**
  * The regression guard (--guard): prints a line for each guarded row whose ratio fell below
- * half of its goal (lib/settings.mjs GOALS). Returns whether none did.
+ * half of its goal (lib/settings.mjs GOALS), or, for a row with a baseline (ingest, dispatch),
+ * whose guard ratio fell below BASELINE_TOLERANCE of the committed baseline
+ * (bench/baseline.json). `final` false: the baseline lines are printed as to be re-measured.
+ * @returns whether every row passed, and the baseline keys of the rows that did not.
  */
-export function guard(rows) {
+export function guard(rows, baseline, final = true) {
   const fallen = rows.filter((row) => row.guard !== null && !(row.ratio >= row.guard / 2));
   for (const row of fallen) {
     console.log(
       `regression: ${row.measure}: ratio ${formatRatio(row.ratio)} is below half of its goal (${row.goal})`,
     );
   }
-  if (fallen.length > 0) return false;
-  console.log('guard: every ratio is at least half of its goal');
-  return true;
+  const below = rows.filter(
+    (row) =>
+      row.baseline !== null &&
+      baseline?.[row.baseline] != null &&
+      !(row.guard_ratio >= BASELINE_TOLERANCE * baseline[row.baseline]),
+  );
+  for (const row of below) {
+    const floor = BASELINE_TOLERANCE * baseline[row.baseline];
+    console.log(
+      `${final ? 'regression' : 'below baseline, measuring again'}: ${row.measure}: ratio ` +
+        `${formatRatio(row.guard_ratio)} is below ${formatRatio(floor)} ` +
+        `(${BASELINE_TOLERANCE} × its baseline ${baseline[row.baseline]}, bench/baseline.json)`,
+    );
+  }
+  const ok = fallen.length === 0 && below.length === 0;
+  if (ok) {
+    const held = rows
+      .filter((row) => row.baseline !== null && baseline?.[row.baseline] != null)
+      .map(
+        (row) =>
+          `${row.baseline} ${formatRatio(row.guard_ratio)} (baseline ${baseline[row.baseline]})`,
+      );
+    console.log(
+      'guard: every ratio is at least half of its goal' +
+        (held.length
+          ? `, and within ${BASELINE_TOLERANCE} of its baseline: ${held.join(', ')}`
+          : ''),
+    );
+  }
+  return { ok, below: below.map((row) => row.baseline), fallen: fallen.length };
 }

@@ -11,7 +11,10 @@ export const sizesFor = (quick) =>
         ingestRuns: 5, // a median of five: COPY's own speed swings by a third from run to run
         ingestWarmups: 1,
         latencyUploads: 10,
-        dispatchLeads: 500,
+        dispatchLeads: 1_000,
+        // --guard's dispatch ratio: the best of five uploads beside the best of five ceilings,
+        // alternated, so that a moment of load on a shared machine does not decide it.
+        dispatchRounds: 5,
         dispatchTimeoutMs: 30_000,
         // Long enough for the JIT to settle, so --guard's ratios are not a cold start's.
         loadWarmupSeconds: 1,
@@ -30,6 +33,7 @@ export const sizesFor = (quick) =>
         ingestWarmups: 3,
         latencyUploads: 50,
         dispatchLeads: 10_000,
+        dispatchRounds: 1,
         dispatchTimeoutMs: 180_000,
         loadWarmupSeconds: 2,
         readSeconds: 8,
@@ -51,6 +55,12 @@ export const CEILING_CONCURRENCY = 50;
  * share of it did not hold still).
  */
 export const GOALS = { ingest: 0.25, health: 0.2, events: 0.3, dispatch: 0.3, token: 0.25 };
+/**
+ * `--guard` also holds ingest and dispatch to the committed baseline (bench/baseline.json,
+ * ratios of a quick run): a ratio below this share of its baseline fails, after one
+ * re-measure. 0.85: a 15 % drop.
+ */
+export const BASELINE_TOLERANCE = 0.85;
 export const TOKEN_GOAL_PER_S = 6_000;
 export const HEALTH_P99_GOAL_MS = 10;
 export const LATENCY_GOALS_MS = { p50: 20, p99: 100 };

@@ -122,6 +122,20 @@ export async function setup(state, sizes, quick) {
       return { ...res, accepted };
     },
 
+    /** A campaign created now, for a measure run again (see `campaigns` for the others). */
+    async newCampaign(name) {
+      const campaign = await cli(
+        'campaign',
+        'create',
+        '--account',
+        String(account.id),
+        '--name',
+        `Bench ${name}`,
+      );
+      campaigns[name] = campaign;
+      return campaign;
+    },
+
     /** Waits until the receiver has had n requests (see bench/lib/receiver.mjs). */
     async waitFor(n, from, timeoutMs) {
       const message = { cmd: 'wait', n, from, timeoutMs };

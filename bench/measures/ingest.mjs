@@ -95,11 +95,21 @@ async function naiveRate(db, leads, campaignId, tag) {
 /**
  * Ours, COPY and naive INSERTs interleaved, the same rows in each round, after
  * `sizes.ingestWarmups` rounds of ours and COPY that are not counted.
+ * @param again a second measure in the same run (--guard's re-measure): fresh campaigns of
+ *   its own, no warm-up (the service is warm).
  */
-export async function measure(ctx) {
+export async function measure(ctx, again = false) {
   const { sizes } = ctx;
-  const ingest = { ours: [], copy: [], naive: [], upload_ms: [], warmup_ours: [] };
-  for (let i = 1; i <= sizes.ingestWarmups; i++) {
+  // round_ratios: each round's upload beside the COPY of the same rows right after it.
+  const ingest = {
+    ours: [],
+    copy: [],
+    naive: [],
+    upload_ms: [],
+    warmup_ours: [],
+    round_ratios: [],
+  };
+  for (let i = 1; i <= (again ? 0 : sizes.ingestWarmups); i++) {
     const leads = makeLeads(sizes.ingestLeads);
     const campaign = ctx.campaigns[`ingest-warmup-${i}`];
     const res = await ctx.upload(campaign, leads, `ingest warm-up ${i}`);
@@ -111,15 +121,19 @@ export async function measure(ctx) {
   }
   for (let i = 1; i <= sizes.ingestRuns; i++) {
     const leads = makeLeads(sizes.ingestLeads);
-    const campaign = ctx.campaigns[`ingest-${i}`];
+    const campaign = again
+      ? await ctx.newCampaign(`ingest-again-${i}`)
+      : ctx.campaigns[`ingest-${i}`];
     const res = await ctx.upload(campaign, leads, `ingest ${i}`);
-    if (res.accepted?.valid_count === leads.length) {
+    const accepted = res.accepted?.valid_count === leads.length;
+    if (accepted) {
       const ms = res.doneAt - res.startedAt; // request sent → whole 202 body read
       ingest.ours.push(leads.length / (ms / 1000));
       ingest.upload_ms.push(ms);
     }
-    ingest.copy.push(await copyRate(ctx.db, leads, campaign.id, i));
-    ingest.naive.push(await naiveRate(ctx.db, leads, campaign.id, i));
+    ingest.copy.push(await copyRate(ctx.db, leads, campaign.id, `${again ? 'again_' : ''}${i}`));
+    if (accepted) ingest.round_ratios.push(ingest.ours.at(-1) / ingest.copy.at(-1));
+    ingest.naive.push(await naiveRate(ctx.db, leads, campaign.id, `${again ? 'again_' : ''}${i}`));
     log(
       `ingest ${i}/${sizes.ingestRuns}: ours ${Math.round(ingest.ours.at(-1) ?? 0)}, ` +
         `COPY ${Math.round(ingest.copy.at(-1))}, naive ${Math.round(ingest.naive.at(-1))} leads/s`,
@@ -142,6 +156,11 @@ export function addRows(r, add, sizes) {
     goal: `≥ ${GOALS.ingest} of COPY`,
     met: ingestRatio == null ? null : ingestRatio >= GOALS.ingest,
     guard: GOALS.ingest,
+    baseline: 'ingest',
+    // --guard's figure: the median of the rounds' own ratios, each upload beside the COPY of
+    // the same rows right after it, under the same load (a moment of load on a shared machine
+    // moves one round, not the median of five).
+    guardRatio: median(r.ingest.round_ratios ?? []),
   });
   const naive = median(r.ingest.naive);
   add('ingest vs naive peer', {

@@ -1,3 +1,4 @@
+import { loadConfig } from '../config/app-config';
 import { attemptOutcomeClass, Metrics, statusClass } from './metrics.service';
 
 describe('Metrics (docs/operations.md#metrics)', () => {
@@ -54,5 +55,25 @@ describe('Metrics (docs/operations.md#metrics)', () => {
     );
     // Without METRICS_PORT, no runtime metrics are collected.
     expect(text).not.toContain('nodejs_');
+  });
+
+  it('records nothing without METRICS_PORT, when nothing could read it', async () => {
+    const metrics = new Metrics(loadConfig({}));
+    metrics.recordLeads('api', {
+      received_count: 5,
+      valid_count: 4,
+      invalid_count: 1,
+      duplicate_count: 2,
+    });
+    metrics.recordAttempts([
+      { success: true, statusCode: 200, error: null, durationMs: 20, lagMs: 1500 },
+    ]);
+    metrics.recordHttpRequest('GET', '/api/v1/leads/:id', 200, 0.004);
+    const text = (await metrics.exposition()).body;
+    expect(metrics.recording).toBe(false);
+    expect(text).not.toContain('campaign_api_leads_received_total{source="api"} 5');
+    expect(text).not.toContain('campaign_api_delivery_attempts_total{outcome="success"} 1');
+    expect(text).not.toContain('campaign_api_http_request_duration_seconds_count{');
+    expect(new Metrics(loadConfig({ METRICS_PORT: '9464' })).recording).toBe(true);
   });
 });

@@ -91,8 +91,10 @@ export function statusClass(statusCode: number): string {
  * call the `record…` methods and never prom-client; every label has a small fixed set of
  * values (never a URL, an account, a campaign or a lead).
  *
- * Recording costs a few map look-ups and is done whether or not `METRICS_PORT` is set; Node's
- * runtime metrics (event loop, heap, GC) are collected only when it is.
+ * Recording costs a few map look-ups a request or an attempt, and is done only when
+ * `METRICS_PORT` is set (nothing would ever read the values otherwise; a `Metrics` built
+ * without a config, in a unit test, records), as are Node's runtime metrics (event loop, heap,
+ * GC).
  */
 @Injectable()
 export class Metrics {
@@ -158,7 +160,11 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Whether the `record…` methods record: `METRICS_PORT` is set (or no config was given). */
+  readonly recording: boolean;
+
   constructor(@Optional() config?: AppConfig) {
+    this.recording = config === undefined || config.metricsPort != null;
     if (config?.metricsPort != null) collectDefaultMetrics({ register: this.registry });
   }
 
@@ -174,11 +180,13 @@ export class Metrics {
    * @param seconds from the request's arrival to its answer.
    */
   recordHttpRequest(method: string, route: string, statusCode: number, seconds: number): void {
+    if (!this.recording) return;
     this.httpDuration.observe({ method, route, status_class: statusClass(statusCode) }, seconds);
   }
 
   /** The counts of an upload or of a spreadsheet chunk, once committed. */
   recordLeads(source: LeadSource, counts: LeadCounts): void {
+    if (!this.recording) return;
     this.leadsReceived.inc({ source }, counts.received_count);
     this.leadsValid.inc({ source }, counts.valid_count);
     this.leadsInvalid.inc({ source }, counts.invalid_count);
@@ -187,6 +195,7 @@ export class Metrics {
 
   /** Attempts whose results were recorded (counted once each, after their transaction committed). */
   recordAttempts(attempts: readonly FinishedAttemptSample[]): void {
+    if (!this.recording) return;
     for (const a of attempts) {
       this.attempts.inc({ outcome: attemptOutcomeClass(a) });
       this.attemptDuration.observe(a.durationMs / 1000);
@@ -196,16 +205,19 @@ export class Metrics {
 
   /** Attempts closed as of unknown outcome (their process stopped before recording them). */
   recordAbandonedAttempts(count: number): void {
+    if (!this.recording) return;
     if (count > 0) this.attempts.inc({ outcome: 'other' }, count);
   }
 
   /** Rows of a spreadsheet import committed with their chunk. */
   recordSpreadsheetRows(rows: number): void {
+    if (!this.recording) return;
     this.spreadsheetRows.inc(rows);
   }
 
   /** Deliveries a recovery moved back to `pending`. */
   recordRecoveredDeliveries(count: number): void {
+    if (!this.recording) return;
     this.recoveredDeliveries.inc(count);
   }
 
@@ -214,6 +226,7 @@ export class Metrics {
    * by the limit that held them: `rate` or `in_flight`.
    */
   recordThrottleWaits(limit: 'rate' | 'in_flight', count: number): void {
+    if (!this.recording) return;
     if (count > 0) this.throttleWaits.inc({ limit }, count);
   }
 

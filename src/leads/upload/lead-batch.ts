@@ -1,9 +1,11 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LeadUploadError, LeadUploadResponse } from '..';
 import { validateLead, type LeadCheck, type NormalizedLead } from './lead-validator';
-import { newLeads, type ImportCounts } from '../history';
+// Type-only: the screening threads load this file, and the history face would load its
+// module, TypeORM and Nest into each of them (docs/architecture.md#lead-validation-cost).
+import type { ImportCounts } from '../history';
 
-export { newLeads, type ImportCounts };
+export type { ImportCounts };
 
 /** The `errors` message of a duplicate phone (docs/api.md#per-lead-validation). */
 export const DUPLICATE_MESSAGE = 'duplicate: a lead with this phone already exists in the campaign';

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
 import { isEmailAddress } from './email-address';
-import type { LeadField } from '..';
+import type { LeadField } from '../lead-fields.constants';
 import { cachePhonePatterns, spreadParseOptionsNatively } from './phone-patterns';
 
 cachePhonePatterns();
@@ -16,7 +16,10 @@ export interface NormalizedLead {
   title: string | null;
 }
 
-export { LEAD_FIELDS, type LeadField } from '..';
+// From the constants file, not the leads face: the screening threads load this file, and the
+// face would load every leads entity, TypeORM and Nest into each of them
+// (docs/architecture.md#lead-validation-cost).
+export { LEAD_FIELDS, type LeadField } from '../lead-fields.constants';
 
 /** The first problem of an invalid lead. */
 export interface LeadProblem {
