@@ -1,4 +1,4 @@
-import { createPublicKey, randomBytes, sign as cryptoSign, verify } from 'node:crypto';
+import { createPublicKey, sign as cryptoSign, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import {
   generateSigningKeyPair,
@@ -127,29 +127,6 @@ describe('message signatures (docs/webhooks.md#signing)', () => {
     expect(signatureEntry(hmacSecret, id, at, body)).toBe(
       new Webhook(hmacSecret).sign(id, at, body),
     );
-  });
-
-  it('a v1 entry signed with Node’s HMAC is byte for byte the package’s, for any secret and body', () => {
-    const bodies = [body, '', '{"name":"Zoë 👩‍💻 «ünïcode»"}', 'x'.repeat(100_000)];
-    for (let i = 0; i < 20; i++) {
-      const secret = `whsec_${randomBytes(1 + i * 3).toString('base64')}`;
-      for (const text of bodies) {
-        // Twice: the second signs with the key kept from the first.
-        for (let n = 0; n < 2; n++) {
-          expect(signatureEntry(secret, `msg_${i}`, at, text)).toBe(
-            new Webhook(secret).sign(`msg_${i}`, at, text),
-          );
-        }
-      }
-    }
-  });
-
-  it('refuses a whsec_ secret the package refuses, each time it is asked', () => {
-    for (const secret of ['whsec_', 'whsec_not base64!']) {
-      expect(() => new Webhook(secret)).toThrow();
-      expect(() => signatureEntry(secret, id, at, body)).toThrow();
-      expect(() => signatureEntry(secret, id, at, body)).toThrow();
-    }
   });
 
   it('one entry per key, space-separated, in the order given, whatever the scheme of each', () => {
