@@ -32,6 +32,7 @@ import {
   checkedInput,
   DashboardIdPipe,
   OwnedParam,
+  NulCheckedByRoute,
 } from '../../dashboard-kernel';
 import {
   DeliveryAttemptResultDto,
@@ -120,6 +121,8 @@ export class EndpointsController {
    */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  // A NUL in a custom header is refused by its own rule, naming the header.
+  @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
   @ApiCsrfHeader()
   @ApiBody({ type: UpdateEndpointRequestDto })
