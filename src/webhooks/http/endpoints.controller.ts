@@ -15,6 +15,7 @@ import {
   MAX_LOG_LIMIT,
 } from '../../delivery/attempts';
 import type { DeliveryLogPage } from '../../delivery/attempts';
+import { WebhookEventPublisher } from '../../delivery/outbox';
 import type { DeliveryLedger } from '../../delivery/analytics';
 import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from '../../delivery/analytics';
 import { WebhookEndpointAdmin, type EndpointChanges, type NewSigningKey } from '..';
@@ -102,6 +103,7 @@ export class EndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointAdmin,
     private readonly deliveries: DeliveryService,
+    private readonly publisher: WebhookEventPublisher,
   ) {}
 
   /** The endpoint with its health and until when its previous secret stays valid. */
@@ -149,6 +151,10 @@ export class EndpointsController {
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);
+    // New limits apply at once to the jobs the throttle put back (docs/webhooks.md#throttling).
+    if (changes.maxDeliveriesPerSecond !== undefined || changes.maxInFlight !== undefined) {
+      await this.publisher.wakeThrottled(id);
+    }
     // The secret header values this change set are answered this once.
     return {
       ...(await this.endpoints.detail(id)),
