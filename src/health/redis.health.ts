@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { DELIVERY_QUEUE } from '../delivery/outbox';
 
 /**
- * Readiness of Redis (docs/operations.md#health): a read of the delivery queue's own key
+ * Readiness of Redis (docs/operations.md#health-checks): a read of the delivery queue's own key
  * (`EXISTS` of its `meta` key) on the queue's connection within `timeoutMs`. On one Redis or
  * under Sentinel that is a round trip like a PING; on a Redis Cluster the read is routed to the
  * shard that holds the queue's keys (they share one slot, the queue prefix's hash tag), so a

@@ -180,7 +180,7 @@ export function queueKeyPrefix(namespace: string): string {
 export const RECONNECT_MAX_DELAY_MS = 500;
 
 /**
- * How long a client waits before its `times`-th reconnection try (docs/operations.md#redis):
+ * How long a client waits before its `times`-th reconnection try (docs/operations.md#redis-cluster-and-sentinel):
  * 100 ms more each time, at most {@link RECONNECT_MAX_DELAY_MS}. ioredis's own default grows
  * to 2 s and BullMQ's to 20 s, which left dispatch and readiness down for seconds after Redis
  * was back (8.2 s seen after a restart); at most half a second, a restarted Redis, a promoted
