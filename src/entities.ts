@@ -19,7 +19,10 @@ import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
 import { DashboardSession } from './users/dashboard-session.entity';
 import { AuditLogEntry } from './audit/audit-log-entry.entity';
-import { DeliveryRecovery } from './delivery/recovery/delivery-recovery.entity';
+import {
+  DeliveryRecovery,
+  DeliveryRecoveryDelivery,
+} from './delivery/recovery/delivery-recovery.entity';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
@@ -48,6 +51,7 @@ export const ENTITIES = [
   DashboardSession,
   AuditLogEntry,
   DeliveryRecovery,
+  DeliveryRecoveryDelivery,
 ];
 
 /**

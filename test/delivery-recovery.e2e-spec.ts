@@ -362,6 +362,101 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
     }
   });
 
+  it('counts and sends only the deliveries it covered when it started: one that fails while it runs never joins it, and none is sent twice', async () => {
+    const s = await setup();
+    // Every other delivery's receiver answers slowly: its first attempt is under way (pending,
+    // no attempt counted, so not covered) when the recovery starts, and it fails afterwards,
+    // with an id between the covered ones.
+    s.receiver.behaviour = (i) => {
+      const { data } = JSON.parse(s.receiver.received[i].body) as { data: { slow: boolean } };
+      return data.slow ? { status: 500, delayMs: 2_500 } : { status: 500 };
+    };
+    const runner = t.app.get(DeliveryRecoveryRunner);
+    await runner.onModuleDestroy();
+    try {
+      const recorded = await t.app.get(WebhookEventPublisher).publish(
+        s.campaignId,
+        Array.from({ length: 5 }, (_, i) =>
+          madeUpEvent('lead.created', { id: i, campaign_id: s.campaignId, slow: i % 2 === 1 }),
+        ),
+      );
+      const rows: Array<{ id: number; event_id: string }> = await t.db.query(
+        'SELECT id::int, event_id FROM webhook_delivery WHERE id = ANY($1) ORDER BY id',
+        [recorded.deliveries.map((d) => d.id)],
+      );
+      const ids = rows.map((row) => row.id);
+      const webhookIdOf = new Map(rows.map((row) => [row.id, row.event_id]));
+      const covered = ids.filter((_, i) => i % 2 === 0);
+      const later = ids.filter((_, i) => i % 2 === 1);
+      const statuses = () =>
+        t.db.query(
+          `SELECT id::int, status, attempt_count FROM webhook_delivery WHERE id = ANY($1) ORDER BY id`,
+          [ids],
+        );
+      await eventually(async () => {
+        expect(await statuses()).toEqual(
+          ids.map((id) =>
+            covered.includes(id)
+              ? { id, status: 'failed', attempt_count: 2 }
+              : { id, status: 'pending', attempt_count: 0 },
+          ),
+        );
+      }, 20_000);
+      const since = '2020-01-01T00:00:00Z';
+      const preview = await get(s, `/endpoints/${s.endpointId}/recovery/preview?since=${since}`);
+      expect(preview.body).toMatchObject({ failed_count: 3, retrying_count: 0 });
+      const res = await post(s, `/endpoints/${s.endpointId}/recoveries`, { since }).expect(202);
+      expect(res.body).toMatchObject({ status: 'running', total: 3, processed: 0 });
+      // The slow ones fail for good while the recovery waits for a worker.
+      await eventually(async () => {
+        expect(await statuses()).toEqual(
+          ids.map((id) => ({ id, status: 'failed', attempt_count: 2 })),
+        );
+      }, 20_000);
+      s.receiver.behaviour = { status: 204 };
+      const before = perWebhookId(s.receiver);
+      runner.onApplicationBootstrap();
+      await eventually(async () => {
+        expect(await recoveryRow(res.body.id)).toMatchObject({
+          status: 'done',
+          total: 3,
+          processed: 3,
+        });
+      }, 20_000);
+      await eventually(async () => {
+        expect(await statuses()).toEqual(
+          ids.map((id) =>
+            covered.includes(id)
+              ? { id, status: 'succeeded', attempt_count: 3 }
+              : { id, status: 'failed', attempt_count: 2 },
+          ),
+        );
+      });
+      await sleep(1_500); // a second send, if any job were left to make one
+      const listed = await get(s, `/endpoints/${s.endpointId}/recoveries`).expect(200);
+      expect(listed.body[0]).toMatchObject({
+        id: res.body.id,
+        status: 'done',
+        total: 3,
+        processed: 3,
+      });
+      // Each covered delivery was sent exactly once more; the later failures not at all.
+      const after = perWebhookId(s.receiver);
+      const sentAgain = (id: number) =>
+        (after.get(webhookIdOf.get(id)!) ?? 0) - (before.get(webhookIdOf.get(id)!) ?? 0);
+      expect(ids.map(sentAgain)).toEqual(ids.map((id) => (covered.includes(id) ? 1 : 0)));
+      expect(later).toHaveLength(2);
+      // Its fixed list of deliveries is gone with its end.
+      const [{ n }] = await t.db.query(
+        'SELECT count(*)::int AS n FROM delivery_recovery_delivery WHERE recovery_id = $1',
+        [res.body.id],
+      );
+      expect(n).toBe(0);
+    } finally {
+      runner.onApplicationBootstrap();
+    }
+  }, 60_000);
+
   it('refuses another account’s endpoint or recovery (404), a bad since (422) and a disabled endpoint (409), changing nothing', async () => {
     const s = await setup();
     const other = await setup();

@@ -216,6 +216,47 @@ describe('Endpoint custom headers (docs/webhooks.md#custom-headers)', () => {
     expect(JSON.stringify(logPage.body)).not.toContain('tok-3f9c2a71');
   });
 
+  it('sends headers named like Object.prototype keys (__proto__, constructor) as any other, and logs them', async () => {
+    const c = await customer();
+    const res = await send(c.session, 'post', `/campaigns/${c.caller.campaignId}/endpoints`, {
+      url: receiver.url,
+      events: ['lead.created'],
+      headers: [
+        { name: '__proto__', value: 'proto-value' },
+        { name: 'constructor', value: 'constructor-secret', secret: true },
+        { name: 'X-After', value: 'after' },
+      ],
+    }).expect(201);
+    const id = res.body.endpoint.id as number;
+    expect(res.body.endpoint.custom_headers).toEqual([
+      { name: '__proto__', secret: false, value: 'proto-value', masked_value: null },
+      { name: 'constructor', secret: true, value: 'constructor-secret', masked_value: '••••cret' },
+      { name: 'X-After', secret: false, value: 'after', masked_value: null },
+    ]);
+    await t.app
+      .get(WebhookEventPublisher)
+      .publish(c.caller.campaignId, [
+        madeUpEvent('lead.created', { id: 1, campaign_id: c.caller.campaignId }),
+      ]);
+    await eventually(async () => expect(receiver.received).toHaveLength(1));
+    const raw = receiver.received[0].rawHeaders;
+    const pairs = raw.flatMap((name, i) => (i % 2 === 0 ? [[name, raw[i + 1]]] : []));
+    expect(pairs.slice(-4, -1)).toEqual([
+      ['__proto__', 'proto-value'],
+      ['constructor', 'constructor-secret'],
+      ['X-After', 'after'],
+    ]);
+    await eventually(async () => {
+      const rows = await t.db.query(
+        `SELECT request_headers->>'__proto__' AS proto, request_headers->>'constructor' AS ctor,
+                request_headers->>'X-After' AS after
+           FROM webhook_delivery_attempt WHERE endpoint_id = $1 AND finished_at IS NOT NULL`,
+        [id],
+      );
+      expect(rows).toEqual([{ proto: 'proto-value', ctor: '[redacted]', after: 'after' }]);
+    });
+  });
+
   it('reveals a secret value to an admin only, recording the reveal without the value', async () => {
     const c = await customer();
     const { endpoint } = await createWithHeaders(c);
@@ -316,6 +357,21 @@ describe('Endpoint custom headers (docs/webhooks.md#custom-headers)', () => {
       'a value with CR LF',
       [{ name: 'X-A', value: 'a\r\nX-Evil: 1' }],
       'header "X-A": the value must not contain CR, LF or NUL',
+    ],
+    [
+      'a value with a NUL',
+      [{ name: 'X-A', value: 'a\u0000b' }],
+      'header "X-A": the value must not contain CR, LF or NUL',
+    ],
+    [
+      'a name with a NUL',
+      [{ name: 'X-\u0000A', value: '1' }],
+      'header name "X-\\u0000A" is not a valid HTTP header name',
+    ],
+    [
+      'a value with another control character',
+      [{ name: 'X-A', value: 'a\u0007b' }],
+      'header "X-A": the value may hold only visible ASCII characters',
     ],
     [
       'a name given twice',

@@ -185,4 +185,27 @@ describe('Redis Cluster', () => {
     const counters = Object.values(await keysByNode(`${namespace}:rate:sign-in:*`)).flat();
     expect(counters.length).toBeGreaterThan(0);
   }, 60_000);
+  it('is not ready while the shard holding the queue’s keys has no primary, and ready again once it is back', async () => {
+    const app = t!;
+    await app.http().get('/health/ready').expect(200);
+    const namespace = app.app.get(DeploymentIdentity).queuePrefix;
+    const holder = await cluster.nodeOfKey(`{${namespace}}`);
+    await holder.kill();
+    try {
+      // The other primaries still answer a PING; the queue's shard answers nothing (the
+      // database is up: the 503 is Redis's).
+      await eventually(async () => {
+        const res = await app.http().get('/health/ready');
+        expect({ status: res.status, error: res.body.error }).toEqual({
+          status: 503,
+          error: 'service_unavailable',
+        });
+      }, 10_000);
+    } finally {
+      await cluster.restart(holder);
+    }
+    await eventually(async () => {
+      await app.http().get('/health/ready').expect(200);
+    }, 30_000);
+  }, 60_000);
 });

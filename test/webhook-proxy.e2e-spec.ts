@@ -6,7 +6,10 @@
  * refuses a forbidden target; a proxy that refuses the tunnel fails the attempt, which is
  * retried; the proxy's credentials reach no attempt row.
  */
+import { spawnSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
+import { Client } from 'pg';
+import { TEST_DATABASE_URL } from './support/env';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
@@ -211,5 +214,37 @@ describe('Outbound proxy (docs/webhooks.md#outbound-proxy)', () => {
       }
       expect(proxy.tunnels.length).toBe(tunnelsBefore);
     });
+  });
+});
+
+describe('WEBHOOK_PROXY_URL with badly percent-encoded credentials (docs/configuration.md)', () => {
+  it('stops the start with one line naming the variable, before the database is made, never showing the password', async () => {
+    const database = `${new URL(TEST_DATABASE_URL).pathname.slice(1)}_never`;
+    const url = new URL(TEST_DATABASE_URL);
+    url.pathname = `/${database}`;
+    const run = spawnSync(process.execPath, ['dist/main.js'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: url.toString(),
+        WEBHOOK_PROXY_URL: 'http://proxyuser:s3cret%ZZ@127.0.0.1:3128',
+        PORT: '0',
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect({ status: run.status, stdout: run.stdout, stderr: run.stderr }).toEqual({
+      status: 1,
+      stdout: '',
+      stderr:
+        'Invalid configuration: WEBHOOK_PROXY_URL has a badly percent-encoded password (write % as %25, @ as %40, : as %3A)\n',
+    });
+    const pg = new Client({ connectionString: TEST_DATABASE_URL });
+    await pg.connect();
+    try {
+      const { rows } = await pg.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+      expect(rows).toEqual([]);
+    } finally {
+      await pg.end();
+    }
   });
 });

@@ -307,3 +307,35 @@ describe('REDIS_URL: one Redis, a Redis Cluster or Sentinel (docs/configuration.
     }
   });
 });
+
+describe('WEBHOOK_PROXY_URL', () => {
+  const load = (value: string) =>
+    loadConfig({ JWT_SECRET: SECRET, SECRETS_ENCRYPTION_KEY: KEY, WEBHOOK_PROXY_URL: value });
+
+  it.each([
+    ['http://user:pw%ZZ@proxy.internal:3128', 'password'],
+    ['http://us%E0er:pw@proxy.internal:3128', 'user'],
+    ['http://user:%@proxy.internal:3128', 'password'],
+  ])('refuses %s, naming the variable and the bad part, never the value', (value, part) => {
+    let error: unknown;
+    try {
+      load(value);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe('WEBHOOK_PROXY_URL');
+    expect((error as ConfigError).message).toBe(
+      `Invalid configuration: WEBHOOK_PROXY_URL has a badly percent-encoded ${part} (write % as %25, @ as %40, : as %3A)`,
+    );
+    expect((error as ConfigError).message).not.toMatch(/pw|us%|user:/);
+  });
+
+  it('takes credentials that are well percent-encoded', () => {
+    const url = load('http://us%40er:p%25w%3A@proxy.internal:3128').webhookProxyUrl;
+    expect([decodeURIComponent(url!.username), decodeURIComponent(url!.password)]).toEqual([
+      'us@er',
+      'p%w:',
+    ]);
+  });
+});

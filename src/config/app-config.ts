@@ -386,7 +386,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
 
 /**
  * `WEBHOOK_PROXY_URL` (docs/configuration.md): unset or blank for none, else an `http:` URL of
- * a host and an optional port, user and password, with no path, query or fragment.
+ * a host and an optional port, user and password (percent-encoded, each `%` starting a valid
+ * escape), with no path, query or fragment.
  * @throws ConfigError naming WEBHOOK_PROXY_URL otherwise; the message never repeats the value,
  *   which may hold a password.
  */
@@ -404,6 +405,21 @@ export function parseProxyUrl(raw: string | undefined): URL | null {
   if (url.hostname === '') throw new ConfigError('WEBHOOK_PROXY_URL', 'needs a host');
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash) {
     throw new ConfigError('WEBHOOK_PROXY_URL', 'must be http://[user:password@]host[:port] only');
+  }
+  // The proxy's credentials are sent decoded (Proxy-Authorization): a bad %-escape would only
+  // fail when the first delivery is sent, or at start after the database is made.
+  for (const [part, value] of [
+    ['user', url.username],
+    ['password', url.password],
+  ] as const) {
+    try {
+      decodeURIComponent(value);
+    } catch {
+      throw new ConfigError(
+        'WEBHOOK_PROXY_URL',
+        `has a badly percent-encoded ${part} (write % as %25, @ as %40, : as %3A)`,
+      );
+    }
   }
   return url;
 }

@@ -116,6 +116,16 @@ describe('NUL characters in dashboard bodies (docs/dashboard.md#requests-and-ans
     expect(bodyNulProblems(new Readable())).toEqual([]);
   });
 
+  it('leaves out the top-level fields a route checks itself, and only those', () => {
+    const body = { description: 'a\u0000', headers: [{ name: 'X-A', value: 'b\u0000' }] };
+    expect(bodyNulProblems(body, ['headers'])).toEqual([
+      'description must not contain a NUL character',
+    ]);
+    expect(bodyNulProblems({ nested: { headers: '\u0000' } }, ['headers'])).toEqual([
+      'nested.headers must not contain a NUL character',
+    ]);
+  });
+
   it('names every string value and every object whose field names hold a NUL, in body order', () => {
     expect(
       bodyNulProblems({

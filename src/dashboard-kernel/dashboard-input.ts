@@ -1,4 +1,4 @@
-import { Injectable, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
+import { Injectable, SetMetadata, type ArgumentMetadata, type PipeTransform } from '@nestjs/common';
 import { DECORATORS } from '@nestjs/swagger';
 import { ApiError } from '../common/api-error';
 import { pathPositiveInt } from '../common/ids';
@@ -95,6 +95,22 @@ export function queryProblems(
   ];
 }
 
+const NUL_CHECKED_BY_ROUTE = 'dashboard:nul-checked-by-route';
+
+/**
+ * Top-level fields of a route's JSON body whose NUL characters the route's own validation
+ * refuses, with the message its documentation gives (a custom header's names the header,
+ * docs/webhooks.md#custom-headers): {@link DashboardInputGuard} leaves them to it. That
+ * validation must refuse a NUL before anything reaches PostgreSQL.
+ */
+export const NulCheckedByRoute = (...fields: string[]): MethodDecorator =>
+  SetMetadata(NUL_CHECKED_BY_ROUTE, fields);
+
+/** The body fields a route marked with {@link NulCheckedByRoute}, or none. */
+export function nulCheckedByRoute(handler: object): readonly string[] {
+  return (Reflect.getMetadata(NUL_CHECKED_BY_ROUTE, handler) as string[] | undefined) ?? [];
+}
+
 /** How many NUL problems of a body one 422 message names. */
 const MAX_NUL_PROBLEMS = 10;
 
@@ -107,9 +123,10 @@ const MAX_NUL_PROBLEMS = 10;
  * spent on it either way.
  *
  * @param body the parsed body; anything but an object or array (no body, a file stream) has none.
+ * @param leftOut top-level fields not looked at ({@link NulCheckedByRoute}).
  * @returns the problems as sentences, empty when there is none.
  */
-export function bodyNulProblems(body: unknown): string[] {
+export function bodyNulProblems(body: unknown, leftOut: readonly string[] = []): string[] {
   const problems: string[] = [];
   if (body === null || typeof body !== 'object' || !(Array.isArray(body) || isPlain(body))) {
     return problems;
@@ -124,7 +141,9 @@ export function bodyNulProblems(body: unknown): string[] {
     if (value === null || typeof value !== 'object') continue;
     const entries: Array<[string, unknown]> = Array.isArray(value)
       ? value.map((item, index) => [`${path}[${index}]`, item])
-      : Object.entries(value).map(([key, item]) => [path === '' ? key : `${path}.${key}`, item]);
+      : Object.entries(value)
+          .filter(([key]) => path !== '' || !leftOut.includes(key))
+          .map(([key, item]) => [path === '' ? key : `${path}.${key}`, item]);
     if (!Array.isArray(value) && Object.keys(value).some((key) => key.includes('\u0000'))) {
       problems.push(`${path === '' ? 'the body' : path} has a field name with a NUL character`);
     }

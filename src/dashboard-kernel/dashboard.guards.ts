@@ -12,6 +12,7 @@ import {
 } from './dashboard-request';
 import {
   bodyNulProblems,
+  nulCheckedByRoute,
   DashboardIdPipe,
   documentedQueryNames,
   queryProblems,
@@ -122,7 +123,8 @@ export class DashboardRoleGuard implements CanActivate {
  * Fourth dashboard guard (docs/dashboard.md#requests-and-answers): on every route under
  * `/dashboard/api/`, a query parameter the route does not document in the OpenAPI document
  * (`@ApiQueries`), a documented one whose value holds a NUL character ({@link queryProblems}),
- * and a NUL character anywhere in a JSON body ({@link bodyNulProblems}) are
+ * and a NUL character anywhere in a JSON body ({@link bodyNulProblems}; but for the fields a
+ * route's own validation checks, `@NulCheckedByRoute`) are
  * `422 validation_failed` naming each one, before the route reads anything: no NUL of a request
  * reaches PostgreSQL, which refuses it in text. Runs after the session, CSRF and role rules, so
  * it tells nothing to a client those refuse; a route cannot forget it, and what a route accepts
@@ -137,7 +139,7 @@ export class DashboardInputGuard implements CanActivate {
     const query = (req.query ?? {}) as Record<string, unknown>;
     const problems = [
       ...queryProblems(query, documentedQueryNames(context.getHandler())),
-      ...bodyNulProblems(req.body),
+      ...bodyNulProblems(req.body, nulCheckedByRoute(context.getHandler())),
     ];
     if (problems.length > 0) throw ApiError.validationFailed(problems);
     return true;

@@ -4,7 +4,14 @@ import { HealthIndicatorService, type HealthIndicatorResult } from '@nestjs/term
 import type { Queue } from 'bullmq';
 import { DELIVERY_QUEUE } from '../delivery/outbox';
 
-/** Readiness of Redis (docs/operations.md): a PING on the delivery queue's connection within `timeoutMs`. */
+/**
+ * Readiness of Redis (docs/operations.md#health-checks): a read of the delivery queue's own key
+ * (`EXISTS` of its `meta` key) on the queue's connection within `timeoutMs`. On one Redis or
+ * under Sentinel that is a round trip like a PING; on a Redis Cluster the read is routed to the
+ * shard that holds the queue's keys (they share one slot, the queue prefix's hash tag), so a
+ * shard without a primary makes the service not ready, where a PING, answered by any node,
+ * did not.
+ */
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
@@ -16,14 +23,14 @@ export class RedisHealthIndicator {
     const indicator = this.indicators.check(key);
     try {
       // The queue's own ioredis connection (BullMQ's Redis backend); waiting for it counts too.
-      const ping = (async () => {
+      const read = (async () => {
         const client = (await this.queue.getBackend().client) as unknown as {
-          ping(): Promise<string>;
+          exists(key: string): Promise<number>;
         };
-        await client.ping();
+        await client.exists(this.queue.toKey('meta'));
       })();
       await Promise.race([
-        ping,
+        read,
         new Promise((_, reject) =>
           setTimeout(
             () => reject(new Error(`no answer within ${timeoutMs} ms`)),

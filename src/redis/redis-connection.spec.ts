@@ -4,6 +4,7 @@ import {
   createRedisClient,
   parseRedisUrl,
   queueKeyPrefix,
+  reconnectDelay,
 } from './redis-connection';
 
 describe('Redis connections (docs/operations.md#redis-cluster-and-sentinel)', () => {
@@ -15,7 +16,40 @@ describe('Redis connections (docs/operations.md#redis-cluster-and-sentinel)', ()
     expect(bullConnection(parseRedisUrl('redis://:pw@cache:6380/1'))).toEqual({
       url: 'redis://:pw@cache:6380/1',
       maxRetriesPerRequest: null,
+      retryStrategy: reconnectDelay,
     });
+  });
+
+  it('reconnects after 100 ms more each try, never more than 500 ms, and never gives up', () => {
+    expect([0, 1, 2, 4, 5, 6, 50, 10_000].map(reconnectDelay)).toEqual([
+      100, 100, 200, 400, 500, 500, 500, 500,
+    ]);
+  });
+
+  it('caps the reconnection delay in every mode: one Redis, Sentinel, Cluster, and every other client', () => {
+    const single = bullConnection(parseRedisUrl('redis://cache:6380')) as Record<string, unknown>;
+    const sentinel = bullConnection(
+      parseRedisUrl('redis+sentinel://s1:26379?name=mymaster'),
+    ) as Record<string, unknown>;
+    const cluster = bullConnection(parseRedisUrl('redis+cluster://a:7000')) as Cluster;
+    const own = createRedisClient(parseRedisUrl('redis://cache:6380'), { lazyConnect: true });
+    const ownCluster = createRedisClient(parseRedisUrl('redis+cluster://a:7000'), {
+      lazyConnect: true,
+    }) as Cluster;
+    try {
+      const delays = [
+        single.retryStrategy,
+        sentinel.retryStrategy,
+        cluster.options.clusterRetryStrategy,
+        (own.options as { retryStrategy?: unknown }).retryStrategy,
+        ownCluster.options.clusterRetryStrategy,
+      ].map((retry) => [1, 3, 30, 300].map((times) => (retry as (n: number) => number)(times)));
+      expect(delays).toEqual(Array.from({ length: 5 }, () => [100, 300, 500, 500]));
+    } finally {
+      cluster.disconnect();
+      own.disconnect();
+      ownCluster.disconnect();
+    }
   });
 
   it('gives BullMQ sentinel options: sentinels, primary name, database, credentials, TLS to both, quick retries', () => {

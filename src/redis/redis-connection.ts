@@ -176,6 +176,21 @@ export function queueKeyPrefix(namespace: string): string {
   return `{${namespace}}`;
 }
 
+/** The longest wait between two reconnection tries to Redis, in ms, whatever its mode. */
+export const RECONNECT_MAX_DELAY_MS = 500;
+
+/**
+ * How long a client waits before its `times`-th reconnection try (docs/operations.md#redis-cluster-and-sentinel):
+ * 100 ms more each time, at most {@link RECONNECT_MAX_DELAY_MS}. ioredis's own default grows
+ * to 2 s and BullMQ's to 20 s, which left dispatch and readiness down for seconds after Redis
+ * was back (8.2 s seen after a restart); at most half a second, a restarted Redis, a promoted
+ * Sentinel primary or a cluster whose shard is back is used again within about that. Never
+ * gives up: each try is one connection attempt, cheap while Redis is away.
+ */
+export function reconnectDelay(times: number): number {
+  return Math.min(Math.max(times, 1) * 100, RECONNECT_MAX_DELAY_MS);
+}
+
 /** A client of either kind: ioredis's `Redis` (one node, Sentinel) or `Cluster`. */
 export type RedisClient = Redis | Cluster;
 
@@ -223,9 +238,11 @@ function clusterOptions(target: RedisTarget, options: RedisOptions): ClusterOpti
  * Redis (the namespace claim, rate limits and sign-in limits, BullMQ through
  * {@link bullConnection}, tests) connects from. `options` are ioredis's, as for one node;
  * for a cluster `retryStrategy`, `enableOfflineQueue` and `lazyConnect` apply to the
- * cluster and the others to each node.
+ * cluster and the others to each node. Without a `retryStrategy` of its own a client
+ * reconnects after {@link reconnectDelay}.
  */
-export function createRedisClient(target: RedisTarget, options: RedisOptions = {}): RedisClient {
+export function createRedisClient(target: RedisTarget, given: RedisOptions = {}): RedisClient {
+  const options: RedisOptions = { retryStrategy: reconnectDelay, ...given };
   switch (target.topology) {
     case 'cluster':
       return new Cluster(target.nodes, clusterOptions(target, options));
@@ -240,20 +257,19 @@ export function createRedisClient(target: RedisTarget, options: RedisOptions = {
  * BullMQ's `connection` for `REDIS_URL`: options for one node or Sentinel (BullMQ opens and
  * closes its connections itself), or, for a cluster, a `Cluster` client that BullMQ's queues
  * share and its workers duplicate. BullMQ never closes a client it is given: whoever calls
- * this with a cluster target closes the client (`QueueConnection` does).
+ * this with a cluster target closes the client (`QueueConnection` does). In every mode a lost
+ * connection is tried again after {@link reconnectDelay} (at most half a second), not after
+ * BullMQ's default back-off (up to 20 s): a restarted Redis, a promoted Sentinel primary or a
+ * cluster shard that is back is taken up at once.
  */
 export function bullConnection(target: RedisTarget): ConnectionOptions {
   // Workers block on Redis: they need maxRetriesPerRequest null.
+  const options: RedisOptions = { maxRetriesPerRequest: null, retryStrategy: reconnectDelay };
   if (target.topology === 'cluster') {
-    return new Cluster(target.nodes, clusterOptions(target, { maxRetriesPerRequest: null }));
+    return new Cluster(target.nodes, clusterOptions(target, options));
   }
   if (target.topology === 'sentinel') {
-    // Ask the sentinels again every half second (at most) rather than BullMQ's default back-off
-    // (up to 20 s): after a failover the new primary is taken up as soon as it is promoted.
-    return nodeOptions(target, {
-      maxRetriesPerRequest: null,
-      retryStrategy: (times) => Math.min(times * 100, 500),
-    }) as BullRedisOptions;
+    return nodeOptions(target, options) as BullRedisOptions;
   }
-  return { url: target.url, maxRetriesPerRequest: null };
+  return { url: target.url, ...options } as BullRedisOptions;
 }

@@ -63,7 +63,7 @@ export class RedisServer {
 
   constructor(
     readonly port: number,
-    args: string[],
+    readonly args: string[],
   ) {
     this.child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
     running.add(this.child);
@@ -164,6 +164,32 @@ export class LocalRedisCluster {
       await cluster.stop();
       throw error;
     }
+  }
+
+  /**
+   * The node serving the cluster slot of `key` (a hash tag such as `{ns}` is enough), by
+   * `CLUSTER NODES` as node 0 sees it.
+   */
+  async nodeOfKey(key: string): Promise<RedisServer> {
+    const port = String(this.nodes[0].port);
+    const slot = Number((await redisCli('-p', port, 'CLUSTER', 'KEYSLOT', key)).trim());
+    for (const line of (await redisCli('-p', port, 'CLUSTER', 'NODES')).split('\n')) {
+      const [, address, , , , , , , ...ranges] = line.trim().split(' ');
+      const serves = ranges.some((range) => {
+        const [from, to = from] = range.split('-').map(Number);
+        return slot >= from && slot <= to;
+      });
+      const node = this.nodes.find((n) => address?.startsWith(`127.0.0.1:${n.port}@`));
+      if (serves && node) return node;
+    }
+    throw new Error(`no node serves the slot ${slot} of ${key}`);
+  }
+
+  /** Starts node `node` (killed before) again with its own configuration, and waits for PING. */
+  async restart(node: RedisServer): Promise<void> {
+    const index = this.nodes.indexOf(node);
+    await node.kill();
+    this.nodes[index] = await new RedisServer(node.port, node.args).ready();
   }
 
   /** Kills every node and removes the directory. */

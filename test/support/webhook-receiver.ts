@@ -10,6 +10,8 @@ import { Webhook } from 'standardwebhooks';
 /** One request the receiver got. */
 export interface ReceivedWebhook {
   headers: IncomingHttpHeaders;
+  /** The headers as on the wire, name and value in turn (Node's `headers` drops `__proto__`). */
+  rawHeaders: string[];
   body: string;
   receivedAt: number;
 }
@@ -47,6 +49,7 @@ export class WebhookReceiver {
         const index = this.received.length;
         this.received.push({
           headers: req.headers,
+          rawHeaders: req.rawHeaders,
           body: Buffer.concat(chunks).toString('utf8'),
           receivedAt: Date.now(),
         });

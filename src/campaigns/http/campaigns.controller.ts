@@ -13,6 +13,7 @@ import {
   DashboardErrorResponses,
   checkedInput,
   OwnedParam,
+  NulCheckedByRoute,
 } from '../../dashboard-kernel';
 import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
@@ -79,6 +80,8 @@ export class CampaignsController {
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
   @DashboardAccess('admin', { resource: 'campaign', param: 'campaign_id' })
+  // A NUL in a custom header is refused by its own rule, naming the header.
+  @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Create a webhook endpoint', operationId: 'createEndpoint' })
   @ApiIdParam('campaign_id', 'Campaign id')
   @ApiCsrfHeader()

@@ -28,6 +28,7 @@ import { EventTraceContext1795948000000 } from './1795948000000-EventTraceContex
 import { EndpointCustomHeaders1795949000000 } from './1795949000000-EndpointCustomHeaders';
 import { EndpointSignatureScheme1795950000000 } from './1795950000000-EndpointSignatureScheme';
 import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle';
+import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFixedDeliveries';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -63,4 +64,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointCustomHeaders1795949000000,
   EndpointSignatureScheme1795950000000,
   EndpointThrottle1795951000000,
+  RecoveryFixedDeliveries1795952500000,
 ];

@@ -10,6 +10,7 @@ import {
   DELIVERY_QUEUE,
   deliveryBatchJobId,
   deliveryJobId,
+  throttleKeys,
   type DeliveryBatchJobData,
   type DeliveryJobData,
   type QueuedDelivery,
@@ -118,6 +119,41 @@ export class DeliveryDispatcher implements OnModuleInit {
     }
     await this.requeue(missing);
     return busy;
+  }
+
+  /**
+   * Wakes the jobs endpoint `endpointId`'s throttle put back (docs/webhooks.md#throttling),
+   * after its limits were changed: each still delayed is promoted, to ask the throttle again
+   * now, under the new limits (the throttle forgets the turns given out under the old ones).
+   * The throttle notes each job it puts back in the endpoint's `held` set; a job that left
+   * `delayed` meanwhile is left alone.
+   * @returns how many jobs were woken.
+   * @throws the Redis error when the queue cannot be reached (the jobs come back by themselves
+   *   within a minute, the throttle's longest wait).
+   */
+  async wakeThrottled(endpointId: number): Promise<number> {
+    const client = (await this.queue.getBackend().client) as unknown as {
+      zrange(key: string, start: number, stop: number): Promise<string[]>;
+    };
+    const jobIds = await client.zrange(
+      throttleKeys(this.deployment.queuePrefix, endpointId).held,
+      0,
+      -1,
+    );
+    let woken = 0;
+    for (const jobId of jobIds) {
+      const job = await this.queue.getJob(jobId);
+      if (!job || (await job.getState()) !== 'delayed') continue;
+      // Refused when it left `delayed` meanwhile: it runs now anyway.
+      if (
+        await job.promote().then(
+          () => true,
+          () => false,
+        )
+      )
+        woken += 1;
+    }
+    return woken;
   }
 
   /**

@@ -38,6 +38,25 @@ export interface DeliveryBatchJobData {
   deployment: string;
 }
 
+/**
+ * The Redis keys of endpoint `endpointId`'s throttle in deployment namespace `namespace`
+ * (docs/webhooks.md#throttling), one hash tag per endpoint so that its script's keys share a
+ * cluster slot: its state (hash), its in-flight leases, its waiters' reserved turns (`tickets`)
+ * and the jobs it put back (`held`, sorted sets). Pure.
+ */
+export function throttleKeys(
+  namespace: string,
+  endpointId: number,
+): { state: string; leases: string; tickets: string; held: string } {
+  const state = `{${namespace}:endpoint:${endpointId}}:throttle`;
+  return {
+    state,
+    leases: `${state}:leases`,
+    tickets: `${state}:tickets`,
+    held: `${state}:held`,
+  };
+}
+
 /** BullMQ job id of a delivery (custom ids must not be bare integers). */
 export function deliveryJobId(deliveryId: number): string {
   return `delivery-${deliveryId}`;

@@ -18,6 +18,7 @@ export {
   deliveryBackoff,
   deliveryBatchJobId,
   deliveryJobId,
+  throttleKeys,
   type DeliveryBatchJobData,
   type DeliveryJobData,
   type QueuedDelivery,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
@@ -62,6 +62,7 @@ export interface RecordedEvents {
  */
 @Injectable()
 export class WebhookEventPublisher {
+  private readonly logger = new Logger(WebhookEventPublisher.name);
   constructor(
     @InjectDataSource() private readonly dataSource: DataSource,
     private readonly endpoints: DeliveryTargets,
@@ -165,6 +166,21 @@ export class WebhookEventPublisher {
   /** Queues a failed delivery's retry, delayed by `delayMs` ({@link DeliveryDispatcher.enqueueRetry}). */
   enqueueRetry(delivery: QueuedDelivery, delayMs: number): Promise<void> {
     return this.dispatcher.enqueueRetry(delivery, delayMs);
+  }
+
+  /**
+   * Wakes the jobs the endpoint's throttle put back, after its limits changed
+   * ({@link DeliveryDispatcher.wakeThrottled}). Never throws: what Redis did not take comes
+   * back by itself within a minute.
+   * @returns how many jobs were woken (0 when Redis could not be reached).
+   */
+  wakeThrottled(endpointId: number): Promise<number> {
+    return this.dispatcher.wakeThrottled(endpointId).catch((error: unknown) => {
+      this.logger.warn(
+        `Could not wake the throttled jobs of endpoint ${endpointId}: ${(error as Error).message}`,
+      );
+      return 0;
+    });
   }
 
   /** Makes delayed jobs of deliveries due now ({@link DeliveryDispatcher.wake}). */

@@ -6,6 +6,7 @@ import {
   Index,
   JoinColumn,
   ManyToOne,
+  PrimaryColumn,
   PrimaryGeneratedColumn,
 } from 'typeorm';
 import type { WebhookEndpoint } from '../../webhooks';
@@ -90,4 +91,36 @@ export class DeliveryRecovery {
 
   @Column({ name: 'finished_at', type: 'timestamptz', nullable: true })
   finishedAt!: Date | null;
+}
+
+/**
+ * One delivery a recovery covers, fixed when it starts (docs/webhooks.md#bulk-recovery): the
+ * recovery walks these by id and sends again those still of its scope when their batch comes, so
+ * a delivery that fails while it runs never joins it, and `processed` never exceeds `total`.
+ * Removed when the recovery ends.
+ */
+@Entity({ name: 'delivery_recovery_delivery' })
+export class DeliveryRecoveryDelivery {
+  @PrimaryColumn({
+    name: 'recovery_id',
+    type: 'integer',
+    primaryKeyConstraintName: 'pk_delivery_recovery_delivery',
+  })
+  recoveryId!: number;
+
+  @ManyToOne(() => DeliveryRecovery, { onDelete: 'CASCADE' })
+  @JoinColumn({
+    name: 'recovery_id',
+    foreignKeyConstraintName: 'fk_delivery_recovery_delivery_recovery',
+  })
+  recovery?: DeliveryRecovery;
+
+  /** A `webhook_delivery` id (no foreign key: a delivery deleted meanwhile is just not found). */
+  @PrimaryColumn({
+    name: 'delivery_id',
+    type: 'bigint',
+    transformer: bigintToNumber,
+    primaryKeyConstraintName: 'pk_delivery_recovery_delivery',
+  })
+  deliveryId!: number;
 }

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AuditModule } from '../../audit';
 import { DeliveryRecoveryRepository } from './delivery-recovery.repository';
-import { DeliveryRecovery } from './delivery-recovery.entity';
+import { DeliveryRecovery, DeliveryRecoveryDelivery } from './delivery-recovery.entity';
 import { WebhookEndpointsModule } from '../../webhooks';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeliveriesModule } from '../deliveries';
@@ -13,7 +13,7 @@ import { DeliveryRecoveries } from './delivery-recovery.service';
  */
 @Module({
   imports: [
-    TypeOrmModule.forFeature([DeliveryRecovery]),
+    TypeOrmModule.forFeature([DeliveryRecovery, DeliveryRecoveryDelivery]),
     DeliveriesModule,
     WebhookEndpointsModule,
     AuditModule,

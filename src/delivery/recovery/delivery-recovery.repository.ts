@@ -29,7 +29,6 @@ export interface ClaimedRecovery {
   endpointId: number;
   scope: RecoveryScope;
   since: Date;
-  lastDeliveryId: number;
   cursorDeliveryId: number;
 }
 
@@ -73,17 +72,14 @@ const SCOPE_BRANCHES: Record<RecoveryScope, readonly string[]> = {
 
 /**
  * SQL for the id and status of endpoint `$1`'s deliveries of `scope` that meet `condition`: one
- * `SELECT` per branch of the scope, `UNION ALL` (no delivery is in two branches), each ordered
- * by id and cut at `limit` when given (a parameter's placeholder).
+ * `SELECT` per branch of the scope, `UNION ALL` (no delivery is in two branches).
  */
-function coveredDeliveries(scope: RecoveryScope, condition: string, limit?: string): string {
+function coveredDeliveries(scope: RecoveryScope, condition: string): string {
   return SCOPE_BRANCHES[scope]
     .map(
       (branch) =>
         `(SELECT id, status FROM webhook_delivery
-           WHERE endpoint_id = $1 AND ${branch} AND ${condition}${
-             limit ? ` ORDER BY id LIMIT ${limit}` : ''
-           })`,
+           WHERE endpoint_id = $1 AND ${branch} AND ${condition})`,
     )
     .join(' UNION ALL ');
 }
@@ -94,7 +90,7 @@ function ofScope(scope: RecoveryScope): string {
 }
 
 /**
- * Every query on `delivery_recovery`, and the recovery's moves of `webhook_delivery` rows
+ * Every query on `delivery_recovery` and `delivery_recovery_delivery`, and the recovery's moves of `webhook_delivery` rows
  * (docs/webhooks.md#bulk-recovery). Counting and walking failed deliveries use the partial
  * indexes `idx_webhook_delivery_failed_created` (endpoint, created_at) and
  * `idx_webhook_delivery_failed_id` (endpoint, id), both `WHERE status = 'failed'`; missed ones
@@ -131,7 +127,8 @@ export class DeliveryRecoveryRepository {
 
   /**
    * Starts a recovery of the endpoint's deliveries of `scope` created at or after `since`,
-   * counting them and noting the highest id counted, in one statement. With nothing to
+   * counting them and fixing them as its deliveries (`delivery_recovery_delivery`), in one
+   * statement: a delivery that comes into the scope later never joins it. With nothing to
    * redeliver the recovery is `done` at once.
    * In the caller's transaction when `manager` is given.
    * @returns null when the endpoint already has a running recovery (the unique partial index
@@ -144,16 +141,22 @@ export class DeliveryRecoveryRepository {
     manager: EntityManager = this.dataSource.manager,
   ): Promise<RecoveryRecord | null> {
     const rows: RecoveryRecord[] = await manager.query(
-      `WITH covered AS (${coveredDeliveries(scope, 'created_at >= $2')})
-       INSERT INTO delivery_recovery
-              (endpoint_id, scope, since, status, total, last_delivery_id, cursor_delivery_id,
-               finished_at)
-       SELECT $1, $3, $2, CASE WHEN count(*) = 0 THEN 'done' ELSE 'running' END, count(*),
-              coalesce(max(id), 0), coalesce(min(id) - 1, 0),
-              CASE WHEN count(*) = 0 THEN now() END
-         FROM covered
-       ON CONFLICT (endpoint_id) WHERE status = 'running' DO NOTHING
-       RETURNING ${RECORD_COLUMNS}`,
+      `WITH covered AS MATERIALIZED (${coveredDeliveries(scope, 'created_at >= $2')}),
+            started AS (
+              INSERT INTO delivery_recovery
+                     (endpoint_id, scope, since, status, total, last_delivery_id,
+                      cursor_delivery_id, finished_at)
+              SELECT $1, $3, $2, CASE WHEN count(*) = 0 THEN 'done' ELSE 'running' END, count(*),
+                     coalesce(max(id), 0), coalesce(min(id) - 1, 0),
+                     CASE WHEN count(*) = 0 THEN now() END
+                FROM covered
+              ON CONFLICT (endpoint_id) WHERE status = 'running' DO NOTHING
+              RETURNING ${RECORD_COLUMNS}),
+            fixed AS (
+              INSERT INTO delivery_recovery_delivery (recovery_id, delivery_id)
+              SELECT started.id, covered.id FROM started CROSS JOIN covered
+               WHERE started.status = 'running')
+       SELECT * FROM started`,
       [endpointId, since, scope],
     );
     return rows[0] ?? null;
@@ -178,7 +181,8 @@ export class DeliveryRecoveryRepository {
   }
 
   /**
-   * Ends recovery `id` as `status` if it is running (waits for a batch under way to commit).
+   * Ends recovery `id` as `status` if it is running (waits for a batch under way to commit),
+   * and removes its list of deliveries.
    * @returns the recovery as ended, or null when it was not running.
    */
   async finish(
@@ -186,10 +190,16 @@ export class DeliveryRecoveryRepository {
     status: Exclude<RecoveryStatus, 'running'>,
     manager: EntityManager = this.dataSource.manager,
   ): Promise<RecoveryRecord | null> {
-    const [rows]: [RecoveryRecord[], number] = await manager.query(
-      `UPDATE delivery_recovery SET status = $2, finished_at = now(), batch_delivery_ids = '{}'
-        WHERE id = $1 AND status = 'running'
-    RETURNING ${RECORD_COLUMNS}`,
+    const rows: RecoveryRecord[] = await manager.query(
+      `WITH ended AS (
+              UPDATE delivery_recovery
+                 SET status = $2, finished_at = now(), batch_delivery_ids = '{}'
+               WHERE id = $1 AND status = 'running'
+           RETURNING ${RECORD_COLUMNS}),
+            removed AS (
+              DELETE FROM delivery_recovery_delivery
+               WHERE recovery_id IN (SELECT id FROM ended))
+       SELECT * FROM ended`,
       [id, status],
     );
     return rows[0] ?? null;
@@ -207,10 +217,9 @@ export class DeliveryRecoveryRepository {
       endpoint_id: number;
       scope: RecoveryScope;
       since: Date;
-      last_delivery_id: string;
       cursor_delivery_id: string;
     }> = await manager.query(
-      `SELECT r.id, r.endpoint_id, r.scope, r.since, r.last_delivery_id, r.cursor_delivery_id
+      `SELECT r.id, r.endpoint_id, r.scope, r.since, r.cursor_delivery_id
          FROM delivery_recovery r
         WHERE r.status = 'running'
           AND (r.batch_queued_at IS NULL
@@ -230,57 +239,45 @@ export class DeliveryRecoveryRepository {
       endpointId: row.endpoint_id,
       scope: row.scope,
       since: row.since,
-      lastDeliveryId: Number(row.last_delivery_id),
       cursorDeliveryId: Number(row.cursor_delivery_id),
     };
   }
 
   /**
-   * Locks the recovery's next batch of covered deliveries: at most `limit` after its cursor (up
-   * to its last id), in id order, `FOR UPDATE` and read again once locked, like every change of
-   * a delivery's state (an attempt's result waits for the commit, or is waited for). The caller
-   * moves them back to `pending` through the deliveries' owner (`Deliveries.moveBackToPending`)
-   * and then {@link advance}s the recovery, in the same transaction.
-   * @returns the locked deliveries with their status before the move.
+   * Locks the recovery's next batch: the next `limit` of its deliveries (fixed when it started)
+   * after its cursor, in id order, and of those the ones still of its scope, `FOR UPDATE` and
+   * read again once locked, like every change of a delivery's state (an attempt's result waits
+   * for the commit, or is waited for). A delivery that left the scope meanwhile (its own retry
+   * succeeded, it was redelivered on its own) is passed over, not sent. The caller moves the
+   * locked ones back to `pending` through the deliveries' owner (`Deliveries.moveBackToPending`)
+   * and then {@link advance}s the recovery past `through`, in the same transaction.
+   * @returns the locked deliveries with their status before the move, and the highest id of the
+   *   batch (`through`), or null when none of its deliveries is left: it is done.
    */
   async lockBatch(
     manager: EntityManager,
     recovery: ClaimedRecovery,
     limit: number,
-  ): Promise<Array<{ id: number; status: string }>> {
-    const range = 'created_at >= $2 AND id > $3 AND id <= $4';
+  ): Promise<{ locked: Array<{ id: number; status: string }>; through: number } | null> {
+    const batch: Array<{ delivery_id: string }> = await manager.query(
+      `SELECT delivery_id FROM delivery_recovery_delivery
+        WHERE recovery_id = $1 AND delivery_id > $2
+        ORDER BY delivery_id LIMIT $3`,
+      [recovery.id, recovery.cursorDeliveryId, limit],
+    );
+    if (batch.length === 0) return null;
+    const ids = batch.map((row) => row.delivery_id);
     const rows: Array<{ id: string; status: string }> = await manager.query(
       `SELECT w.id, w.status FROM webhook_delivery w
-        WHERE w.id IN (SELECT id FROM (${coveredDeliveries(recovery.scope, range, '$5')}) AS c
-                        ORDER BY id LIMIT $5)
-          AND w.endpoint_id = $1 AND ${ofScope(recovery.scope)}
+        WHERE w.id = ANY($1::bigint[]) AND w.endpoint_id = $2 AND ${ofScope(recovery.scope)}
         ORDER BY w.id
           FOR UPDATE`,
-      [
-        recovery.endpointId,
-        recovery.since,
-        recovery.cursorDeliveryId,
-        recovery.lastDeliveryId,
-        limit,
-      ],
+      [ids, recovery.endpointId],
     );
-    return rows.map((row) => ({ id: Number(row.id), status: row.status }));
-  }
-
-  /**
-   * Whether any delivery is left for the recovery: `FOR UPDATE` with `LIMIT` may return fewer
-   * rows than there are (rows that changed while it waited for their locks are left out), so an
-   * empty batch alone does not prove the recovery is done.
-   */
-  async anyLeft(manager: EntityManager, recovery: ClaimedRecovery): Promise<boolean> {
-    const [row]: Array<{ left: boolean }> = await manager.query(
-      `SELECT EXISTS (${coveredDeliveries(
-        recovery.scope,
-        'created_at >= $2 AND id > $3 AND id <= $4',
-      )}) AS left`,
-      [recovery.endpointId, recovery.since, recovery.cursorDeliveryId, recovery.lastDeliveryId],
-    );
-    return row.left;
+    return {
+      locked: rows.map((row) => ({ id: Number(row.id), status: row.status })),
+      through: Number(ids[ids.length - 1]),
+    };
   }
 
   /**
@@ -301,12 +298,14 @@ export class DeliveryRecoveryRepository {
   }
 
   /**
-   * Moves the recovery's cursor past `moved` (in id order, not empty), counts them and notes
-   * them as its last batch, in the caller's transaction.
+   * Moves the recovery's cursor to `through` (the last of its batch), counts the deliveries
+   * `moved` (in id order; empty when all of the batch had left its scope) and notes them as its
+   * last batch, in the caller's transaction.
    */
   async advance(
     manager: EntityManager,
     recoveryId: number,
+    through: number,
     moved: QueuedDelivery[],
   ): Promise<void> {
     await manager.query(
@@ -314,7 +313,7 @@ export class DeliveryRecoveryRepository {
           SET processed = processed + $2, cursor_delivery_id = $3,
               batch_delivery_ids = $4::bigint[], batch_queued_at = now()
         WHERE id = $1`,
-      [recoveryId, moved.length, moved[moved.length - 1].id, moved.map((m) => m.id)],
+      [recoveryId, moved.length, through, moved.map((m) => m.id)],
     );
   }
 }

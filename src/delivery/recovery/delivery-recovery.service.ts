@@ -203,7 +203,12 @@ export class DeliveryRecoveries {
         this.logger.log(`Recovery ${recovery.id} cancelled: its endpoint is disabled`);
         return [];
       }
-      const locked = await this.repository.lockBatch(manager, recovery, size);
+      const batch = await this.repository.lockBatch(manager, recovery, size);
+      if (!batch) {
+        await this.repository.finish(recovery.id, 'done', manager);
+        return [];
+      }
+      const { locked, through } = batch;
       const was = new Map(locked.map((row) => [row.id, row.status]));
       const moved: MovedDelivery[] = (
         await this.deliveries.moveBackToPending(
@@ -213,10 +218,7 @@ export class DeliveryRecoveries {
       )
         .map((row) => ({ ...row, retrying: was.get(row.id) === 'pending' }))
         .sort((a, b) => a.id - b.id);
-      if (moved.length > 0) await this.repository.advance(manager, recovery.id, moved);
-      if (moved.length === 0 && !(await this.repository.anyLeft(manager, recovery))) {
-        await this.repository.finish(recovery.id, 'done', manager);
-      }
+      await this.repository.advance(manager, recovery.id, through, moved);
       return moved;
     });
   }

@@ -1,5 +1,5 @@
 import type { CustomHeaderToSend } from '../../webhooks';
-import type { SignedRequest } from './webhook.sender';
+import { headerRecord, type SignedRequest } from './webhook.sender';
 
 /** What the delivery log shows instead of a secret custom header's value. */
 export const REDACTED_HEADER_VALUE = '[redacted]';
@@ -8,14 +8,15 @@ export const REDACTED_HEADER_VALUE = '[redacted]';
  * `signed` with the endpoint's custom headers added after the signature headers, in their
  * order and with their names as given (docs/webhooks.md#custom-headers). They are not signed:
  * Standard Webhooks signs the id, timestamp and body only. The names never collide with the
- * service's own headers: the endpoint refused them when they were set.
+ * service's own headers: the endpoint refused them when they were set. Built on a record with
+ * no prototype, so a header named `__proto__` or `constructor` is sent like any other.
  */
 export function withCustomHeaders(
   signed: SignedRequest,
   headers: readonly CustomHeaderToSend[],
 ): SignedRequest {
   if (headers.length === 0) return signed;
-  const all = { ...signed.headers };
+  const all = Object.assign(headerRecord(), signed.headers);
   for (const header of headers) all[header.name] = header.value;
   return { ...signed, headers: all };
 }
@@ -30,9 +31,11 @@ export function redactSecretHeaders(
   logged: Record<string, string>,
   headers: readonly CustomHeaderToSend[],
 ): Record<string, string> {
-  const redacted = { ...logged };
+  const redacted = Object.assign(headerRecord(), logged);
   for (const header of headers) {
-    if (header.secret && header.name in redacted) redacted[header.name] = REDACTED_HEADER_VALUE;
+    if (header.secret && Object.hasOwn(redacted, header.name)) {
+      redacted[header.name] = REDACTED_HEADER_VALUE;
+    }
   }
   return redacted;
 }

@@ -58,6 +58,15 @@ export const LOGGED_SIGNATURE_CHARS = 12;
 const EXCERPT_BYTES = 1024;
 const MAX_ERROR_LENGTH = 500;
 
+/**
+ * An empty record of headers with no prototype: a header named `__proto__` or `constructor` is
+ * an entry of its own like any other, never the object's prototype or a method
+ * (docs/webhooks.md#custom-headers).
+ */
+export function headerRecord(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 /** At most this many response headers are kept per attempt (docs/dashboard.md#attempt-detail). */
 export const MAX_RESPONSE_HEADERS = 50;
 /** Header names longer than this are dropped; values are cut to {@link MAX_RESPONSE_HEADER_VALUE}. */
@@ -82,7 +91,7 @@ const REDACTED_RESPONSE_HEADERS = new Set(['set-cookie', 'authorization', 'proxy
 export function boundedResponseHeaders(
   headers: Record<string, string | string[] | undefined>,
 ): Record<string, string> | null {
-  const kept: Record<string, string> = {};
+  const kept = headerRecord();
   let count = 0;
   let chars = 0;
   for (const [rawName, rawValue] of Object.entries(headers)) {
@@ -117,7 +126,7 @@ export function boundedResponseHeaders(
  * message within the receiver's tolerance.
  */
 export function loggedHeaders(headers: Record<string, string>): Record<string, string> {
-  const logged: Record<string, string> = {};
+  const logged = headerRecord();
   for (const [name, value] of Object.entries(headers)) {
     logged[name] = name === 'webhook-signature' ? truncateSignatures(value) : value;
   }

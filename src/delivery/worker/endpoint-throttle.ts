@@ -2,6 +2,7 @@ import { Logger, type OnModuleDestroy } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
 import type { RedisClient } from '../../redis/redis-connection';
+import { throttleKeys } from '../outbox';
 
 /**
  * An endpoint's throttle (docs/webhooks.md#throttling): most deliveries per second and most
@@ -56,9 +57,11 @@ const LIMITED_BY: Array<ThrottleLimit | null> = [null, 'rate', 'in_flight'];
 /**
  * One call, atomic. KEYS[1]: the endpoint's state (hash: `tat`, the GCRA's theoretical
  * arrival time; `wake`, the next turn handed to a waiter without a ticket; `avg`, the mean
- * attempt duration), KEYS[2]: its leases (sorted set, member: lease id, score: expiry),
- * KEYS[3]: its tickets (sorted set, member: the waiter's ticket, score: the time of the turn
- * reserved for it). ARGV: emission interval ms (0: no rate limit), tolerance ms, most in flight
+ * attempt duration; `limits`, the limits it was last asked with), KEYS[2]: its leases (sorted
+ * set, member: lease id, score: expiry), KEYS[3]: its tickets (sorted set, member: the waiter's
+ * ticket, score: the time of the turn reserved for it), KEYS[4]: the waiters put back (sorted
+ * set, member: ticket, score: when it comes back), which a change of the endpoint's limits
+ * wakes. ARGV: emission interval ms (0: no rate limit), tolerance ms, most in flight
  * (0: none), attempts wanted, lease ms, lease id prefix, longest wait ms, ticket ('' for none),
  * how late a turn may still be claimed (ms).
  * Times are Redis's own clock, so every worker counts alike.
@@ -68,7 +71,11 @@ const LIMITED_BY: Array<ThrottleLimit | null> = [null, 'rate', 'in_flight'];
  * back then; coming back, it starts on its turn even if it is up to
  * {@link THROTTLE_TURN_LATENESS_MS} late, so a waiter held up by a busy queue costs the
  * endpoint no capacity, and turns claimed late bunch no more than that. A later waiter's turn
- * is gone: it is given a new one. Turns not claimed within a minute are forgotten.
+ * is gone: it is given a new one. Turns not claimed within a minute are forgotten. A waiter
+ * never waits more than the longest wait: one whose turn is further away comes back and is
+ * told to wait again. Asked with other limits than last time (the endpoint's limits were
+ * changed), the script forgets the turns and the schedule made under the old ones: waiters are
+ * served under the new limits when they come back.
  * Returns {granted, wait ms, limited by (0 none, 1 rate, 2 in flight)}.
  */
 const ACQUIRE_SCRIPT = `
@@ -85,11 +92,21 @@ local granted = want
 local limitedBy = 0
 local avg = tonumber(redis.call('HGET', KEYS[1], 'avg') or '${DEFAULT_ATTEMPT_MS}')
 local turn = nil
+local limits = ARGV[1] .. '/' .. ARGV[3]
+if redis.call('HGET', KEYS[1], 'limits') ~= limits then
+  redis.call('HDEL', KEYS[1], 'tat', 'wake')
+  redis.call('DEL', KEYS[3])
+  redis.call('HSET', KEYS[1], 'limits', limits)
+end
 if interval > 0 and ticket ~= '' then
   redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now - 60000)
   turn = tonumber(redis.call('ZSCORE', KEYS[3], ticket))
   -- Back before its turn: it waits for it, nothing taken.
-  if turn and turn > now + tau then return { 0, math.ceil(turn - tau - now), 1 } end
+  if turn and turn > now + tau then
+    local back = math.min(turn - tau - now, maxWait)
+    redis.call('ZADD', KEYS[4], now + back, ticket)
+    return { 0, math.ceil(back), 1 }
+  end
   -- Back too late: the turn is gone (claimed now, it would bunch with the next ones).
   if turn and turn < now - tonumber(ARGV[9]) then
     redis.call('ZREM', KEYS[3], ticket)
@@ -130,7 +147,7 @@ if granted < want then
     -- The next free turn, reserved for this waiter, who may claim it from tau before it.
     redis.call('ZADD', KEYS[3], tat, ticket)
     redis.call('PEXPIRE', KEYS[3], math.ceil(tat - now) + 120000)
-    wait = tat - tau - now
+    wait = math.min(tat - tau - now, maxWait)
     tat = tat + interval
     redis.call('HSET', KEYS[1], 'tat', tat)
   else
@@ -145,6 +162,15 @@ if granted < want then
     wake = math.min(wake, now + maxWait)
     wait = wake - now
     redis.call('HSET', KEYS[1], 'wake', math.min(wake + step, now + maxWait))
+  end
+end
+if ticket ~= '' then
+  if granted < want then
+    redis.call('ZADD', KEYS[4], now + wait, ticket)
+    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now - 60000)
+    redis.call('PEXPIRE', KEYS[4], math.ceil(wait) + 120000)
+  else
+    redis.call('ZREM', KEYS[4], ticket)
   end
 end
 redis.call('PEXPIRE', KEYS[1], math.ceil(math.max(tat - now, wait)) + 60000)
@@ -166,6 +192,7 @@ type ThrottlingRedis = (Redis | Cluster) & {
     state: string,
     leases: string,
     tickets: string,
+    held: string,
     intervalMs: number,
     toleranceMs: number,
     maxInFlight: number,
@@ -221,7 +248,7 @@ export class EndpointThrottle implements OnModuleDestroy {
   ) {
     this.redis = redis as ThrottlingRedis;
     this.redis.on('error', () => undefined);
-    this.redis.defineCommand('throttleAcquire', { numberOfKeys: 3, lua: ACQUIRE_SCRIPT });
+    this.redis.defineCommand('throttleAcquire', { numberOfKeys: 4, lua: ACQUIRE_SCRIPT });
     this.redis.defineCommand('throttleRelease', { numberOfKeys: 2, lua: RELEASE_SCRIPT });
   }
 
@@ -243,8 +270,12 @@ export class EndpointThrottle implements OnModuleDestroy {
     const rate = limits.maxDeliveriesPerSecond;
     const prefix = randomUUID();
     try {
+      const { state, leases: leaseKey, tickets, held } = this.keys(endpointId);
       const [granted, waitMs, limitedBy] = await this.redis.throttleAcquire(
-        ...this.keys(endpointId),
+        state,
+        leaseKey,
+        tickets,
+        held,
         rate === null ? 0 : 1000 / rate,
         THROTTLE_TOLERANCE_MS,
         limits.maxInFlight ?? 0,
@@ -272,7 +303,7 @@ export class EndpointThrottle implements OnModuleDestroy {
    */
   async release(endpointId: number, lease: string, durationMs: number): Promise<void> {
     try {
-      const [state, leases] = this.keys(endpointId);
+      const { state, leases } = this.keys(endpointId);
       await this.redis.throttleRelease(state, leases, Math.max(0, durationMs), lease);
     } catch (error) {
       this.warn(`Endpoint throttle lease not released: ${(error as Error).message}`);
@@ -283,9 +314,8 @@ export class EndpointThrottle implements OnModuleDestroy {
     this.redis.disconnect();
   }
 
-  private keys(endpointId: number): [string, string, string] {
-    const state = `{${this.namespace}:endpoint:${endpointId}}:throttle`;
-    return [state, `${state}:leases`, `${state}:tickets`];
+  private keys(endpointId: number) {
+    return throttleKeys(this.namespace, endpointId);
   }
 
   private warn(message: string): void {

@@ -15,6 +15,7 @@ import {
   MAX_LOG_LIMIT,
 } from '../../delivery/attempts';
 import type { DeliveryLogPage } from '../../delivery/attempts';
+import { WebhookEventPublisher } from '../../delivery/outbox';
 import type { DeliveryLedger } from '../../delivery/analytics';
 import { LEDGER_DEFAULT_DAYS, LEDGER_MAX_DAYS, parseLedgerDays } from '../../delivery/analytics';
 import { WebhookEndpointAdmin, type EndpointChanges, type NewSigningKey } from '..';
@@ -32,6 +33,7 @@ import {
   checkedInput,
   DashboardIdPipe,
   OwnedParam,
+  NulCheckedByRoute,
 } from '../../dashboard-kernel';
 import {
   DeliveryAttemptResultDto,
@@ -101,6 +103,7 @@ export class EndpointsController {
   constructor(
     private readonly endpoints: WebhookEndpointAdmin,
     private readonly deliveries: DeliveryService,
+    private readonly publisher: WebhookEventPublisher,
   ) {}
 
   /** The endpoint with its health and until when its previous secret stays valid. */
@@ -120,6 +123,8 @@ export class EndpointsController {
    */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  // A NUL in a custom header is refused by its own rule, naming the header.
+  @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
   @ApiCsrfHeader()
   @ApiBody({ type: UpdateEndpointRequestDto })
@@ -146,6 +151,10 @@ export class EndpointsController {
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);
+    // New limits apply at once to the jobs the throttle put back (docs/webhooks.md#throttling).
+    if (changes.maxDeliveriesPerSecond !== undefined || changes.maxInFlight !== undefined) {
+      await this.publisher.wakeThrottled(id);
+    }
     // The secret header values this change set are answered this once.
     return {
       ...(await this.endpoints.detail(id)),

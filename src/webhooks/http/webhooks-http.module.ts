@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountAccessModule } from '../../account-access';
 import { DeliveryAttemptsModule } from '../../delivery/attempts';
+import { DeliveryModule } from '../../delivery/outbox';
 import { WebhookEndpointsModule } from '..';
 import { AccountNotificationsController } from './account-notifications.controller';
 import { EndpointsController } from './endpoints.controller';
@@ -16,8 +17,8 @@ import { EventTypesController } from './event-types.controller';
  */
 @Module({
   // WebhookEndpointAdmin and AccountNotifications; DeliveryService (an endpoint's delivery log,
-  // ledger and test events).
-  imports: [WebhookEndpointsModule, DeliveryAttemptsModule, AccountAccessModule],
+  // ledger and test events); WebhookEventPublisher (waking jobs the throttle held back).
+  imports: [WebhookEndpointsModule, DeliveryAttemptsModule, DeliveryModule, AccountAccessModule],
   controllers: [EndpointsController, EventTypesController, AccountNotificationsController],
 })
 export class WebhooksHttpModule {}
