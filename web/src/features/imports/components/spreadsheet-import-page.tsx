@@ -90,12 +90,15 @@ export function SpreadsheetStatus({ job }: { job: Pick<SpreadsheetImportSummary,
  */
 export function DiscardNote({
   job,
+  mb,
 }: {
   job: Pick<SpreadsheetImportSummary, 'status' | 'discard_at'>;
+  /** Space below it (Mantine spacing). */
+  mb?: string;
 }) {
   if (job.status !== 'uploaded' || !job.discard_at) return null;
   return (
-    <Text size="xs" c="dimmed" component="span" display="block">
+    <Text size="xs" c="dimmed" component="span" display="block" mb={mb}>
       Discarded after <Timestamp value={job.discard_at} /> unless started
     </Text>
   );
@@ -495,7 +498,7 @@ export function SpreadsheetImportPage({ importId }: { importId: string }) {
         title={`Import ${job.file_name}`}
         description={`${job.format.toUpperCase()}, ${formatBytes(job.size_bytes)}, ${countOf(job.total_rows, 'row')}, uploaded by ${job.user.email}.`}
       />
-      <DiscardNote job={job} />
+      <DiscardNote job={job} mb="md" />
       <Stepper active={step} size="sm" mb="lg" allowNextStepsSelect={false}>
         <Stepper.Step label="Upload" description="File stored" />
         <Stepper.Step label="Map and review" description="Columns, preview, consent" />
