@@ -224,12 +224,12 @@ describe('Spreadsheet import in a browser', () => {
     await watched.screenshot('spreadsheet-mapping-mobile');
   });
   /** The lines a piece of text takes on the page: 1 when it never breaks. */
-  const linesOf = (element: import('playwright-core').Locator) =>
-    element.evaluate((node) => {
+  const linesOf = (element: import('playwright-core').Locator): Promise<number> =>
+    element.evaluate(`(node) => {
       const range = document.createRange();
       range.selectNodeContents(node);
       return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
-    });
+    }`);
   const box = async (element: import('playwright-core').Locator) => (await element.boundingBox())!;
   const overlaps = (
     a: { x: number; y: number; width: number; height: number },

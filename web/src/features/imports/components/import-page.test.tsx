@@ -110,7 +110,11 @@ describe('an import’s page', () => {
     expect(screen.getByText('CRM sync (ck_live_4f9a…)')).toBeVisible();
     const table = await screen.findByRole('table', { name: 'Rejected rows' });
     // The submitted fields under their labels, as the mapping form names them.
-    expect(within(table).getAllByRole('columnheader').map((cell) => cell.textContent)).toEqual([
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((cell) => cell.textContent),
+    ).toEqual([
       'Row',
       'Problem',
       'Phone',
