@@ -225,11 +225,14 @@ describe('Spreadsheet import in a browser', () => {
   });
   /** The lines a piece of text takes on the page: 1 when it never breaks. */
   const linesOf = (element: import('playwright-core').Locator): Promise<number> =>
-    element.evaluate(`(node) => {
-      const range = document.createRange();
+    element.evaluate((node) => {
+      const range = node.ownerDocument.createRange();
       range.selectNodeContents(node);
-      return new Set([...range.getClientRects()].map((rect) => Math.round(rect.top))).size;
-    }`);
+      const tops = Array.from(range.getClientRects(), (rect) =>
+        Math.round((rect as { top: number }).top),
+      );
+      return new Set(tops).size;
+    });
   const box = async (element: import('playwright-core').Locator) => (await element.boundingBox())!;
   const overlaps = (
     a: { x: number; y: number; width: number; height: number },
