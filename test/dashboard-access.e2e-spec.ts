@@ -389,6 +389,11 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(spreadsheet),
     foreign: theirs(spreadsheet),
   },
+  'DELETE /dashboard/api/spreadsheet-imports/:import_id': {
+    access: 'admin',
+    params: mine(spreadsheet),
+    foreign: theirs(spreadsheet),
+  },
   'GET /dashboard/api/spreadsheet-imports/:import_id/rejections.csv': {
     access: 'any',
     params: mine(spreadsheet),

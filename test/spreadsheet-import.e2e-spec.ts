@@ -6,6 +6,8 @@
  * rows by file row, and every refusal leaving nothing behind.
  */
 import ExcelJS from 'exceljs';
+import { mapHeaders } from '../packages/client/src/import/mapping';
+import { SpreadsheetImports } from '../src/leads/spreadsheet';
 import { SPREADSHEET_CHUNK_SIZE } from '../src/leads/spreadsheet-worker/spreadsheet-import.runner';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
@@ -31,7 +33,7 @@ describe('Spreadsheet imports (docs/dashboard.md#spreadsheet-imports)', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    t = await startTestApp({ RATE_LIMIT_SIGN_IN_PER_IP: '1000000' });
+    t = await startTestApp({ RATE_LIMIT_SIGN_IN_PER_IP: '1000000', SPREADSHEET_UPLOAD_TTL: '2h' });
   });
   afterAll(() => t.close());
 
@@ -507,5 +509,185 @@ describe('Spreadsheet imports (docs/dashboard.md#spreadsheet-imports)', () => {
     expect(job).toEqual({ status: 'uploaded', mapping: null });
     await get(session, '/spreadsheet-imports/not-a-uuid').expect(404);
     await get(session, '/spreadsheet-imports/00000000-0000-4000-8000-000000000000').expect(404);
+  });
+  it('refuses a file that is no spreadsheet, by its extension and its bytes, naming the accepted formats, and keeps nothing', async () => {
+    const { session, campaignId } = await admin();
+    const cases: Array<[string | Buffer, string, string]> = [
+      ['hello world\n', 'notes.txt', 'file is a .txt file, not a spreadsheet'],
+      ['phone\n+14155550100\n', 'leads.json', 'file is a .json file, not a spreadsheet'],
+      ['phone\n+14155550100\n', 'leads.xlsx', 'file is named .xlsx but is not an Excel workbook'],
+      [Buffer.from('PK\x03\x04rest', 'latin1'), 'leads.csv', 'file is a ZIP archive'],
+    ];
+    for (const [body, name, problem] of cases) {
+      const res = await upload(session, campaignId, body, name).expect(422);
+      expect(res.body).toEqual({
+        error: 'validation_failed',
+        message: `${problem}${problem.endsWith('archive') ? ', not a spreadsheet' : ''}: upload a CSV (.csv, .tsv) or Excel workbook (.xlsx)`,
+      });
+    }
+    const [{ n }] = await t.db.query(
+      'SELECT count(*)::int AS n FROM spreadsheet_import WHERE campaign_id = $1',
+      [campaignId],
+    );
+    expect(n).toBe(0);
+  });
+
+  it('refuses a CSV with no phone column as the CSV importer does, and takes one whose phone column has another name', async () => {
+    const { session, campaignId } = await admin();
+    const noPhone = 'Name,City\r\nAda,London\r\nBo,Paris\r\n';
+    // The CSV importer (packages/client) refuses the same file for the same reason.
+    expect(() => mapHeaders(['Name', 'City'])).toThrow(/^no phone column: none of "Name", "City"/);
+    const refused = await upload(session, campaignId, noPhone, 'people.csv').expect(422);
+    expect(refused.body).toEqual({
+      error: 'validation_failed',
+      message:
+        'file has no phone column: none of "Name", "City" is a known phone header (Phone, Mobile, ' +
+        'Phone Number, Cell, …) and no column holds a phone number in the first rows; name the ' +
+        'column Phone and upload the file again',
+    });
+    const wide = ['Name', ...Array.from({ length: 7 }, (_, i) => `Column ${i} ${'x'.repeat(60)}`)];
+    const many = await upload(
+      session,
+      campaignId,
+      `${wide.join(',')}\r\n${wide.map(() => 'a').join(',')}\r\n`,
+      'wide.csv',
+    ).expect(422);
+    expect(many.body.message).toContain(`"Column 3 ${'x'.repeat(31)}…" (and 3 more) is a known`);
+    const [{ n }] = await t.db.query(
+      'SELECT count(*)::int AS n FROM spreadsheet_import WHERE campaign_id = $1',
+      [campaignId],
+    );
+    expect(n).toBe(0);
+
+    const named = await upload(
+      session,
+      campaignId,
+      'Erreichbar unter,Vorname\r\n+1 415 555 0100,Ada\r\n',
+      'nummern.csv',
+    ).expect(201);
+    expect(named.body).toMatchObject({ total_rows: 1 });
+    expect(named.body.suggested_mapping.phone).toBeUndefined();
+    const [stored] = await t.db.query('SELECT status FROM spreadsheet_import WHERE id = $1', [
+      named.body.id,
+    ]);
+    expect(stored).toEqual({ status: 'uploaded' });
+  });
+
+  it('discards an upload never started after SPREADSHEET_UPLOAD_TTL with its file, and lets an admin discard one (audited)', async () => {
+    const { user, session, campaignId } = await admin();
+    const csv = 'phone,first_name\r\n+14155550100,Ada\r\n';
+    const old = (await upload(session, campaignId, csv, 'old.csv').expect(201)).body;
+    const fresh = (await upload(session, campaignId, csv, 'fresh.csv').expect(201)).body;
+    // Uploaded 2 h and 1 min ago: past the TTL of this file's app (2h).
+    await t.db.query(
+      `UPDATE spreadsheet_import SET created_at = now() - interval '121 minutes' WHERE id = $1`,
+      [old.id],
+    );
+    const read = (await get(session, `/spreadsheet-imports/${old.id}`).expect(200)).body;
+    expect(Date.parse(read.discard_at) - Date.parse(read.created_at)).toBe(2 * 3600_000);
+    const listed = (await get(session, `/campaigns/${campaignId}/spreadsheet-imports`).expect(200))
+      .body as Array<{ id: string; discard_at: string | null }>;
+    expect(listed.find((job) => job.id === fresh.id)?.discard_at).toBe(
+      new Date(Date.parse(fresh.created_at) + 2 * 3600_000).toISOString(),
+    );
+
+    expect(await t.app.get(SpreadsheetImports).discardAbandoned()).toBe(1);
+    const parts = async (id: string) =>
+      (
+        await t.db.query(
+          'SELECT count(*)::int AS n FROM spreadsheet_import_file_part WHERE import_id = $1',
+          [id],
+        )
+      )[0].n;
+    expect(
+      await t.db.query('SELECT id FROM spreadsheet_import WHERE campaign_id = $1', [campaignId]),
+    ).toEqual([{ id: fresh.id }]);
+    expect(await parts(old.id)).toBe(0);
+    expect(await parts(fresh.id)).toBe(1);
+    await get(session, `/spreadsheet-imports/${old.id}`).expect(404);
+
+    // A viewer of the account may not discard it; another account's admin does not see it.
+    const viewer = await signIn(t, await givenUser(t, 'viewer', user.accountId));
+    const stranger = await signIn(t, await givenUser(t, 'admin'));
+    const discard = (as: SignedIn, id: string) =>
+      t
+        .http()
+        .delete(`${API}/spreadsheet-imports/${id}`)
+        .set('Cookie', as.cookie)
+        .set('X-CSRF-Token', as.csrf);
+    expect((await discard(viewer, fresh.id).expect(403)).body.error).toBe('forbidden');
+    expect((await discard(stranger, fresh.id).expect(404)).body.error).toBe('not_found');
+    expect(await parts(fresh.id)).toBe(1);
+
+    await discard(session, fresh.id).expect(204);
+    expect(await parts(fresh.id)).toBe(0);
+    expect(
+      await t.db.query('SELECT id FROM spreadsheet_import WHERE campaign_id = $1', [campaignId]),
+    ).toEqual([]);
+    const entries = await t.db.query(
+      `SELECT action, object_type, object_id, details FROM audit_log_entry
+        WHERE account_id = $1 AND action = 'import.discard'`,
+      [user.accountId],
+    );
+    expect(entries).toEqual([
+      {
+        action: 'import.discard',
+        object_type: 'campaign',
+        object_id: String(campaignId),
+        details: { spreadsheet_import_id: fresh.id, file_name: 'fresh.csv', total_rows: 1 },
+      },
+    ]);
+    await discard(session, fresh.id).expect(404);
+
+    // A started import is not discarded: it is cancelled, or it ends.
+    const started = (await upload(session, campaignId, csv, 'started.csv').expect(201)).body;
+    await post(session, `/spreadsheet-imports/${started.id}/start`, {
+      mapping: { phone: 0 },
+      compliance_acknowledged: true,
+    }).expect(202);
+    const conflict = await discard(session, started.id).expect(409);
+    expect(conflict.body).toEqual({
+      error: 'conflict',
+      message: expect.stringContaining('only an upload waiting for its mapping can be discarded'),
+    });
+    const startedRead = (await get(session, `/spreadsheet-imports/${started.id}`).expect(200)).body;
+    expect(startedRead.discard_at).toBeNull();
+  });
+
+  it('keeps each list item small whatever the file: no headers, sample rows or suggestion in the list, only in the import', async () => {
+    const { session, campaignId } = await admin();
+    // Six small workbooks (about 15 KiB) of 200 columns whose headers are 1,000 characters each,
+    // and 10 rows of 1,000-character cells: each import holds about 2 MiB of text.
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('Hostile');
+    sheet.addRow(Array.from({ length: 200 }, (_, i) => `${i}`.padEnd(1000, 'x')));
+    for (let r = 0; r < 10; r++) {
+      sheet.addRow([
+        '+14155550100',
+        ...Array.from({ length: 199 }, (_, i) => `${i}`.padEnd(1000, 'y')),
+      ]);
+    }
+    const xlsx = Buffer.from(await workbook.xlsx.writeBuffer({ zip: { compression: 'DEFLATE' } }));
+    expect(xlsx.length).toBeLessThan(16 * 1024);
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      ids.push((await upload(session, campaignId, xlsx, `hostile-${i}.xlsx`).expect(201)).body.id);
+    }
+    const list = await get(session, `/campaigns/${campaignId}/spreadsheet-imports`).expect(200);
+    expect(list.text.length).toBeLessThanOrEqual(20 * 50 * 1024);
+    const items = list.body as Array<Record<string, unknown>>;
+    expect(items.map((item) => item.id)).toEqual([...ids].reverse());
+    for (const item of items) {
+      expect(Buffer.byteLength(JSON.stringify(item))).toBeLessThanOrEqual(50 * 1024);
+      expect(item).not.toHaveProperty('headers');
+      expect(item).not.toHaveProperty('sample_rows');
+      expect(item).not.toHaveProperty('suggested_mapping');
+      expect(item).toMatchObject({ format: 'xlsx', total_rows: 10, status: 'uploaded' });
+    }
+    // The import's own page still has them.
+    const one = (await get(session, `/spreadsheet-imports/${ids[0]}`).expect(200)).body;
+    expect(one.headers).toHaveLength(200);
+    expect(one.headers[1]).toBe('1'.padEnd(1000, 'x'));
+    expect(one.sample_rows).toHaveLength(10);
   });
 });

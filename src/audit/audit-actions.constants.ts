@@ -33,6 +33,7 @@ export const AUDIT_ACTIONS = [
   'delivery.bulk_redeliver_cancel',
   'import.start',
   'import.cancel',
+  'import.discard',
 ] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */

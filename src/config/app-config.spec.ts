@@ -23,6 +23,7 @@ describe('loadConfig (docs/configuration.md)', () => {
       logLevel: 'info',
       rateLimitTokenPerMin: 20,
       rateLimitApiPerMin: 1200,
+      spreadsheetUploadTtlMs: 86_400_000,
       warnings: [],
     });
   });
@@ -46,6 +47,9 @@ describe('loadConfig (docs/configuration.md)', () => {
     [{ TOKEN_TTL_SECONDS: '0' }, 'TOKEN_TTL_SECONDS'],
     [{ WEBHOOK_RETRY_SCHEDULE: '5s,soon' }, 'WEBHOOK_RETRY_SCHEDULE'],
     [{ WEBHOOK_ALLOW_PRIVATE_URLS: 'maybe' }, 'WEBHOOK_ALLOW_PRIVATE_URLS'],
+    [{ SPREADSHEET_UPLOAD_TTL: '10s' }, 'SPREADSHEET_UPLOAD_TTL'],
+    [{ SPREADSHEET_UPLOAD_TTL: '31d' }, 'SPREADSHEET_UPLOAD_TTL'],
+    [{ SPREADSHEET_UPLOAD_TTL: 'a day' }, 'SPREADSHEET_UPLOAD_TTL'],
     [{ RUN_WORKER: 'sometimes' }, 'RUN_WORKER'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],

@@ -72,6 +72,12 @@ export class AppConfig {
   /** How often a worker applies retention, in ms (`DELIVERY_RETENTION_INTERVAL_MS`, default 3600000). */
   deliveryRetentionIntervalMs!: number;
   /**
+   * How long a spreadsheet upload that was never started is kept before it is discarded with
+   * its stored file, in ms (`SPREADSHEET_UPLOAD_TTL`, default 24h, 1m to 30d;
+   * docs/dashboard.md#abandoned-uploads).
+   */
+  spreadsheetUploadTtlMs!: number;
+  /**
    * Prefix of every Redis key of this deployment (`QUEUE_PREFIX`); null (the default) derives
    * it from the database's deployment id, so deployments sharing a Redis never collide.
    */
@@ -176,6 +182,18 @@ function oneDuration(variable: string, value: string): number {
   if (durations.length !== 1)
     throw new ConfigError(variable, `has "${value}"; expected one duration like 5d`);
   return durations[0];
+}
+
+/**
+ * One duration between `min` and `max` ms.
+ * @throws ConfigError naming `variable` otherwise.
+ */
+function boundedDuration(variable: string, value: string, min: number, max: number): number {
+  const ms = oneDuration(variable, value);
+  if (ms < min || ms > max) {
+    throw new ConfigError(variable, `has "${value}"; expected a duration from 1m to 30d`);
+  }
+  return ms;
 }
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
@@ -365,6 +383,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     webhookMonitorIntervalMs: int('WEBHOOK_MONITOR_INTERVAL_MS', 60_000, 100, 3_600_000),
     deliveryRetentionDays: int('DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     deliveryRetentionIntervalMs: int('DELIVERY_RETENTION_INTERVAL_MS', 3_600_000, 1000, 86_400_000),
+    spreadsheetUploadTtlMs: boundedDuration(
+      'SPREADSHEET_UPLOAD_TTL',
+      get('SPREADSHEET_UPLOAD_TTL') ?? '24h',
+      60_000,
+      30 * 86_400_000,
+    ),
     queuePrefix: queuePrefix(get('QUEUE_PREFIX')),
     logLevel,
     logRequestSampleRate,

@@ -223,4 +223,133 @@ describe('Spreadsheet import in a browser', () => {
     ).toBeLessThanOrEqual(0);
     await watched.screenshot('spreadsheet-mapping-mobile');
   });
+  /** The lines a piece of text takes on the page: 1 when it never breaks. */
+  const linesOf = (element: import('playwright-core').Locator): Promise<number> =>
+    element.evaluate((node) => {
+      const range = node.ownerDocument.createRange();
+      range.selectNodeContents(node);
+      const tops = Array.from(range.getClientRects(), (rect) =>
+        Math.round((rect as { top: number }).top),
+      );
+      return new Set(tops).size;
+    });
+  const box = async (element: import('playwright-core').Locator) => (await element.boundingBox())!;
+  const overlaps = (
+    a: { x: number; y: number; width: number; height: number },
+    b: { x: number; y: number; width: number; height: number },
+  ) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+  it('fits a phone: import cards, the preview’s phones and the rejected rows stay in their boxes, with labels and readable figures', async () => {
+    const file = join(dir, 'phone-width.csv');
+    const lines = ['Mobile,First Name,E-mail'];
+    for (let i = 0; i < 29; i++)
+      lines.push(`+1 (415) 240-${String(1000 + i)},Ada${i},ada${i}@example.com`);
+    // A rejected row (its phone) with a long unbroken first name.
+    lines.push(`12,${'B'.repeat(120)},bo@example.com`);
+    await writeFile(file, lines.join('\r\n') + '\r\n');
+    const watched = await openPage(browser, service.origin, 'mobile');
+    watched.expectFailure(401, '/dashboard/api/session');
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
+    await submitSignIn(page, account.admin.email, PASSWORD);
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
+    ]);
+    await chooser.setFiles(file);
+    // A 1.4 KiB file is not "0.0 MiB".
+    await page.getByText(/^phone-width\.csv, 1\.\d KiB$/).waitFor();
+    await page.getByRole('button', { name: 'Upload file' }).click();
+    await page.getByText(/^CSV, 1\.\d KiB, 30 rows, uploaded by /).waitFor();
+
+    // The preview's phones each on one line.
+    const preview = page.getByRole('list', { name: 'Preview of the first rows' });
+    await preview.getByText('+14152401000').waitFor();
+    for (const phone of ['+14152401000', '+14152401009']) {
+      expect(await linesOf(preview.getByText(phone))).toBe(1);
+    }
+    await watched.screenshot('spreadsheet-preview-phones-mobile');
+
+    // The campaign's list as cards: the badge clear of the progress, the bar inside its card.
+    await page.goto(`/dashboard/campaigns/${account.campaignId}`);
+    const cards = page.getByRole('list', { name: 'Spreadsheet imports' });
+    const card = cards.getByRole('listitem').filter({ hasText: 'phone-width.csv' });
+    const badge = card.getByText('Waiting for mapping');
+    const rows = card.getByText('0 / 30 rows');
+    await rows.waitFor();
+    expect(overlaps(await box(badge), await box(rows))).toBe(false);
+    const bar = await box(card.getByRole('progressbar'));
+    const edge = await box(card);
+    expect(bar.x + bar.width).toBeLessThanOrEqual(edge.x + edge.width);
+    expect(await card.getByText(/^Discarded after .+ unless started$/).isVisible()).toBe(true);
+    expect(
+      await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await watched.screenshot('spreadsheet-cards-mobile');
+
+    // Imported: the chunk's rejected row, its long name wrapped inside its own field.
+    await card.getByRole('link', { name: 'phone-width.csv' }).click();
+    await page.getByLabel(/I have permission to contact these people/).check();
+    await page.getByRole('button', { name: 'Start import of 30 rows' }).click();
+    await page.getByRole('heading', { name: 'Import report' }).waitFor({ timeout: 30_000 });
+    const [chunk] = await queryDatabase<{ id: string }>(
+      `SELECT i.id FROM lead_import i JOIN spreadsheet_import s ON s.id = i.spreadsheet_import_id
+        WHERE s.file_name = 'phone-width.csv' AND s.campaign_id = $1`,
+      [account.campaignId],
+    );
+    await page.goto(`/dashboard/imports/${chunk.id}`);
+    const rejected = page.getByRole('list', { name: 'Rejected rows' });
+    const name = rejected.getByText('B'.repeat(120));
+    await name.waitFor();
+    const field = name.locator('xpath=ancestor::dd[1]/..');
+    expect(await field.locator('dt').innerText()).toMatch(/^first name$/i);
+    const value = await box(name);
+    const own = await box(field);
+    expect(value.x + value.width).toBeLessThanOrEqual(own.x + own.width + 0.5);
+    const next = await box(field.locator('xpath=following-sibling::div[1]'));
+    expect(overlaps(value, next)).toBe(false);
+    expect(await rejected.locator('dt').allInnerTexts()).toEqual(
+      expect.arrayContaining(['PHONE', 'EMAIL', 'LAST NAME', 'JOB TITLE']),
+    );
+    expect(
+      await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBeLessThanOrEqual(0);
+    await watched.screenshot('spreadsheet-rejected-rows-mobile');
+  });
+
+  it('lets an admin discard an upload never started: gone from the list, with its file', async () => {
+    const file = join(dir, 'abandoned.csv');
+    await writeFile(file, crmExport(3, 400_000));
+    const watched = await signedInPage(
+      browser,
+      service.origin,
+      pages,
+      account.admin.email,
+      PASSWORD,
+    );
+    const { page } = watched;
+    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
+    const [chooser] = await Promise.all([
+      page.waitForEvent('filechooser'),
+      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
+    ]);
+    await chooser.setFiles(file);
+    await page.getByRole('button', { name: 'Upload file' }).click();
+    await page.getByText(/^Discarded after .+ unless started$/).waitFor();
+    await watched.screenshot('spreadsheet-waiting-desktop');
+    await page.getByRole('button', { name: 'Discard upload' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Discard upload' }).click();
+    await page.getByRole('heading', { name: 'Spreadsheet imports' }).waitFor();
+    expect(await page.getByRole('link', { name: 'abandoned.csv' }).count()).toBe(0);
+    const rows = await queryDatabase<{ n: number }>(
+      `SELECT count(*)::int AS n FROM spreadsheet_import WHERE file_name = 'abandoned.csv'`,
+    );
+    expect(rows).toEqual([{ n: 0 }]);
+    await watched.screenshot('spreadsheet-discarded-desktop');
+  });
 });

@@ -31,8 +31,9 @@ const MAPPING_SCHEMA = {
   example: { phone: 0, first_name: 1, email: 3 },
 } as const;
 
-@ApiSchema({ name: 'SpreadsheetImport' })
-export class SpreadsheetImportDto {
+/** A list item: an import without its file's header row, sample rows and suggested mapping. */
+@ApiSchema({ name: 'SpreadsheetImportSummary' })
+export class SpreadsheetImportSummaryDto {
   @ApiProperty({ format: 'uuid' })
   id!: string;
 
@@ -54,21 +55,17 @@ export class SpreadsheetImportDto {
   @ApiProperty({ type: 'integer', description: 'Non-blank data rows (the header row not counted)' })
   total_rows!: number;
 
-  @ApiProperty({ type: [String], description: 'The header row’s cells' })
-  headers!: string[];
-
-  @ApiProperty({
-    type: 'array',
-    items: { type: 'array', items: { type: 'string' } },
-    description: 'The first data rows, as text',
-  })
-  sample_rows!: string[][];
-
-  @ApiProperty({ ...MAPPING_SCHEMA, description: 'The mapping the headers suggest' })
-  suggested_mapping!: Record<string, number>;
-
   @ApiProperty({ enum: SPREADSHEET_IMPORT_STATUSES })
   status!: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'While `uploaded`: when the upload is discarded with its file unless it is started (`SPREADSHEET_UPLOAD_TTL` after `created_at`); null once started',
+  })
+  discard_at!: string | null;
 
   @ApiProperty({
     ...MAPPING_SCHEMA,
@@ -133,6 +130,23 @@ export class SpreadsheetImportDto {
 
   @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
   finished_at!: string | null;
+}
+
+/** One import, as its own read answers it: a list item with the file's header and sample rows. */
+@ApiSchema({ name: 'SpreadsheetImport' })
+export class SpreadsheetImportDto extends SpreadsheetImportSummaryDto {
+  @ApiProperty({ type: [String], description: 'The header row’s cells' })
+  headers!: string[];
+
+  @ApiProperty({
+    type: 'array',
+    items: { type: 'array', items: { type: 'string' } },
+    description: 'The first data rows, as text',
+  })
+  sample_rows!: string[][];
+
+  @ApiProperty({ ...MAPPING_SCHEMA, description: 'The mapping the headers suggest' })
+  suggested_mapping!: Record<string, number>;
 }
 
 /** Body of `POST /spreadsheet-imports/{import_id}/preview`. */

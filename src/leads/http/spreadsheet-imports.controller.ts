@@ -1,9 +1,10 @@
-import { Body, Get, HttpCode, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
+import { Body, Delete, Get, HttpCode, Post, Query, Req, Res, StreamableFile } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
   ApiConsumes,
   ApiCreatedResponse,
+  ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
   ApiParam,
@@ -19,6 +20,7 @@ import {
   SPREADSHEET_MAX_BYTES,
   SpreadsheetImports,
   type PreviewRow,
+  type SpreadsheetImportSummary,
   type SpreadsheetImportView,
 } from '../spreadsheet';
 import {
@@ -37,6 +39,7 @@ import {
 } from '../../dashboard-kernel';
 import {
   SpreadsheetImportDto,
+  SpreadsheetImportSummaryDto,
   SpreadsheetPreviewDto,
   SpreadsheetPreviewRequestDto,
   StartSpreadsheetImportRequestDto,
@@ -145,12 +148,16 @@ export class CampaignSpreadsheetImportsController {
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'List the campaign’s last 20 spreadsheet imports',
+    description:
+      'Each item without the file’s header row, sample rows and suggested mapping: read one import for them.',
     operationId: 'listSpreadsheetImports',
   })
   @ApiIdParam('campaign_id', 'Campaign id')
-  @ApiOkResponse({ type: [SpreadsheetImportDto], description: 'Newest first' })
+  @ApiOkResponse({ type: [SpreadsheetImportSummaryDto], description: 'Newest first' })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
-  list(@OwnedParam('campaign_id') campaignId: Owned<'campaign'>): Promise<SpreadsheetImportView[]> {
+  list(
+    @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
+  ): Promise<SpreadsheetImportSummary[]> {
     return this.spreadsheets.list(campaignId);
   }
 }
@@ -253,6 +260,28 @@ export class SpreadsheetImportsController {
   ): Promise<SpreadsheetImportView> {
     const { job } = await this.spreadsheets.cancel(id, actor);
     return job;
+  }
+
+  /**
+   * Discards an upload never started, with its stored file (docs/dashboard.md#abandoned-uploads):
+   * `204`, recorded as `import.discard`; `409` once it was started or ended.
+   */
+  @Delete(':import_id')
+  @HttpCode(204)
+  @DashboardAccess('admin', { resource: 'spreadsheet-import', param: 'import_id' })
+  @ApiOperation({
+    summary: 'Discard a spreadsheet upload that was never started',
+    operationId: 'discardSpreadsheetImport',
+  })
+  @ApiSpreadsheetImportIdParam()
+  @ApiCsrfHeader()
+  @ApiNoContentResponse({ description: 'Discarded: the import and its file are deleted' })
+  @DashboardErrorResponses(401, 403, 404, 409, 500, 503)
+  async discard(
+    @CurrentActor() actor: DashboardActor,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
+  ): Promise<void> {
+    await this.spreadsheets.discard(id, actor);
   }
 
   /** Every chunk's rejected rows as one CSV, by file row; the import is looked up first. */

@@ -8,5 +8,4 @@ export {
   SPREADSHEET_CHUNK_SIZE,
   SPREADSHEET_LEASE_MS,
   SPREADSHEET_POLL_MS,
-  UNSTARTED_UPLOAD_TTL_MS,
 } from './spreadsheet-import.runner';

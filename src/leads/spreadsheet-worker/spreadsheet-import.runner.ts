@@ -24,8 +24,6 @@ export const SPREADSHEET_POLL_MS = 1_000;
  * whose worker died is taken up by another this long after its last chunk.
  */
 export const SPREADSHEET_LEASE_MS = 60_000;
-/** How long an upload that was never started is kept, in ms. */
-export const UNSTARTED_UPLOAD_TTL_MS = 24 * 3600_000;
 
 /** The import is no longer this worker's: cancelled, finished, or taken by another worker. */
 class LeaseLost extends Error {}
@@ -95,11 +93,16 @@ export class SpreadsheetImportRunner implements OnApplicationBootstrap, OnModule
     if (job) await this.run(job);
   }
 
-  /** Deletes uploads never started within {@link UNSTARTED_UPLOAD_TTL_MS}, once a minute at most. */
+  /**
+   * Deletes uploads never started within `SPREADSHEET_UPLOAD_TTL`, with their stored files, once
+   * a minute at most (docs/dashboard.md#abandoned-uploads).
+   */
   private async cleanUp(): Promise<void> {
     if (Date.now() - this.lastCleanup < 60_000) return;
     this.lastCleanup = Date.now();
-    await this.spreadsheets.deleteUnstartedOlderThan(UNSTARTED_UPLOAD_TTL_MS);
+    const discarded = await this.spreadsheets.discardAbandoned();
+    if (discarded > 0)
+      this.logger.log(`Discarded ${discarded} spreadsheet upload(s) never started`);
   }
 
   /** Takes the oldest running import whose lease is free or ran out, leasing it to this worker. */

@@ -146,3 +146,29 @@ export function leadOfRow(
   }
   return lead;
 }
+
+/** The headers a "no phone column" refusal quotes at most, and how much of each. */
+const QUOTED_HEADERS = 5;
+const QUOTED_HEADER_CHARS = 40;
+
+/**
+ * Why a file has no phone column, in the words of the CSV importer's refusal
+ * (docs/dashboard.md#spreadsheet-imports): its first few headers quoted, cut short.
+ */
+export function noPhoneColumn(headers: readonly string[]): string {
+  const quoted = headers
+    .slice(0, QUOTED_HEADERS)
+    .map((header) =>
+      JSON.stringify(
+        header.length > QUOTED_HEADER_CHARS ? `${header.slice(0, QUOTED_HEADER_CHARS)}…` : header,
+      ),
+    )
+    .join(', ');
+  const more =
+    headers.length > QUOTED_HEADERS ? ` (and ${headers.length - QUOTED_HEADERS} more)` : '';
+  return (
+    `has no phone column: none of ${quoted}${more} is a known phone header (Phone, Mobile, ` +
+    'Phone Number, Cell, …) and no column holds a phone number in the first rows; name the ' +
+    'column Phone and upload the file again'
+  );
+}

@@ -8,6 +8,7 @@ export {
   SPREADSHEET_LIST_LIMIT,
   SPREADSHEET_MAX_BYTES,
   type PreviewRow,
+  type SpreadsheetImportSummary,
   type SpreadsheetImportView,
   type StartOptions,
 } from './spreadsheet-imports.service';

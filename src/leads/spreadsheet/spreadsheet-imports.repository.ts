@@ -63,11 +63,15 @@ export interface ChunkProgress {
  */
 export type SpreadsheetImportRow = Record<string, unknown>;
 
-const COLUMNS = `s.id, s.campaign_id, s.user_id, u.email AS user_email, s.file_name, s.format,
-  s.size_bytes, s.total_rows, s.headers, s.sample_rows, s.suggested_mapping, s.status, s.mapping, s.source, s.tags,
+/** The columns of a list item: every one but the file's header row and sample rows. */
+const SUMMARY_COLUMNS = `s.id, s.campaign_id, s.user_id, u.email AS user_email, s.file_name, s.format,
+  s.size_bytes, s.total_rows, s.status, s.mapping, s.source, s.tags,
   s.skip_duplicates, s.disclaimer_version, s.compliance_acknowledged_at, s.rows_read, s.next_chunk,
   s.valid_count, s.invalid_count, s.duplicate_count, s.error, s.created_at, s.started_at,
   s.finished_at`;
+
+/** The columns of one import: a list item's, and the header row, sample rows and suggestion. */
+const COLUMNS = `${SUMMARY_COLUMNS}, s.headers, s.sample_rows, s.suggested_mapping`;
 
 /**
  * Every query on `spreadsheet_import` and `spreadsheet_import_file_part`
@@ -143,12 +147,16 @@ export class SpreadsheetImportsRepository {
     return row;
   }
 
-  /** The campaign's last `limit` imports, newest first. */
+  /**
+   * The campaign's last `limit` imports, newest first, without their header rows, sample rows
+   * and suggested mappings (a list item stays small whatever the file's headers).
+   */
   listOfCampaign(campaignId: number, limit: number): Promise<SpreadsheetImportRow[]> {
-    return this.select(`s.campaign_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`, [
-      campaignId,
-      limit,
-    ]);
+    return this.select(
+      `s.campaign_id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT $2`,
+      [campaignId, limit],
+      SUMMARY_COLUMNS,
+    );
   }
 
   /**
@@ -211,13 +219,35 @@ export class SpreadsheetImportsRepository {
     });
   }
 
-  /** Deletes the imports still `uploaded` that were created more than `ageMs` ago, with their files. */
-  async deleteUnstartedOlderThan(ageMs: number): Promise<void> {
-    await this.dataSource.query(
+  /**
+   * Deletes the imports still `uploaded` that were created more than `ageMs` ago, with their
+   * stored files (the parts go by cascade).
+   * @returns how many were deleted.
+   */
+  async deleteUnstartedOlderThan(ageMs: number): Promise<number> {
+    const [rows]: [unknown[]] = await this.dataSource.query(
       `DELETE FROM spreadsheet_import
-        WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'`,
+        WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'
+        RETURNING id`,
       [ageMs],
     );
+    return rows.length;
+  }
+
+  /**
+   * In one transaction: deletes the import with its stored file if it is still `uploaded`, then
+   * runs `whenDiscarded` (the audit entry) in that transaction if it did.
+   * @returns whether this call deleted it.
+   */
+  discard(id: string, whenDiscarded?: (manager: EntityManager) => Promise<void>): Promise<boolean> {
+    return this.dataSource.transaction(async (manager) => {
+      const [rows]: [unknown[]] = await manager.query(
+        `DELETE FROM spreadsheet_import WHERE id = $1 AND status = 'uploaded' RETURNING id`,
+        [id],
+      );
+      if (rows.length > 0 && whenDiscarded) await whenDiscarded(manager);
+      return rows.length > 0;
+    });
   }
 
   /**
@@ -307,9 +337,13 @@ export class SpreadsheetImportsRepository {
     });
   }
 
-  private select(where: string, params: unknown[]): Promise<SpreadsheetImportRow[]> {
+  private select(
+    where: string,
+    params: unknown[],
+    columns = COLUMNS,
+  ): Promise<SpreadsheetImportRow[]> {
     return this.dataSource.query(
-      `SELECT ${COLUMNS}
+      `SELECT ${columns}
          FROM spreadsheet_import s
          JOIN campaign c ON c.id = s.campaign_id
          JOIN dashboard_user u ON u.id = s.user_id

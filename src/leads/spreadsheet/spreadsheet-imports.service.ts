@@ -2,14 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import type { CountryCode } from 'libphonenumber-js/max';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor } from '../../audit';
+import { AppConfig } from '../../config/app-config';
 import { CampaignsService } from '../../campaigns';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { ownedThrough, type Owned } from '../../common/owned-id';
 import { LeadImports, newLeads, rejectionsCsv } from '../history';
 import { validateLead, type LeadField, type NormalizedLead } from '../upload';
-import { checkMapping, leadOfRow } from './column-mapping';
+import { checkMapping, leadOfRow, noPhoneColumn } from './column-mapping';
 import type { ColumnMapping, SpreadsheetFormat, SpreadsheetImportStatus } from '..';
 import { FILE_PART_BYTES, readFileParts, storeFileParts } from './spreadsheet-files';
 import {
@@ -32,8 +34,12 @@ export { SPREADSHEET_MAX_BYTES } from './spreadsheet-limits';
 /** How many of a campaign's spreadsheet imports the list answers. */
 export const SPREADSHEET_LIST_LIMIT = 20;
 
-/** A spreadsheet import as the dashboard shows it (docs/dashboard.md#spreadsheet-imports). */
-export interface SpreadsheetImportView {
+/**
+ * A spreadsheet import as the dashboard's list shows it (docs/dashboard.md#spreadsheet-imports):
+ * everything but the file's header row, sample rows and suggested mapping, which only the
+ * import's own read answers, so that an item stays small whatever the file's headers.
+ */
+export interface SpreadsheetImportSummary {
   id: string;
   campaign_id: number;
   user: { id: number; email: string };
@@ -42,11 +48,12 @@ export interface SpreadsheetImportView {
   size_bytes: number;
   /** Non-blank data rows in the file (the header row not counted). */
   total_rows: number;
-  headers: string[];
-  sample_rows: string[][];
-  /** The mapping the headers suggest (lead field → 0-based column). */
-  suggested_mapping: ColumnMapping;
   status: SpreadsheetImportStatus;
+  /**
+   * While `uploaded`: when the upload is discarded with its file unless it is started
+   * (docs/dashboard.md#abandoned-uploads); null once started.
+   */
+  discard_at: Date | null;
   /** Once started: the mapping, the compliance record and the options every chunk shares. */
   mapping: ColumnMapping | null;
   source: string | null;
@@ -69,6 +76,14 @@ export interface SpreadsheetImportView {
   finished_at: Date | null;
 }
 
+/** One spreadsheet import as its own page shows it: a list item with the file's header and sample rows. */
+export interface SpreadsheetImportView extends SpreadsheetImportSummary {
+  headers: string[];
+  sample_rows: string[][];
+  /** The mapping the headers suggest (lead field → 0-based column). */
+  suggested_mapping: ColumnMapping;
+}
+
 /** The preview of one sample row under a mapping: the lead as it would be stored, or its first problem. */
 export interface PreviewRow {
   row: number;
@@ -89,8 +104,10 @@ export interface StartOptions {
 /** The rejected rows read per query by {@link SpreadsheetImports.rejectionsCsv}. */
 const REJECTIONS_PAGE = 1000;
 
-function view(row: SpreadsheetImportRow): SpreadsheetImportView {
-  const headers = row.headers as string[];
+/** A list item of a row read without its heavy columns; `ttlMs` dates the discard of an upload. */
+function summary(row: SpreadsheetImportRow, ttlMs: number): SpreadsheetImportSummary {
+  const createdAt = row.created_at as Date;
+  const status = row.status as SpreadsheetImportStatus;
   return {
     id: row.id as string,
     campaign_id: row.campaign_id as number,
@@ -99,10 +116,8 @@ function view(row: SpreadsheetImportRow): SpreadsheetImportView {
     format: row.format as SpreadsheetFormat,
     size_bytes: Number(row.size_bytes),
     total_rows: row.total_rows as number,
-    headers,
-    sample_rows: row.sample_rows as string[][],
-    suggested_mapping: row.suggested_mapping as ColumnMapping,
-    status: row.status as SpreadsheetImportStatus,
+    status,
+    discard_at: status === 'uploaded' ? new Date(createdAt.getTime() + ttlMs) : null,
     mapping: row.mapping as ColumnMapping | null,
     source: row.source as string | null,
     tags: row.tags as string[] | null,
@@ -116,10 +131,30 @@ function view(row: SpreadsheetImportRow): SpreadsheetImportView {
     duplicate_count: row.duplicate_count as number,
     new_count: newLeads(row.valid_count as number, row.duplicate_count as number),
     error: row.error as string | null,
-    created_at: row.created_at as Date,
+    created_at: createdAt,
     started_at: row.started_at as Date | null,
     finished_at: row.finished_at as Date | null,
   };
+}
+
+/** One import of a row read whole. */
+function view(row: SpreadsheetImportRow, ttlMs: number): SpreadsheetImportView {
+  return {
+    ...summary(row, ttlMs),
+    headers: row.headers as string[],
+    sample_rows: row.sample_rows as string[][],
+    suggested_mapping: row.suggested_mapping as ColumnMapping,
+  };
+}
+
+/**
+ * Whether a cell of the sample rows reads as a phone number in `region`: a file whose headers
+ * name no phone column may still hold one under another name, for the admin to map.
+ */
+function holdsPhoneNumbers(sample: readonly string[][], region: CountryCode): boolean {
+  return sample.some((cells) =>
+    cells.some((cell) => cell !== '' && validateLead({ phone: cell }, region).ok),
+  );
 }
 
 /** A file name as kept: its last path segment, well-formed, at most 255 characters. */
@@ -154,6 +189,7 @@ export class SpreadsheetImports {
     private readonly reader: SpreadsheetFileReader,
     private readonly audit: AuditLog,
     private readonly leadImports: LeadImports,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -182,7 +218,7 @@ export class SpreadsheetImports {
     body: AsyncIterable<Buffer>,
     declaredBytes: number | null = null,
   ): Promise<SpreadsheetImportView> {
-    await this.campaigns.scopeOf(campaignId);
+    const scope = await this.campaigns.scopeOf(campaignId);
     if (declaredBytes !== null && declaredBytes > SPREADSHEET_MAX_BYTES) {
       throw new FileTooLargeError(SPREADSHEET_MAX_BYTES);
     }
@@ -197,6 +233,12 @@ export class SpreadsheetImports {
       const scan = await this.reader.scan(path, format, { budget: UPLOAD_PARSE_BUDGET });
       if (scan.totalRows === 0) {
         throw InvalidInputError.field('file', 'has a header row but no data rows');
+      }
+      if (
+        scan.suggestedMapping.phone === undefined &&
+        !holdsPhoneNumbers(scan.sample, scope.defaultRegion)
+      ) {
+        throw InvalidInputError.field('file', noPhoneColumn(scan.headers));
       }
       const id = randomUUID();
       const file = path;
@@ -235,17 +277,17 @@ export class SpreadsheetImports {
   async get(id: Owned<'spreadsheet-import'>): Promise<SpreadsheetImportView> {
     const row = await this.repository.findById(id);
     if (!row) throw new NotFoundError(`spreadsheet import ${id} does not exist`);
-    return view(row);
+    return view(row, this.config.spreadsheetUploadTtlMs);
   }
 
   /**
    * A campaign's last {@link SPREADSHEET_LIST_LIMIT} spreadsheet imports, newest first.
    * @throws NotFoundError for a campaign that no longer exists.
    */
-  async list(campaignId: Owned<'campaign'>): Promise<SpreadsheetImportView[]> {
+  async list(campaignId: Owned<'campaign'>): Promise<SpreadsheetImportSummary[]> {
     await this.campaigns.scopeOf(campaignId);
     const rows = await this.repository.listOfCampaign(campaignId, SPREADSHEET_LIST_LIMIT);
-    return rows.map(view);
+    return rows.map((row) => summary(row, this.config.spreadsheetUploadTtlMs));
   }
 
   /**
@@ -368,6 +410,44 @@ export class SpreadsheetImports {
   }
 
   /**
+   * Discards an upload that was never started (docs/dashboard.md#abandoned-uploads): the import
+   * and its stored file are deleted, recorded as `import.discard` on the campaign
+   * (`{spreadsheet_import_id, file_name, total_rows}`) in the same transaction.
+   * @throws NotFoundError; StateConflictError once the import was started, cancelled or ended
+   *   (a running import is cancelled instead).
+   */
+  async discard(id: Owned<'spreadsheet-import'>, actor: AuditActor): Promise<void> {
+    const job = await this.get(id);
+    if (job.status !== 'uploaded') {
+      throw new StateConflictError(
+        `the import is ${job.status}: only an upload waiting for its mapping can be discarded${job.status === 'running' ? ' (cancel a running import)' : ''}`,
+      );
+    }
+    const accountId = await this.entryAccount(actor, job.campaign_id);
+    const discarded = await this.repository.discard(id, (manager) =>
+      this.audit
+        .recordChange(
+          actor,
+          {
+            accountId,
+            action: 'import.discard',
+            objectType: 'campaign',
+            objectId: job.campaign_id,
+            details: {
+              spreadsheet_import_id: job.id,
+              file_name: job.file_name,
+              total_rows: job.total_rows,
+            },
+          },
+          manager,
+        )
+        .then(() => undefined),
+    );
+    // Started (or discarded) by another request between the read and the delete.
+    if (!discarded) return this.discard(id, actor);
+  }
+
+  /**
    * The rejected rows of every chunk of the import, as CSV pages (header first), by file row;
    * each cell neutralised against formula injection.
    * @throws NotFoundError.
@@ -390,9 +470,13 @@ export class SpreadsheetImports {
   // The worker's side (`SpreadsheetImportRunner`, docs/dashboard.md#spreadsheet-imports):
   // leases, progress and the stored file, on this module's tables and files.
 
-  /** Deletes the imports still `uploaded` that were created more than `ageMs` ago, with their files. */
-  deleteUnstartedOlderThan(ageMs: number): Promise<void> {
-    return this.repository.deleteUnstartedOlderThan(ageMs);
+  /**
+   * Deletes the uploads never started within `SPREADSHEET_UPLOAD_TTL`
+   * (docs/dashboard.md#abandoned-uploads), with their stored files.
+   * @returns how many were deleted.
+   */
+  discardAbandoned(): Promise<number> {
+    return this.repository.deleteUnstartedOlderThan(this.config.spreadsheetUploadTtlMs);
   }
 
   /**

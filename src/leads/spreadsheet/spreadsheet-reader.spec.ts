@@ -119,4 +119,19 @@ describe('detectFormat', () => {
     expect(() => detectFormat('a.xls', Buffer.from('d0cf11e0a1b11ae1', 'hex'))).toThrow(/\.xls/);
     expect(() => detectFormat('a.bin', Buffer.from([1, 0, 2]))).toThrow(/not a CSV/);
   });
+
+  it('reads text as CSV only under a CSV name (or none), and refuses any other extension naming the accepted formats', () => {
+    expect(detectFormat('leads.TSV', Buffer.from('phone\temail\n'))).toBe('csv');
+    expect(detectFormat('spreadsheet', Buffer.from('phone\n'))).toBe('csv');
+    expect(detectFormat('book', Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('xlsx');
+    for (const [name, problem] of [
+      ['notes.txt', 'file is a .txt file, not a spreadsheet'],
+      ['report.pdf', 'file is a .pdf file, not a spreadsheet'],
+      ['leads.xlsx', 'file is named .xlsx but is not an Excel workbook'],
+    ]) {
+      expect(() => detectFormat(name, Buffer.from('hello world\n'))).toThrow(
+        `${problem}: upload a CSV (.csv, .tsv) or Excel workbook (.xlsx)`,
+      );
+    }
+  });
 });

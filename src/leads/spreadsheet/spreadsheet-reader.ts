@@ -17,24 +17,53 @@ const SNIFF_BYTES = 64 * 1024;
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
+/** What the refusal of a file that is no spreadsheet asks for. */
+export const ACCEPTED_FORMATS = 'upload a CSV (.csv, .tsv) or Excel workbook (.xlsx)';
+
+/** The extensions of the text files read as CSV. */
+const CSV_NAME = /\.(csv|tsv)$/i;
+/** The extensions of an Excel workbook (an XLSX, or the same with macros). */
+const XLSX_NAME = /\.xls[xm]$/i;
+
 /**
- * The format of an uploaded file, from its first bytes: an XLSX workbook is a ZIP archive; any
- * other file is read as CSV (UTF-8 text).
- * @throws InvalidInputError (field `file`) for a ZIP that is no workbook's extension, or a
- *   binary file (a NUL in its first bytes).
+ * The format of an uploaded file, from its name's extension and its first bytes
+ * (docs/dashboard.md#spreadsheet-imports): an XLSX workbook is a ZIP archive named `.xlsx` or
+ * `.xlsm`; a CSV is text named `.csv` or `.tsv`. A name without an extension is judged by the
+ * bytes alone (a ZIP is read as XLSX, text as CSV).
+ * @throws InvalidInputError (field `file`) for any other extension (a `.txt`, a `.pdf`), a ZIP
+ *   or a binary file (a NUL in its first bytes) that is no workbook, a text file named as a
+ *   workbook, or an Excel 97–2003 workbook.
  */
 export function detectFormat(fileName: string, head: Buffer): SpreadsheetFormat {
-  if (head.subarray(0, 4).equals(ZIP_MAGIC)) {
-    if (/\.xls[xm]$/i.test(fileName) || !/\.[a-z0-9]+$/i.test(fileName)) return 'xlsx';
-    throw InvalidInputError.field('file', 'is a ZIP archive: upload a .csv or .xlsx file');
-  }
+  const extension = /\.([a-z0-9]{1,16})$/i.exec(fileName)?.[1]?.toLowerCase() ?? null;
   if (head.subarray(0, 8).equals(Buffer.from('d0cf11e0a1b11ae1', 'hex'))) {
     throw InvalidInputError.field(
       'file',
       'is an Excel 97–2003 (.xls) workbook: save it as .xlsx or .csv and upload that',
     );
   }
-  if (head.includes(0)) throw InvalidInputError.field('file', 'is not a CSV or XLSX file');
+  if (head.subarray(0, 4).equals(ZIP_MAGIC)) {
+    if (extension === null || XLSX_NAME.test(fileName)) return 'xlsx';
+    throw InvalidInputError.field(
+      'file',
+      `is a ZIP archive, not a spreadsheet: ${ACCEPTED_FORMATS}`,
+    );
+  }
+  if (head.includes(0)) {
+    throw InvalidInputError.field('file', `is not a CSV or XLSX file: ${ACCEPTED_FORMATS}`);
+  }
+  if (extension !== null && XLSX_NAME.test(fileName)) {
+    throw InvalidInputError.field(
+      'file',
+      `is named .${extension} but is not an Excel workbook: ${ACCEPTED_FORMATS}`,
+    );
+  }
+  if (extension !== null && !CSV_NAME.test(fileName)) {
+    throw InvalidInputError.field(
+      'file',
+      `is a .${extension} file, not a spreadsheet: ${ACCEPTED_FORMATS}`,
+    );
+  }
   return 'csv';
 }
 

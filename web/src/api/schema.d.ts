@@ -163,7 +163,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** List the campaign’s last 20 spreadsheet imports */
+    /**
+     * List the campaign’s last 20 spreadsheet imports
+     * @description Each item without the file’s header row, sample rows and suggested mapping: read one import for them.
+     */
     get: operations['listSpreadsheetImports'];
     put?: never;
     /** Upload a CSV or XLSX file to import into the campaign */
@@ -547,7 +550,8 @@ export interface paths {
     get: operations['getSpreadsheetImport'];
     put?: never;
     post?: never;
-    delete?: never;
+    /** Discard a spreadsheet upload that was never started */
+    delete: operations['discardSpreadsheetImport'];
     options?: never;
     head?: never;
     patch?: never;
@@ -687,7 +691,8 @@ export interface components {
         | 'delivery.replay_missed'
         | 'delivery.bulk_redeliver_cancel'
         | 'import.start'
-        | 'import.cancel';
+        | 'import.cancel'
+        | 'import.discard';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
       created_at: string;
@@ -1777,6 +1782,11 @@ export interface components {
       compliance_acknowledged_at: string | null;
       /** Format: date-time */
       created_at: string;
+      /**
+       * Format: date-time
+       * @description While `uploaded`: when the upload is discarded with its file unless it is started (`SPREADSHEET_UPLOAD_TTL` after `created_at`); null once started
+       */
+      discard_at: string | null;
       disclaimer_version: string | null;
       /** @description Duplicates skipped so far: valid leads whose phone the campaign already had */
       duplicate_count: number;
@@ -1840,6 +1850,70 @@ export interface components {
         phone?: number;
         title?: number;
       };
+      tags: string[] | null;
+      /** @description Non-blank data rows (the header row not counted) */
+      total_rows: number;
+      /** @description Who uploaded the file */
+      user: components['schemas']['ImportUser'];
+      /** @description Valid leads so far: the new leads and the duplicates skipped */
+      valid_count: number;
+    };
+    SpreadsheetImportSummary: {
+      campaign_id: number;
+      /** @description Chunks imported so far (each an import) */
+      chunks_imported: number;
+      /** Format: date-time */
+      compliance_acknowledged_at: string | null;
+      /** Format: date-time */
+      created_at: string;
+      /**
+       * Format: date-time
+       * @description While `uploaded`: when the upload is discarded with its file unless it is started (`SPREADSHEET_UPLOAD_TTL` after `created_at`); null once started
+       */
+      discard_at: string | null;
+      disclaimer_version: string | null;
+      /** @description Duplicates skipped so far: valid leads whose phone the campaign already had */
+      duplicate_count: number;
+      /** @description Why it failed */
+      error: string | null;
+      /** @example crm-export.csv */
+      file_name: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @enum {string} */
+      format: 'csv' | 'xlsx';
+      /** Format: uuid */
+      id: string;
+      /** @description Rows rejected so far */
+      invalid_count: number;
+      /**
+       * @description The mapping it was started with
+       * @example {
+       *       "phone": 0,
+       *       "first_name": 1,
+       *       "email": 3
+       *     }
+       */
+      mapping: {
+        company?: number;
+        email?: number;
+        first_name?: number;
+        last_name?: number;
+        phone?: number;
+        title?: number;
+      } | null;
+      /** @description New leads stored so far: `valid_count − duplicate_count` */
+      new_count: number;
+      /** @description Data rows imported so far: `new_count + duplicate_count + invalid_count` */
+      rows_read: number;
+      /** @description Bytes */
+      size_bytes: number;
+      skip_duplicates: boolean | null;
+      source: string | null;
+      /** Format: date-time */
+      started_at: string | null;
+      /** @enum {string} */
+      status: 'uploaded' | 'running' | 'done' | 'cancelled' | 'failed';
       tags: string[] | null;
       /** @description Non-blank data rows (the header row not counted) */
       total_rows: number;
@@ -2487,7 +2561,8 @@ export interface operations {
           | 'delivery.replay_missed'
           | 'delivery.bulk_redeliver_cancel'
           | 'import.start'
-          | 'import.cancel';
+          | 'import.cancel'
+          | 'import.discard';
         /** @description The `next_cursor` of the previous page, unchanged */
         cursor?: string;
         limit?: number;
@@ -2958,7 +3033,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['SpreadsheetImport'][];
+          'application/json': components['schemas']['SpreadsheetImportSummary'][];
         };
       };
       /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
@@ -5353,6 +5428,89 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  discardSpreadsheetImport: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        import_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Discarded: the import and its file are deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

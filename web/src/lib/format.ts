@@ -25,3 +25,35 @@ export function endpointName(endpoint: { description: string | null; url: string
     return endpoint.url;
   }
 }
+
+/** Figures are grouped the same way for every viewer: `10,000`, as the docs and the API write them. */
+const COUNT = new Intl.NumberFormat('en-US');
+
+/** `10000` → `10,000`. */
+export function formatCount(count: number): string {
+  return COUNT.format(count);
+}
+
+/**
+ * A count with its noun, singular for one: `countOf(1, 'row')` → `1 row`,
+ * `countOf(10000, 'row')` → `10,000 rows`; `plural` for nouns not made with an `s`.
+ */
+export function countOf(count: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(count)} ${count === 1 ? singular : plural}`;
+}
+
+/**
+ * A file's size in the unit that reads best: `512 bytes`, `1 byte`, `7.2 KiB`, `3.4 MiB`
+ * (1,024-based, one decimal), never `0.0 MiB`.
+ */
+export function formatBytes(bytes: number): string {
+  if (bytes < 1024) return countOf(bytes, 'byte');
+  const units = ['KiB', 'MiB', 'GiB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (Number(value.toFixed(1)) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}

@@ -44,6 +44,7 @@ export const AUDIT_ACTIONS = [
   'delivery.bulk_redeliver_cancel',
   'import.start',
   'import.cancel',
+  'import.discard',
 ] as const satisfies readonly AuditAction[];
 // An action the service documents but the list lacks fails the type check here.
 const ALL_ACTIONS_LISTED: Exclude<AuditAction, (typeof AUDIT_ACTIONS)[number]> extends never

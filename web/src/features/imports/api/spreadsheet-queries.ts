@@ -7,6 +7,8 @@ import { importKeys } from './queries';
 type Schemas = components['schemas'];
 /** A spreadsheet import and its progress (docs/dashboard.md#spreadsheet-imports). */
 export type SpreadsheetImport = Schemas['SpreadsheetImport'];
+/** A spreadsheet import as the campaign's list has it: without the file's header and sample rows. */
+export type SpreadsheetImportSummary = Schemas['SpreadsheetImportSummary'];
 export type SpreadsheetPreviewRow = Schemas['SpreadsheetPreviewRow'];
 /** Lead field → 0-based column index. */
 export type ColumnMapping = Schemas['SpreadsheetPreviewRequest']['mapping'];
@@ -107,13 +109,13 @@ export function useSpreadsheetImport(id: string) {
 export function useCampaignSpreadsheetImports(campaignId: number) {
   return useQuery({
     queryKey: spreadsheetKeys.ofCampaign(campaignId),
-    queryFn: async ({ signal }): Promise<SpreadsheetImport[]> =>
+    queryFn: async ({ signal }): Promise<SpreadsheetImportSummary[]> =>
       (
         await api.GET('/dashboard/api/campaigns/{campaign_id}/spreadsheet-imports', {
           params: { path: { campaign_id: campaignId } },
           signal,
         })
-      ).data as SpreadsheetImport[],
+      ).data as SpreadsheetImportSummary[],
     refetchInterval: (query) =>
       query.state.data?.some((job) => job.status === 'running') ? SPREADSHEET_POLL_MS * 2 : false,
   });
@@ -174,4 +176,25 @@ export function useCancelSpreadsheetImport(job: SpreadsheetImport) {
       params: { path: { import_id: job.id } },
     }),
   );
+}
+
+/**
+ * Discards an upload never started, with its file (docs/dashboard.md#abandoned-uploads); the
+ * campaign's list is read again after.
+ */
+export function useDiscardSpreadsheetImport(job: SpreadsheetImport) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (): Promise<void> => {
+      await api.DELETE('/dashboard/api/spreadsheet-imports/{import_id}', {
+        params: { path: { import_id: job.id } },
+      });
+    },
+    onSuccess: async () => {
+      queryClient.removeQueries({ queryKey: spreadsheetKeys.one(job.id), exact: true });
+      await queryClient.invalidateQueries({
+        queryKey: spreadsheetKeys.ofCampaign(job.campaign_id),
+      });
+    },
+  });
 }

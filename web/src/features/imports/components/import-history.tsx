@@ -2,6 +2,7 @@ import { Anchor, Badge, Group, Stack, Title } from '@mantine/core';
 import { IconFileImport } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { type DataColumn } from '../../../components/ui/data-table';
+import { formatCount } from '../../../lib/format';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { PagedTable } from '../../../components/ui/paged-table';
 import { useCampaignImports, type LeadImport } from '../api/queries';
@@ -23,19 +24,19 @@ const COUNTS: Array<DataColumn<LeadImport>> = [
     key: 'received',
     header: 'Rows read',
     numeric: true,
-    cell: (item) => item.received_count.toLocaleString(),
+    cell: (item) => formatCount(item.received_count),
   },
   {
     key: 'new',
     header: 'New leads',
     numeric: true,
-    cell: (item) => item.new_count.toLocaleString(),
+    cell: (item) => formatCount(item.new_count),
   },
   {
     key: 'duplicates',
     header: 'Duplicates skipped',
     numeric: true,
-    cell: (item) => item.duplicate_count.toLocaleString(),
+    cell: (item) => formatCount(item.duplicate_count),
   },
   {
     key: 'rejected',
@@ -44,7 +45,7 @@ const COUNTS: Array<DataColumn<LeadImport>> = [
     cell: (item) =>
       item.invalid_count > 0 ? (
         <Badge color="red" variant="light">
-          {item.invalid_count.toLocaleString()}
+          {formatCount(item.invalid_count)}
         </Badge>
       ) : (
         '0'

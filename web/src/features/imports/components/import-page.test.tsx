@@ -109,6 +109,21 @@ describe('an import’s page', () => {
     expect(await screen.findByText('203.0.113.7')).toBeVisible();
     expect(screen.getByText('CRM sync (ck_live_4f9a…)')).toBeVisible();
     const table = await screen.findByRole('table', { name: 'Rejected rows' });
+    // The submitted fields under their labels, as the mapping form names them.
+    expect(
+      within(table)
+        .getAllByRole('columnheader')
+        .map((cell) => cell.textContent),
+    ).toEqual([
+      'Row',
+      'Problem',
+      'Phone',
+      'Email',
+      'First name',
+      'Last name',
+      'Company',
+      'Job title',
+    ]);
     expect(within(table).getByText('=SUM(A1)')).toBeVisible();
     expect(within(table).getByText('phone is wrong')).toBeVisible();
     await userEvent.setup().click(screen.getByRole('button', { name: 'Load more' }));

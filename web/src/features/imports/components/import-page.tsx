@@ -24,6 +24,8 @@ import {
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { PagedTable } from '../../../components/ui/paged-table';
+import { formatCount } from '../../../lib/format';
+import { leadFieldLabel } from '../lib/lead-fields';
 import {
   rejectionsCsvUrl,
   useImport,
@@ -72,10 +74,10 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
           </Figure>
         </SimpleGrid>
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
-          <Figure label="Rows read">{item.received_count.toLocaleString()}</Figure>
-          <Figure label="New leads">{item.new_count.toLocaleString()}</Figure>
-          <Figure label="Duplicates skipped">{item.duplicate_count.toLocaleString()}</Figure>
-          <Figure label="Rejected">{item.invalid_count.toLocaleString()}</Figure>
+          <Figure label="Rows read">{formatCount(item.received_count)}</Figure>
+          <Figure label="New leads">{formatCount(item.new_count)}</Figure>
+          <Figure label="Duplicates skipped">{formatCount(item.duplicate_count)}</Figure>
+          <Figure label="Rejected">{formatCount(item.invalid_count)}</Figure>
         </SimpleGrid>
         <Text size="xs" c="dimmed">
           Import id <Code>{item.id}</Code>
@@ -87,7 +89,8 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
 
 /**
  * The rejected rows' columns: the row (0-based for an API upload, the file row for a chunk of a
- * spreadsheet import), why it was rejected, and each field as submitted (the failing one bold).
+ * spreadsheet import), why it was rejected, and each field as submitted under its label (the
+ * failing one bold). A long unbroken value wraps anywhere within its own cell.
  */
 const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
   {
@@ -109,14 +112,18 @@ const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
   },
   ...SUBMITTED_FIELDS.map((field): DataColumn<ImportRejection> => ({
     key: field,
-    header: field,
+    header: leadFieldLabel(field),
     wide: field === 'email',
     cell: (row) => (
       <Text
         size="sm"
         component="span"
         fw={row.field === field ? 700 : undefined}
-        style={{ overflowWrap: 'break-word', maxWidth: '24rem', display: 'inline-block' }}
+        style={{
+          overflowWrap: 'anywhere',
+          maxWidth: 'min(24rem, 100%)',
+          display: 'inline-block',
+        }}
       >
         {shown(row.submitted[field]) || '—'}
       </Text>
@@ -186,7 +193,7 @@ export function ImportPage({ importId }: { importId: string }) {
             </Title>
             {item.data.invalid_count > 0 && (
               <Badge color="red" variant="light">
-                {item.data.invalid_count.toLocaleString()} rejected
+                {formatCount(item.data.invalid_count)} rejected
               </Badge>
             )}
           </Group>

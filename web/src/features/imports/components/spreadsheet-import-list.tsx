@@ -4,11 +4,32 @@ import { Link } from 'react-router';
 import { type DataColumn } from '../../../components/ui/data-table';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { PagedTable } from '../../../components/ui/paged-table';
+import { formatCount } from '../../../lib/format';
 import { useCanChange } from '../../../lib/roles';
-import { useCampaignSpreadsheetImports, type SpreadsheetImport } from '../api/spreadsheet-queries';
-import { SpreadsheetStatus } from './spreadsheet-import-page';
+import {
+  useCampaignSpreadsheetImports,
+  type SpreadsheetImportSummary,
+} from '../api/spreadsheet-queries';
+import { DiscardNote, SpreadsheetStatus } from './spreadsheet-import-page';
 
-const COLUMNS: Array<DataColumn<SpreadsheetImport>> = [
+/** The progress of an import: a bar and `rows read / rows`, as wide as its cell allows. */
+function ImportProgress({ job }: { job: SpreadsheetImportSummary }) {
+  return (
+    <Stack gap={2}>
+      <Progress
+        value={job.total_rows ? (job.rows_read / job.total_rows) * 100 : 0}
+        aria-label={`Progress of ${job.file_name}`}
+        size="sm"
+      />
+      <Text size="xs" c="dimmed">
+        {formatCount(job.rows_read)} / {formatCount(job.total_rows)}{' '}
+        {job.total_rows === 1 ? 'row' : 'rows'}
+      </Text>
+    </Stack>
+  );
+}
+
+const COLUMNS: Array<DataColumn<SpreadsheetImportSummary>> = [
   {
     key: 'file',
     header: 'File',
@@ -25,40 +46,47 @@ const COLUMNS: Array<DataColumn<SpreadsheetImport>> = [
     ),
   },
   { key: 'uploaded', header: 'Uploaded', cell: (job) => <Timestamp value={job.created_at} /> },
-  { key: 'status', header: 'Status', cell: (job) => <SpreadsheetStatus job={job} /> },
+  {
+    key: 'status',
+    header: 'Status',
+    // A card gives the badge and when the upload is discarded a line of their own.
+    wide: true,
+    cell: (job) => (
+      <Stack gap={4} align="flex-start">
+        <SpreadsheetStatus job={job} />
+        <DiscardNote job={job} />
+      </Stack>
+    ),
+  },
   {
     key: 'progress',
     header: 'Progress',
+    // The bar spans the card; in the table it keeps a readable width.
+    wide: true,
     cell: (job) => (
-      <Stack gap={2} miw={120}>
-        <Progress
-          value={job.total_rows ? (job.rows_read / job.total_rows) * 100 : 0}
-          aria-label={`Progress of ${job.file_name}`}
-          size="sm"
-        />
-        <Text size="xs" c="dimmed">
-          {job.rows_read.toLocaleString()} / {job.total_rows.toLocaleString()} rows
-        </Text>
+      <Stack miw={120} gap={0}>
+        <ImportProgress job={job} />
       </Stack>
     ),
+    cardCell: (job) => <ImportProgress job={job} />,
   },
   {
     key: 'new',
     header: 'New leads',
     numeric: true,
-    cell: (job) => job.new_count.toLocaleString(),
+    cell: (job) => formatCount(job.new_count),
   },
   {
     key: 'duplicates',
     header: 'Duplicates skipped',
     numeric: true,
-    cell: (job) => job.duplicate_count.toLocaleString(),
+    cell: (job) => formatCount(job.duplicate_count),
   },
   {
     key: 'rejected',
     header: 'Rejected',
     numeric: true,
-    cell: (job) => job.invalid_count.toLocaleString(),
+    cell: (job) => formatCount(job.invalid_count),
   },
 ];
 

@@ -18,9 +18,9 @@ import {
   TextInput,
   Title,
 } from '@mantine/core';
-import { IconDownload, IconPlayerPlay } from '@tabler/icons-react';
+import { IconDownload, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
 import { useState } from 'react';
-import { Link } from 'react-router';
+import { Link, useNavigate } from 'react-router';
 import { DataTable, type DataColumn } from '../../../components/ui/data-table';
 import { ConfirmButton } from '../../../components/ui/confirm-button';
 import { ErrorText } from '../../../components/ui/error-text';
@@ -31,29 +31,22 @@ import {
   type NotFoundText,
 } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
+import { countOf, formatBytes, formatCount } from '../../../lib/format';
 import { useCanChange } from '../../../lib/roles';
 import { useCampaigns } from '../../../api/campaigns';
+import { LEAD_FIELD_LABELS, type LeadField } from '../lib/lead-fields';
 import {
   spreadsheetRejectionsCsvUrl,
   useCancelSpreadsheetImport,
+  useDiscardSpreadsheetImport,
   useSpreadsheetImport,
   useSpreadsheetPreview,
   useStartSpreadsheetImport,
   type ColumnMapping,
   type SpreadsheetImport,
+  type SpreadsheetImportSummary,
   type SpreadsheetPreviewRow,
 } from '../api/spreadsheet-queries';
-
-/** The lead fields a column can fill, in the form's order, with their labels. */
-export const LEAD_FIELD_LABELS = [
-  ['phone', 'Phone'],
-  ['first_name', 'First name'],
-  ['last_name', 'Last name'],
-  ['email', 'Email'],
-  ['company', 'Company'],
-  ['title', 'Job title'],
-] as const;
-type LeadField = (typeof LEAD_FIELD_LABELS)[number][0];
 
 /** The version of the compliance disclaimer this page shows and records. */
 export const DISCLAIMER_VERSION = 'v1.0';
@@ -76,7 +69,7 @@ const STATUS_COLOR: Record<SpreadsheetImport['status'], string> = {
 };
 
 /** The import's status as a badge. */
-export function SpreadsheetStatus({ job }: { job: SpreadsheetImport }) {
+export function SpreadsheetStatus({ job }: { job: Pick<SpreadsheetImportSummary, 'status'> }) {
   const label = {
     uploaded: 'Waiting for mapping',
     running: 'Importing',
@@ -88,6 +81,26 @@ export function SpreadsheetStatus({ job }: { job: SpreadsheetImport }) {
     <Badge color={STATUS_COLOR[job.status]} variant="light">
       {label}
     </Badge>
+  );
+}
+
+/**
+ * When an upload never started is discarded with its file (docs/dashboard.md#abandoned-uploads);
+ * nothing once it started.
+ */
+export function DiscardNote({
+  job,
+  mb,
+}: {
+  job: Pick<SpreadsheetImportSummary, 'status' | 'discard_at'>;
+  /** Space below it (Mantine spacing). */
+  mb?: string;
+}) {
+  if (job.status !== 'uploaded' || !job.discard_at) return null;
+  return (
+    <Text size="xs" c="dimmed" component="span" display="block" mb={mb}>
+      Discarded after <Timestamp value={job.discard_at} /> unless started
+    </Text>
   );
 }
 
@@ -110,12 +123,20 @@ function previewColumns(
     ...LEAD_FIELD_LABELS.map(([field, label]): DataColumn<SpreadsheetPreviewRow> => ({
       key: field,
       header: label,
-      // An email needs a card's whole width to stay on one line.
-      wide: field === 'email',
+      // A phone or an email needs a card's whole width to stay on one line.
+      wide: field === 'email' || field === 'phone',
       cell: (row) => {
         const column = mapping[field];
         const raw = column === undefined ? '' : (job.sample_rows[row.row - 2]?.[column] ?? '');
-        return (row.lead ? (row.lead[field] ?? '') : raw) || '—';
+        const value = (row.lead ? (row.lead[field] ?? '') : raw) || '—';
+        // A phone number never breaks in the middle.
+        return field === 'phone' ? (
+          <Text span inherit style={{ whiteSpace: 'nowrap' }}>
+            {value}
+          </Text>
+        ) : (
+          value
+        );
       },
     })),
     {
@@ -163,8 +184,15 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
       }
       return next;
     });
-  const rows = preview.data ?? [];
+  const rows = hasPhone ? (preview.data ?? []) : [];
   const invalid = rows.filter((row) => row.error !== null).length;
+  const sampled = job.sample_rows.length;
+  const shown =
+    sampled < job.total_rows
+      ? `The first ${formatCount(sampled)} of ${countOf(job.total_rows, 'row')}`
+      : job.total_rows === 1
+        ? 'The file’s only row'
+        : `All ${countOf(job.total_rows, 'row')}`;
 
   return (
     <Stack gap="lg">
@@ -206,13 +234,19 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
             Preview
           </Title>
           <Text size="sm" c="dimmed">
-            The first {job.sample_rows.length} of {job.total_rows.toLocaleString()} rows, checked by
-            the same rules as the import (phones read in the campaign’s region).
-            {rows.length > 0 && ` ${rows.length - invalid} would be imported, ${invalid} rejected.`}
+            {shown}, checked by the same rules as the import (phones read in the campaign’s region).
+            {rows.length > 0 &&
+              ` ${formatCount(rows.length - invalid)} would be imported, ${formatCount(invalid)} rejected.`}
           </Text>
         </Stack>
         {preview.isError && <ErrorText error={preview.error} title="No preview" />}
         <Stack p="lg" pt="sm">
+          {!hasPhone && (
+            <Text size="sm" c="dimmed">
+              No preview yet: choose the column that holds the phone numbers above, and the first
+              rows show here as they would be imported.
+            </Text>
+          )}
           <DataTable
             columns={previewColumns(job, mapping)}
             rows={rows}
@@ -278,12 +312,34 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
                 })
               }
             >
-              Start import of {job.total_rows.toLocaleString()} rows
+              Start import of {countOf(job.total_rows, 'row')}
             </Button>
+            <DiscardButton job={job} />
           </Group>
         </Stack>
       </Paper>
     </Stack>
+  );
+}
+
+/** Discards the upload with its file, then goes back to the campaign. */
+function DiscardButton({ job }: { job: SpreadsheetImport }) {
+  const discard = useDiscardSpreadsheetImport(job);
+  const navigate = useNavigate();
+  return (
+    <ConfirmButton
+      label="Discard upload"
+      title="Discard this upload?"
+      message={`${job.file_name} is deleted and nothing is imported. To import it later, upload it again.`}
+      confirmLabel="Discard upload"
+      leftSection={<IconTrash size={16} aria-hidden />}
+      onConfirm={async () => {
+        await discard.mutateAsync();
+        await navigate(`/campaigns/${job.campaign_id}`);
+      }}
+      pending={discard.isPending}
+      error={discard.error}
+    />
   );
 }
 
@@ -316,12 +372,11 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
         <Stack gap={4}>
           <Group justify="space-between" gap="xs">
             <Text size="sm" role="status">
-              {job.rows_read.toLocaleString()} of {job.total_rows.toLocaleString()} rows ({percent}{' '}
-              %)
+              {formatCount(job.rows_read)} of {countOf(job.total_rows, 'row')} ({percent} %)
             </Text>
             {running && rate > 0 && (
               <Text size="sm" c="dimmed">
-                {Math.round(rate).toLocaleString()} rows/s
+                {formatCount(Math.round(rate))} rows/s
                 {remaining !== null && `, about ${remaining} s left`}
               </Text>
             )}
@@ -336,10 +391,10 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
           />
         </Stack>
         <SimpleGrid cols={{ base: 2, md: 4 }} spacing="md">
-          <Figure label="New leads">{job.new_count.toLocaleString()}</Figure>
-          <Figure label="Duplicates skipped">{job.duplicate_count.toLocaleString()}</Figure>
-          <Figure label="Rejected">{job.invalid_count.toLocaleString()}</Figure>
-          <Figure label="Chunks committed">{job.chunks_imported.toLocaleString()}</Figure>
+          <Figure label="New leads">{formatCount(job.new_count)}</Figure>
+          <Figure label="Duplicates skipped">{formatCount(job.duplicate_count)}</Figure>
+          <Figure label="Rejected">{formatCount(job.invalid_count)}</Figure>
+          <Figure label="Chunks committed">{formatCount(job.chunks_imported)}</Figure>
         </SimpleGrid>
         {job.status === 'failed' && (
           <Alert color="red" title="The import stopped">
@@ -348,8 +403,10 @@ function ProgressStep({ job, readAt }: { job: SpreadsheetImport; readAt: number 
         )}
         {job.status === 'cancelled' && (
           <Alert color="gray" title="Cancelled">
-            The {job.rows_read.toLocaleString()} rows committed before the cancel stay imported; the
-            rest of the file was not imported and has been deleted.
+            {job.rows_read === 1
+              ? 'The row committed before the cancel stays imported'
+              : `The ${countOf(job.rows_read, 'row')} committed before the cancel stay imported`}
+            ; the rest of the file was not imported and has been deleted.
           </Alert>
         )}
         <Group gap="sm">
@@ -439,8 +496,9 @@ export function SpreadsheetImportPage({ importId }: { importId: string }) {
       </Breadcrumbs>
       <PageHeader
         title={`Import ${job.file_name}`}
-        description={`${job.format.toUpperCase()}, ${(job.size_bytes / (1024 * 1024)).toFixed(1)} MiB, ${job.total_rows.toLocaleString()} rows, uploaded by ${job.user.email}.`}
+        description={`${job.format.toUpperCase()}, ${formatBytes(job.size_bytes)}, ${countOf(job.total_rows, 'row')}, uploaded by ${job.user.email}.`}
       />
+      <DiscardNote job={job} mb="md" />
       <Stepper active={step} size="sm" mb="lg" allowNextStepsSelect={false}>
         <Stepper.Step label="Upload" description="File stored" />
         <Stepper.Step label="Map and review" description="Columns, preview, consent" />

@@ -17,6 +17,7 @@ import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { ErrorText } from '../../../components/ui/error-text';
 import { EmptyPanel, PageHeader } from '../../../components/ui/page-states';
+import { formatBytes } from '../../../lib/format';
 import { useCanChange } from '../../../lib/roles';
 import type { Campaign } from '../../../api/types';
 import { useUploadSpreadsheet } from '../api/spreadsheet-queries';
@@ -76,7 +77,7 @@ export function SpreadsheetUploadPage({ campaign }: { campaign: Campaign }) {
               label="Spreadsheet file"
               description={`A .csv (UTF-8; comma, semicolon or tab separated) or .xlsx file with a header row, up to ${MAX_FILE_MIB} MiB. Only the first worksheet is read.`}
               placeholder="Choose a file"
-              accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+              accept=".csv,.tsv,.xlsx,.xlsm,text/csv,text/tab-separated-values,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
               leftSection={<IconFileSpreadsheet size={16} aria-hidden />}
               value={file}
               onChange={(picked) => {
@@ -89,7 +90,7 @@ export function SpreadsheetUploadPage({ campaign }: { campaign: Campaign }) {
             />
             {file && (
               <Text size="sm" c="dimmed">
-                {file.name}, {(file.size / (1024 * 1024)).toFixed(1)} MiB
+                {file.name}, {formatBytes(file.size)}
               </Text>
             )}
             {sent && !upload.isError && (
