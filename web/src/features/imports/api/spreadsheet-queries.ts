@@ -191,7 +191,8 @@ export function useDiscardSpreadsheetImport(job: SpreadsheetImport) {
       });
     },
     onSuccess: async () => {
-      queryClient.removeQueries({ queryKey: spreadsheetKeys.one(job.id), exact: true });
+      // The open import page still observes this import: removing its query here would refetch
+      // it (a 404 in the console) before the page navigates away; the page drops it after.
       await queryClient.invalidateQueries({
         queryKey: spreadsheetKeys.ofCampaign(job.campaign_id),
       });
