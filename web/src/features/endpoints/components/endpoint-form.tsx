@@ -15,6 +15,7 @@ import { useId, useState, type FormEvent } from 'react';
 import { DisclosureToggle } from '../../../components/ui/disclosure-toggle';
 import { ErrorText } from '../../../components/ui/error-text';
 import { isApiError } from '../../../lib/api-errors';
+import { urlProblem } from '../../../lib/url-problem';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
@@ -76,28 +77,6 @@ export function toEndpointInput(
     ...(headers === undefined ? {} : { headers }),
     ...toThrottleInput(values.throttle),
   } as EndpointInput;
-}
-
-/**
- * What is wrong with `url` as an endpoint's URL, checked in the browser before it is sent: blank,
- * not a whole URL, or a scheme other than http and https. Null when it may be sent; the service
- * still applies its own rules (docs/security.md#webhook-destinations).
- */
-export function urlProblem(url: string): string | null {
-  const value = url.trim();
-  if (value === '')
-    return 'Enter the URL the events are sent to, e.g. https://example.com/webhooks';
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return 'Enter a whole URL, starting with https:// (or http://), e.g. https://example.com/webhooks';
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return `The URL must start with https:// or http://, not ${parsed.protocol}`;
-  }
-  if (!parsed.hostname) return 'The URL needs a host, e.g. https://example.com/webhooks';
-  return null;
 }
 
 /**
