@@ -260,7 +260,7 @@ export function CustomHeadersList({
           <Table.Tbody>
             {headers.map((h) => (
               <Table.Tr key={h.name}>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>
                   <Code>{h.name}</Code>{' '}
                   {h.secret && (
                     <Badge size="xs" variant="light" color="grape">
@@ -268,7 +268,11 @@ export function CustomHeadersList({
                     </Badge>
                   )}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                {/* A mask (••••9a61) is never split; a plain value wraps, inside a word when it must. */}
+                <Table.Td
+                  style={h.secret ? { whiteSpace: 'nowrap' } : { overflowWrap: 'anywhere' }}
+                  data-testid="custom-header-value"
+                >
                   {h.secret ? h.masked_value : h.value}
                 </Table.Td>
                 <Table.Td>
