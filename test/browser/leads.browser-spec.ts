@@ -229,6 +229,10 @@ describe('Lead search and a lead’s page in a browser', () => {
     const fields = page.getByRole('region', { name: 'Lead', exact: true });
     expect(await lineCount(fields.getByText('+14155550100', { exact: true }))).toBe(1);
     expect(await brokenWords(fields.getByText('Head of Computation', { exact: true }))).toEqual([]);
+    // Each delivery's webhook-id on one line, the whole id in its title.
+    for (const id of await page.getByTestId('lead-delivery').locator('code').all()) {
+      expect(await lineCount(id)).toBe(1);
+    }
     console.log(`screenshot: ${await watched.screenshot('lead-page-mobile')}`);
   });
 });

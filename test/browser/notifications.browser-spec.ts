@@ -19,8 +19,6 @@ import {
   type DashboardService,
 } from './support/service';
 
-const SETTING = '/dashboard/api/account/notifications';
-
 /**
  * How much wider than the screen the page is (0: no sideways scrolling), and the elements of
  * the page's main part that are wider than their box (scrolled or cut off sideways).

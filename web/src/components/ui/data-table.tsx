@@ -19,7 +19,7 @@ export interface DataColumn<T> {
   rowHeader?: boolean;
   /** Long text (a message, an address): the whole width of a card. */
   wide?: boolean;
-  /** Kept on one line, in the table and in a card (phones, times, figures). */
+  /** Kept on one line in the table; in a card broken between words only (phones, times, figures). */
   nowrap?: boolean;
   /** The header is for assistive technology only (a column of buttons). */
   hideHeader?: boolean;

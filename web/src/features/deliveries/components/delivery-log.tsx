@@ -1,6 +1,5 @@
 import {
   Button,
-  Code,
   Group,
   NativeSelect,
   SimpleGrid,

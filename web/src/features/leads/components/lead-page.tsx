@@ -27,6 +27,7 @@ import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../../../api/types';
 import { formatDuration } from '../../../lib/format';
+import { OneLineCode } from '../../../components/ui/one-line-code';
 import { leadName } from './lead-search';
 
 const OUTCOMES: Record<LeadDeliveryAttempt['outcome'], { label: string; color: string }> = {
@@ -177,10 +178,7 @@ function DeliveryItem({ delivery }: { delivery: LeadDelivery }) {
         Recorded <Timestamp value={delivery.created_at} />
       </Text>
       <Text size="xs" c="dimmed">
-        webhook-id{' '}
-        <Code fz="xs" style={{ wordBreak: 'break-all' }}>
-          {delivery.webhook_id}
-        </Code>
+        webhook-id <OneLineCode value={delivery.webhook_id} />
       </Text>
       {delivery.attempts.length === 0 ? (
         <Text size="xs" c="dimmed">
