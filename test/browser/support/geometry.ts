@@ -1,14 +1,20 @@
 import type { Locator } from 'playwright-core';
 
 /**
- * How many lines the text of `locator`'s element takes: its height over its line height
- * (rounded), so a phone broken mid-number reads 2, one kept whole reads 1.
+ * How many lines the text of `locator`'s element takes: the distinct tops of its content's line
+ * boxes (a Range's client rects), so a phone broken mid-number reads 2, one kept whole reads 1,
+ * whatever the height of the cell or row around it.
  */
 export async function lineCount(locator: Locator): Promise<number> {
   return locator.evaluate((element) => {
-    const style = getComputedStyle(element);
-    const lineHeight = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.55;
-    return Math.round(element.getBoundingClientRect().height / lineHeight);
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const half = (parseFloat(getComputedStyle(element).fontSize) || 14) / 2;
+    const tops = [...range.getClientRects()]
+      .filter((rect) => rect.width > 0 && rect.height > 0)
+      .map((rect) => rect.top)
+      .sort((a, b) => a - b);
+    return tops.filter((top, i) => i === 0 || top - tops[i - 1] > half).length;
   });
 }
 

@@ -120,6 +120,8 @@ const COLUMNS: Array<DataColumn<AuditEntry>> = [
     key: 'who',
     header: 'Who',
     wide: true,
+    // An email never wraps at its hyphens in the table (three lines for one address).
+    nowrap: true,
     cell: (entry) =>
       entry.actor.type !== 'user' ? (
         <Badge variant="light" color="gray">
