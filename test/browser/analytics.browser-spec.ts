@@ -227,6 +227,25 @@ describe('Delivery charts in a browser', () => {
       'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );
     expect(overflow).toBeLessThanOrEqual(0);
+    // Every chart's plot is as tall as the others (a legend of seven series does not squash
+    // the attempts chart), and counts are ticked in whole numbers.
+    const plotHeight = async (name: string) =>
+      (await page
+        .getByRole('figure', { name })
+        .locator('.recharts-cartesian-grid')
+        .first()
+        .boundingBox())!.height;
+    const attemptsPlot = await plotHeight('Delivery attempts by outcome');
+    expect(attemptsPlot).toBeGreaterThanOrEqual(150);
+    for (const name of ['Success rate', 'Latency', 'End-to-end lag']) {
+      expect(Math.abs((await plotHeight(name)) - attemptsPlot)).toBeLessThanOrEqual(2);
+    }
+    const ticks = await page
+      .getByRole('figure', { name: 'Delivery attempts by outcome' })
+      .locator('.recharts-yAxis .recharts-cartesian-axis-tick-value')
+      .allTextContents();
+    expect(ticks.length).toBeGreaterThan(1);
+    for (const tick of ticks) expect(tick).toMatch(/^\d[\d,]*$/);
     console.log(`screenshot: ${await watched.screenshot('charts-campaign-24h-mobile')}`);
   });
 });

@@ -10,6 +10,7 @@ import {
   submitSignIn,
   type WatchedPage,
 } from './support/browser';
+import { brokenWords, lineCount } from './support/geometry';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
 
 /** A receiver answering every request with `status`; counts what it got. */
@@ -162,6 +163,10 @@ describe('Lead search and a lead’s page in a browser', () => {
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${campaignId}`);
     await page.getByRole('heading', { name: 'Leads', level: 2 }).waitFor();
+    // The upload's tags as stored (lower case), not upper-cased by the badge.
+    const tags = page.locator('.mantine-Badge-root', { hasText: /^(spring|walk-in)$/i });
+    await tags.first().waitFor();
+    expect(await tags.allInnerTexts()).toEqual(['spring', 'walk-in']);
     await page.getByRole('textbox', { name: 'Search leads' }).fill('(415) 555-0100');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
     await page.getByText('1 lead with the phone +14155550100').waitFor();
@@ -206,6 +211,14 @@ describe('Lead search and a lead’s page in a browser', () => {
     const overflow = () =>
       page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(await overflow()).toBeLessThanOrEqual(0);
+    // Each card's phone on one line, never "+1415555010 / 0"; a company wraps between words.
+    const cards = page.getByTestId('lead-row');
+    for (const card of await cards.all()) {
+      const phone = card.locator('dd', { hasText: /^\+1415555010\d$/ });
+      expect(await lineCount(phone)).toBe(1);
+    }
+    const company = cards.locator('dd', { hasText: 'Analytical Engines Ltd' });
+    expect(await brokenWords(company)).toEqual([]);
     await page.getByRole('link', { name: 'Ada Byron' }).scrollIntoViewIfNeeded();
     console.log(`screenshot: ${await watched.screenshot('leads-search-name-mobile')}`);
 
@@ -213,6 +226,13 @@ describe('Lead search and a lead’s page in a browser', () => {
     await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
     await page.getByTestId('lead-delivery').nth(3).waitFor();
     expect(await overflow()).toBeLessThanOrEqual(0);
+    const fields = page.getByRole('region', { name: 'Lead', exact: true });
+    expect(await lineCount(fields.getByText('+14155550100', { exact: true }))).toBe(1);
+    expect(await brokenWords(fields.getByText('Head of Computation', { exact: true }))).toEqual([]);
+    // Each delivery's webhook-id on one line, the whole id in its title.
+    for (const id of await page.getByTestId('lead-delivery').locator('code').all()) {
+      expect(await lineCount(id)).toBe(1);
+    }
     console.log(`screenshot: ${await watched.screenshot('lead-page-mobile')}`);
   });
 });

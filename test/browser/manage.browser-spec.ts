@@ -11,6 +11,7 @@ import {
   closeCheckedPages,
   submitSignIn,
 } from './support/browser';
+import { lineCount, overhang } from './support/geometry';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
 
 /** The secret custom header value the endpoint form sets. */
@@ -540,6 +541,13 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     expect(text).not.toContain('whsec_');
     // Newest first: the revocation comes before the key's creation.
     expect(text.indexOf('api_key.revoke')).toBeLessThan(text.indexOf('api_key.create'));
+    // At 1280 px the table fits its box: each email on one line, the details inside the box.
+    const box = table.locator('xpath=ancestor::div[contains(@class, "mantine-Paper-root")][1]');
+    const who = table.getByText(admin.email, { exact: true });
+    for (const email of await who.all()) expect(await lineCount(email)).toBe(1);
+    for (const details of await table.getByTestId('audit-details').all()) {
+      expect(await overhang(details, box)).toBeLessThanOrEqual(0);
+    }
     await watched.screenshot('audit-log-entries-desktop');
   });
 
@@ -601,6 +609,16 @@ describe('Managing webhooks, keys and the audit log in a browser', () => {
     await openEndpoint(page);
     await page.getByTestId('delivery-log').waitFor();
     expect(await horizontalOverflow(page)).toBe(false);
+    // A secret header's mask and each webhook-id stay on one line, inside their card.
+    const mask = page.getByRole('table', { name: 'Custom headers' }).getByText('••••cdef');
+    expect(await lineCount(mask)).toBe(1);
+    const attempts = page.getByTestId('delivery-log').locator(':scope > li');
+    for (const card of await attempts.all()) {
+      const id = card.locator('code').first();
+      expect(await lineCount(id)).toBe(1);
+      expect(await overhang(id, card)).toBeLessThanOrEqual(0);
+      expect(await id.getAttribute('title')).toBe(await id.innerText());
+    }
     await watched.screenshot('endpoint-mobile');
     await page.goto(`/dashboard/campaigns/${campaignId}`);
     await page.getByRole('heading', { name: 'Spring open house', level: 1 }).waitFor();

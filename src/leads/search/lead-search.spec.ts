@@ -20,6 +20,18 @@ describe('lead search (docs/dashboard.md#leads)', () => {
     expect(guessField('Ada')).toBe('name');
   });
 
+  it('guesses the start of an email from one word a name would not hold: _ % + . or a digit', () => {
+    expect(guessField('kaleigh_')).toBe('email');
+    expect(guessField('ada.lovelace')).toBe('email');
+    expect(guessField('bob+crm')).toBe('email');
+    expect(guessField('ada2')).toBe('email');
+    // Names keep hyphens, apostrophes and spaces.
+    expect(guessField('Jean-Luc')).toBe('name');
+    expect(guessField("O'Brien")).toBe('name');
+    expect(guessField('Zoë')).toBe('name');
+    expect(guessField('J. R. R.')).toBe('name');
+  });
+
   it('normalises a phone in the campaign’s region; keeps a prefix as typed, white space collapsed', () => {
     expect(parseLeadSearch({ q: ' (415) 555-0100 ' }, 'US')).toEqual({
       field: 'phone',

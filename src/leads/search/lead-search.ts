@@ -51,13 +51,22 @@ export interface LeadSearch {
 
 const PHONE_TEXT = /^[+0-9\s().\-/]+$/;
 
+/** One word of what an email's local part is made of (letters, digits, `. _ % + - '`). */
+const LOCAL_PART_TEXT = /^[\p{L}\p{N}._%+\-']+$/u;
+
+/** Characters of an email's local part that a name does not hold: `_ % + .` and digits. */
+const NOT_IN_A_NAME = /[_%+.\p{N}]/u;
+
 /**
  * The field a search box's text means when the caller does not say: an `@` makes it an email,
- * text of digits and phone punctuation (`+ ( ) . - /`, spaces) a phone, anything else a name.
+ * text of digits and phone punctuation (`+ ( ) . - /`, spaces) a phone, one word that a name
+ * would not hold but an email's start would (`kaleigh_`, `ada.lovelace`, `bob+crm`, `ada2`) the
+ * start of an email, anything else a name.
  */
 export function guessField(text: string): SearchField {
   if (text.includes('@')) return 'email';
   if (PHONE_TEXT.test(text) && /[0-9]/.test(text)) return 'phone';
+  if (LOCAL_PART_TEXT.test(text) && NOT_IN_A_NAME.test(text)) return 'email';
   return 'name';
 }
 

@@ -19,7 +19,7 @@ export interface DataColumn<T> {
   rowHeader?: boolean;
   /** Long text (a message, an address): the whole width of a card. */
   wide?: boolean;
-  /** Kept on one line in the table (times, figures). */
+  /** Kept on one line in the table; in a card broken between words only (phones, times, figures). */
   nowrap?: boolean;
   /** The header is for assistive technology only (a column of buttons). */
   hideHeader?: boolean;
@@ -109,7 +109,13 @@ export function DataTable<T>({
                           column.header
                         )}
                       </dt>
-                      <dd className={classes.value}>{(column.cardCell ?? column.cell)(row)}</dd>
+                      <dd
+                        className={
+                          column.nowrap ? `${classes.value} ${classes.nowrap}` : classes.value
+                        }
+                      >
+                        {(column.cardCell ?? column.cell)(row)}
+                      </dd>
                     </div>
                   ))}
                 </dl>

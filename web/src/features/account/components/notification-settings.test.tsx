@@ -81,27 +81,52 @@ describe('the notifications page', () => {
     expect(screen.queryByTestId('secret-value')).toBeNull();
   });
 
-  it('shows the service’s message at the field, and other errors above it', async () => {
-    fakeSetting(
+  it('checks the URL in the browser first, in the endpoint form’s words, and sends nothing', async () => {
+    const { requests } = fakeSetting(
       null,
-      json(422, {
-        error: 'validation_failed',
-        message: 'url must use http or https, got "ftp"',
-      }),
+      json(422, { error: 'validation_failed', message: 'url must be a URL address' }),
     );
     renderApp(PATH);
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Save URL' }));
-    expect(await urlField()).toHaveAccessibleDescription(/Enter a URL/);
-
+    await screen.findByText(
+      'Enter the URL the events are sent to, e.g. https://ops.example.com/campaign-api',
+    );
+    expect(await urlField()).toHaveAccessibleDescription(/Enter the URL the events are sent to/);
+    await user.type(await urlField(), 'localhost');
+    await user.click(screen.getByRole('button', { name: 'Save URL' }));
+    expect(await urlField()).toHaveAccessibleDescription(
+      /Enter a whole URL, starting with https:\/\/ \(or http:\/\/\), e\.g\. https:\/\/ops\.example\.com/,
+    );
+    await user.clear(await urlField());
     await user.type(await urlField(), 'ftp://ops.example.com');
+    expect(await urlField()).toHaveAccessibleDescription(
+      /The URL must start with https:\/\/ or http:\/\/, not ftp:/,
+    );
+    expect(screen.queryByText('url must be a URL address')).toBeNull();
+    expect(requests().some((r) => r.method === 'PUT')).toBe(false);
+  });
+
+  it('shows the service’s refusal of a well-formed URL at the field until it is edited', async () => {
+    fakeSetting(
+      null,
+      json(422, {
+        error: 'validation_failed',
+        message: 'url must not point to a private address',
+      }),
+    );
+    renderApp(PATH);
+    const user = userEvent.setup();
+    await user.type(await urlField(), 'https://10.0.0.1/hooks');
     await user.click(screen.getByRole('button', { name: 'Save URL' }));
     const field = await urlField();
-    await screen.findByText('url must use http or https, got "ftp"');
+    await screen.findByText('url must not point to a private address');
     expect(field).toHaveAttribute('aria-invalid', 'true');
-    expect(field).toHaveAccessibleDescription(/url must use http or https, got "ftp"/);
-    expect(field).toHaveValue('ftp://ops.example.com');
+    expect(field).toHaveAccessibleDescription(/url must not point to a private address/);
+    expect(field).toHaveValue('https://10.0.0.1/hooks');
     expect(screen.queryByTestId('secret-value')).toBeNull();
+    await user.type(field, 'x');
+    expect(screen.queryByText('url must not point to a private address')).toBeNull();
   });
 
   it('shows an error the service answered for the whole request as an alert', async () => {

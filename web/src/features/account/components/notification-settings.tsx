@@ -17,6 +17,7 @@ import { ErrorText } from '../../../components/ui/error-text';
 import { PageError, PageHeader, PageLoader } from '../../../components/ui/page-states';
 import { SecretValue } from '../../../components/ui/secret-value';
 import { isApiError } from '../../../lib/api-errors';
+import { urlProblem } from '../../../lib/url-problem';
 import { useCanChange } from '../../../lib/roles';
 import { useNotificationSetting, useUpdateNotificationSetting } from '../api/queries';
 import classes from './notification-settings.module.css';
@@ -79,9 +80,14 @@ function CurrentUrl({ url }: { url: string | null }) {
   );
 }
 
+/** The example URL the form's placeholder and messages show. */
+const EXAMPLE_URL = 'https://ops.example.com/campaign-api';
+
 /**
- * The admin's form: the URL (its server error under the field), **Save URL**, and **Remove URL**
- * after a confirmation when one is set. Mounted again (a `key`) whenever the saved URL changes.
+ * The admin's form: the URL, **Save URL**, and **Remove URL** after a confirmation when one is
+ * set. Like the endpoint form, the URL is checked in the browser first ({@link urlProblem}, once
+ * the field is left or the form submitted, then as it is typed), and the service's refusal of it
+ * is said under the field. Mounted again (a `key`) whenever the saved URL changes.
  */
 function UrlForm({
   current,
@@ -93,19 +99,20 @@ function UrlForm({
   remove: Update;
 }) {
   const [value, setValue] = useState(current ?? '');
-  const [blank, setBlank] = useState(false);
-  // A 422 is about the URL itself (`url must use http or https, got "ftp"`): said at the field.
-  const fieldError = blank
-    ? 'Enter a URL, e.g. https://ops.example.com/campaign-api'
-    : isApiError(save.error, 422)
-      ? save.error.message
-      : null;
+  const [checked, setChecked] = useState(false);
+  // Which URL the service's error is about: editing the field clears it.
+  const [sent, setSent] = useState<string | null>(null);
+  const localProblem = checked ? urlProblem(value, EXAMPLE_URL) : null;
+  // A 422 is about the URL itself (a private address): said at the field.
+  const fieldError =
+    localProblem ?? (sent === value && isApiError(save.error, 422) ? save.error.message : null);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const url = value.trim();
-    setBlank(url === '');
-    if (url !== '') save.mutate(url);
+    setChecked(true);
+    if (urlProblem(value) !== null) return;
+    setSent(value);
+    save.mutate(value.trim());
   }
 
   return (
@@ -117,12 +124,13 @@ function UrlForm({
         <TextInput
           label="Notification URL"
           description="Where the messages are POSTed, signed (https:// in production). The address rules of endpoints apply."
-          placeholder="https://ops.example.com/campaign-api"
+          placeholder={EXAMPLE_URL}
           type="url"
           spellCheck={false}
           autoComplete="off"
           value={value}
           onChange={(event) => setValue(event.currentTarget.value)}
+          onBlur={() => setChecked(true)}
           error={fieldError}
         />
         <Group gap="sm">

@@ -97,7 +97,8 @@ function Details({ details }: { details: Record<string, unknown> }) {
   return (
     <Stack gap={2} data-testid="audit-details">
       {pairs.map(([name, value]) => (
-        <Text key={name} size="xs" style={{ overflowWrap: 'break-word' }}>
+        // Anywhere: a long token (a URL, an id) never widens the column past the scroll area.
+        <Text key={name} size="xs" style={{ overflowWrap: 'anywhere' }}>
           <Text span inherit c="dimmed">
             {name}:
           </Text>{' '}
@@ -120,13 +121,16 @@ const COLUMNS: Array<DataColumn<AuditEntry>> = [
     key: 'who',
     header: 'Who',
     wide: true,
+    // An email never wraps at its hyphens in the table (three lines for one address).
+    nowrap: true,
     cell: (entry) =>
       entry.actor.type !== 'user' ? (
         <Badge variant="light" color="gray">
           {actorLabel(entry.actor)}
         </Badge>
       ) : (
-        <Text span inherit style={{ overflowWrap: 'anywhere' }}>
+        // An email on one line where it fits (a card wraps it between words first).
+        <Text span inherit style={{ overflowWrap: 'break-word' }}>
           {actorLabel(entry.actor)}
         </Text>
       ),

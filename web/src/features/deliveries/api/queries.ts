@@ -4,15 +4,22 @@ import type { AttemptDetail, AttemptPage, AttemptResult, DeliveryLedger } from '
 import { body, api } from '../../../lib/api-client';
 import { logQueryParams, type LogFilters } from '../lib/log-filters';
 
+/** The prefix of every attempt's detail query. */
+const ATTEMPTS_KEY = ['attempts'] as const;
+
 /** Delivery queries: under the endpoint's key, so a change to the endpoint refetches them. */
 export const deliveryKeys = {
   attempts: (endpointId: number, filters: LogFilters) =>
     ['endpoints', endpointId, 'attempts', filters] as const,
-  attempt: (attemptId: number) => ['attempts', attemptId] as const,
+  attempt: (attemptId: number) => [...ATTEMPTS_KEY, attemptId] as const,
   // Under the endpoint's key: a change to the endpoint, a test event or a redelivery refetches it.
   ledger: (endpointId: number, days: number) => ['endpoints', endpointId, 'ledger', days] as const,
 };
 
+/**
+ * Redelivers a delivery once; then refetches the endpoint's reads (log, ledger) and every
+ * attempt's detail, whose delivery state ("2 attempts so far") the redelivery changed.
+ */
 export function useRedeliver(endpointId: number) {
   const queryClient = useQueryClient();
   return useMutation({
@@ -22,7 +29,11 @@ export function useRedeliver(endpointId: number) {
           params: { path: { delivery_id: deliveryId } },
         }),
       ),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: campaignKeys.endpoint(endpointId) }),
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: campaignKeys.endpoint(endpointId) }),
+        queryClient.invalidateQueries({ queryKey: ATTEMPTS_KEY }),
+      ]),
   });
 }
 

@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { fakeAttempt, fakeDashboard, fakeEndpointPageApi } from '../../../testing/fake-dashboard';
@@ -64,6 +64,43 @@ describe('an attempt’s request', () => {
     expect(within(drawer).getByText('[redacted]')).toBeInTheDocument();
     expect(within(drawer).getByTestId('redacted-note')).toHaveTextContent(
       'stands for the value of a secret custom header',
+    );
+  });
+});
+
+describe('redelivering from the attempt drawer', () => {
+  it('refreshes the delivery state the drawer shows: one more attempt so far', async () => {
+    let attempts = 1;
+    fakeDashboard(
+      fakeEndpointPageApi({
+        routes: {
+          'GET /endpoints/5/attempts': {
+            items: [fakeAttempt(1, { success: false, status_code: 500 })],
+            next_cursor: null,
+          },
+          'GET /attempts/1': () => ({
+            ...fakeAttempt(1, { success: false, status_code: 500 }),
+            delivery: { status: 'failed', attempt_count: attempts, next_attempt_at: null },
+            request: null,
+          }),
+          'POST /deliveries/101/redeliver': () => {
+            attempts++;
+            return { success: true, status_code: 200, duration_ms: 9, error: null };
+          },
+        },
+      }),
+    );
+    renderApp('/endpoints/5');
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Open attempt 1' }));
+    const drawer = await screen.findByRole('dialog');
+    expect(await within(drawer).findByTestId('delivery-state')).toHaveTextContent(
+      '1 attempt so far',
+    );
+    await user.click(within(drawer).getByRole('button', { name: 'Redeliver' }));
+    expect(await within(drawer).findByRole('status')).toHaveTextContent('Redelivered: succeeded');
+    await waitFor(() =>
+      expect(within(drawer).getByTestId('delivery-state')).toHaveTextContent('2 attempts so far'),
     );
   });
 });

@@ -5,6 +5,7 @@ import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useCanChange } from '../../../lib/roles';
 import { OutcomeBadge } from '../../../components/outcome-badge';
+import { OneLineCode } from '../../../components/ui/one-line-code';
 import { useAttempt, useRedeliver } from '../api/queries';
 import type { AttemptDetail } from '../../../api/types';
 import { formatDuration } from '../../../lib/format';
@@ -136,9 +137,12 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
           HTTP {attempt.status_code ?? '—'} in {formatDuration(attempt.duration_ms)}
         </Text>
       </Group>
-      <Text size="sm">
-        <Timestamp value={attempt.attempted_at} /> · <Code>{attempt.webhook_id}</Code>
-      </Text>
+      <Group gap={6} wrap="nowrap" style={{ minWidth: 0 }}>
+        <Text size="sm" style={{ whiteSpace: 'nowrap' }}>
+          <Timestamp value={attempt.attempted_at} /> ·
+        </Text>
+        <OneLineCode value={attempt.webhook_id} />
+      </Group>
       {attempt.error && (
         <Text size="sm" c="red" data-testid="attempt-error">
           {attempt.error}

@@ -1,6 +1,15 @@
 import '@mantine/charts/styles.css';
 import { BarChart, LineChart } from '@mantine/charts';
-import { Card, Group, SegmentedControl, SimpleGrid, Stack, Text, Title } from '@mantine/core';
+import {
+  Card,
+  ColorSwatch,
+  Group,
+  SegmentedControl,
+  SimpleGrid,
+  Stack,
+  Text,
+  Title,
+} from '@mantine/core';
 import { useId, useState, type ReactNode } from 'react';
 import { Figure } from '../../../components/ui/figure';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
@@ -67,6 +76,38 @@ function WindowFigures({ totals }: { totals: DeliveryFigures }) {
 
 const ms = (value: number) => formatDuration(value);
 
+/** The series of the attempts-by-outcome chart: successes, then each kind of failure. */
+const OUTCOME_SERIES = [
+  { name: 'succeeded', label: 'Succeeded', color: 'teal.6' },
+  ...FAILURE_SERIES.map((s) => ({ name: s.key, label: s.label, color: s.color })),
+];
+
+/**
+ * A chart's legend under it, outside the chart's own height: a legend of many series wraps to
+ * several lines on a phone, and inside the chart it would take them from the plot.
+ */
+function SeriesLegend({
+  series,
+}: {
+  series: Array<{ name: string; label: string; color: string }>;
+}) {
+  return (
+    <Group gap="xs" justify="center" component="ul" m={0} p={0} style={{ listStyle: 'none' }}>
+      {series.map((s) => (
+        <Group key={s.name} gap={6} wrap="nowrap" component="li">
+          <ColorSwatch
+            color={`var(--mantine-color-${s.color.replace('.', '-')})`}
+            size={12}
+            withShadow={false}
+            aria-hidden
+          />
+          <Text size="xs">{s.label}</Text>
+        </Group>
+      ))}
+    </Group>
+  );
+}
+
 /** Percentiles in ms over time, one line each; gaps where a period had no attempts. */
 function PercentileChart({
   title,
@@ -87,10 +128,9 @@ function PercentileChart({
         dataKey="time"
         valueFormatter={ms}
         connectNulls={false}
-        withLegend
-        legendProps={{ verticalAlign: 'bottom' }}
         series={series}
       />
+      <SeriesLegend series={series} />
     </ChartCard>
   );
 }
@@ -139,13 +179,11 @@ export function DeliveryCharts({ subject }: { subject: StatsSubject }) {
                 data={rows}
                 dataKey="time"
                 type="stacked"
-                withLegend
-                legendProps={{ verticalAlign: 'bottom' }}
-                series={[
-                  { name: 'succeeded', label: 'Succeeded', color: 'teal.6' },
-                  ...FAILURE_SERIES.map((s) => ({ name: s.key, label: s.label, color: s.color })),
-                ]}
+                // Counts: whole ticks only (never 0.75 attempts).
+                yAxisProps={{ allowDecimals: false }}
+                series={OUTCOME_SERIES}
               />
+              <SeriesLegend series={OUTCOME_SERIES} />
             </ChartCard>
             <ChartCard
               title="Success rate"

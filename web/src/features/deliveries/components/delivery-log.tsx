@@ -1,6 +1,5 @@
 import {
   Button,
-  Code,
   Group,
   NativeSelect,
   SimpleGrid,
@@ -21,6 +20,7 @@ import type { Attempt } from '../../../api/types';
 import { hasFilters, NO_FILTERS, rangeProblem, type LogFilters } from '../lib/log-filters';
 import { formatDuration } from '../../../lib/format';
 import { OutcomeBadge } from '../../../components/outcome-badge';
+import { OneLineCode } from '../../../components/ui/one-line-code';
 import { AttemptDrawer } from './attempt-detail';
 
 function Filters({
@@ -97,11 +97,7 @@ function attemptColumns(onOpen: (id: number) => void): Array<DataColumn<Attempt>
       key: 'webhook_id',
       header: 'webhook-id',
       wide: true,
-      cell: (attempt) => (
-        <Code fz="xs" style={{ overflowWrap: 'anywhere' }}>
-          {attempt.webhook_id}
-        </Code>
-      ),
+      cell: (attempt) => <OneLineCode value={attempt.webhook_id} />,
     },
     { key: 'status', header: 'Status', cell: (attempt) => attempt.status_code ?? '—' },
     {

@@ -16,6 +16,7 @@ import { IconEye, IconPlus, IconTrash } from '@tabler/icons-react';
 import { useState, type ChangeEvent } from 'react';
 import { ErrorText } from '../../../components/ui/error-text';
 import { SecretValue } from '../../../components/ui/secret-value';
+import { isApiError } from '../../../lib/api-errors';
 import type { CustomHeader, CustomHeaderInput } from '../../../api/types';
 import { useRevealHeader } from '../api/queries';
 
@@ -69,6 +70,60 @@ export function headersInput(
   );
 }
 
+/** The service's refusal of one custom header, said beside that row's name or value. */
+export interface HeaderRowError {
+  /** The row in the form (blank rows counted). */
+  index: number;
+  /** Which field of the row the refusal is about. */
+  field: 'name' | 'value';
+  message: string;
+}
+
+/** The rows `headersInput` sends, by their index in the form: blank rows are not sent. */
+function sentRowIndexes(rows: readonly HeaderRow[]): number[] {
+  return rows.flatMap((r, i) => (r.name.trim() !== '' || r.value.trim() !== '' ? [i] : []));
+}
+
+/** The name a refusal quotes (`header "X-Tenant" …`, JSON, cut at 40 characters with …). */
+function quotedName(message: string): string | null {
+  const quoted = /^header(?: name)? ("(?:[^"\\]|\\.)*")/.exec(message);
+  if (!quoted) return null;
+  try {
+    return JSON.parse(quoted[1]) as string;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Which row of `rows` (the rows as sent) the service's refusal `error` is about, from its
+ * message (docs/webhooks.md#custom-headers): `header 2 needs a name` counts the rows sent,
+ * `header "X-Tenant" …` and `header name "…" …` quote the name (cut at 40 characters with …; a
+ * name given twice is the later row). Null for any other error, including one about all the
+ * headers (`headers: at most 20 …`), which is shown above the form.
+ */
+export function headerRowError(error: unknown, rows: readonly HeaderRow[]): HeaderRowError | null {
+  if (!isApiError(error, 422) || !error.message.startsWith('header ')) return null;
+  const message = error.message;
+  const sent = sentRowIndexes(rows);
+  const numbered = /^header (\d+) needs a name/.exec(message);
+  if (numbered) {
+    const index = sent[Number(numbered[1]) - 1];
+    return index === undefined ? null : { index, field: 'name', message };
+  }
+  const name = quotedName(message);
+  if (name === null) return null;
+  const cut = name.endsWith('…') ? name.slice(0, -1).toLowerCase() : null;
+  const matches = sent.filter((i) => {
+    const rowName = rows[i].name.trim().toLowerCase();
+    return cut === null ? rowName === name.toLowerCase() : rowName.startsWith(cut);
+  });
+  const index = / is given twice/.test(message) ? matches.at(-1) : matches.at(0);
+  if (index === undefined) return null;
+  const aboutValue = /^header "(?:[^"\\]|\\.)*"(?:: the value| needs a value)/.test(message);
+  return { index, field: aboutValue ? 'value' : 'name', message };
+}
+
 /**
  * The endpoint form's **Custom headers** (docs/webhooks.md#custom-headers): up to 20 rows of
  * name, value and a **Secret** checkbox, each control labelled with its row number ("Header 1
@@ -78,9 +133,12 @@ export function headersInput(
 export function CustomHeadersFields({
   value,
   onChange,
+  rowError = null,
 }: {
   value: HeaderRow[];
   onChange: (rows: HeaderRow[]) => void;
+  /** The service's refusal of one row ({@link headerRowError}), shown at its field. */
+  rowError?: HeaderRowError | null;
 }) {
   const set = (index: number, change: Partial<HeaderRow>) =>
     onChange(value.map((row, i) => (i === index ? { ...row, ...change } : row)));
@@ -95,6 +153,8 @@ export function CustomHeadersFields({
         </Text>
         {value.map((row, index) => {
           const n = index + 1;
+          const errorAt = (field: HeaderRowError['field']) =>
+            rowError?.index === index && rowError.field === field ? rowError.message : undefined;
           const valueProps = {
             label: 'Value',
             'aria-label': `Header ${n} value`,
@@ -106,6 +166,7 @@ export function CustomHeadersFields({
             onChange: (event: ChangeEvent<HTMLInputElement>) =>
               set(index, { value: event.currentTarget.value }),
             style: { flex: '2 1 220px' },
+            error: errorAt('value'),
           };
           return (
             <Group
@@ -124,6 +185,7 @@ export function CustomHeadersFields({
                 value={row.name}
                 onChange={(event) => set(index, { name: event.currentTarget.value })}
                 style={{ flex: '1 1 160px' }}
+                error={errorAt('name')}
               />
               {row.secret ? <PasswordInput {...valueProps} /> : <TextInput {...valueProps} />}
               <Checkbox
@@ -198,7 +260,7 @@ export function CustomHeadersList({
           <Table.Tbody>
             {headers.map((h) => (
               <Table.Tr key={h.name}>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                <Table.Td style={{ overflowWrap: 'anywhere' }}>
                   <Code>{h.name}</Code>{' '}
                   {h.secret && (
                     <Badge size="xs" variant="light" color="grape">
@@ -206,7 +268,11 @@ export function CustomHeadersList({
                     </Badge>
                   )}
                 </Table.Td>
-                <Table.Td style={{ wordBreak: 'break-all' }}>
+                {/* A mask (••••9a61) is never split; a plain value wraps, inside a word when it must. */}
+                <Table.Td
+                  style={h.secret ? { whiteSpace: 'nowrap' } : { overflowWrap: 'anywhere' }}
+                  data-testid="custom-header-value"
+                >
                   {h.secret ? h.masked_value : h.value}
                 </Table.Td>
                 <Table.Td>

@@ -2,7 +2,7 @@ import { Anchor, Breadcrumbs, Text } from '@mantine/core';
 import { Link, useNavigate } from 'react-router';
 import { PageHeader, PageReadFallback } from '../../../components/ui/page-states';
 import { useCanChange } from '../../../lib/roles';
-import { useEndpoint } from '../../../api/campaigns';
+import { useCampaigns, useEndpoint } from '../../../api/campaigns';
 import { useUpdateEndpoint } from '../api/queries';
 import { endpointName } from '../../../lib/format';
 import { throttleValuesOf } from './throttle-fields';
@@ -10,10 +10,16 @@ import { EndpointForm } from './endpoint-form';
 import { headerRows } from './custom-headers-fields';
 import { ENDPOINT_NOT_FOUND } from '../../../lib/not-found';
 
-/** Changes an endpoint's URL, description, events and whether it is enabled. */
+/**
+ * Changes an endpoint's URL, description, events and whether it is enabled; its breadcrumb
+ * goes Campaigns › the campaign › the endpoint › Edit, like the endpoint's page.
+ */
 export function EditEndpointPage({ endpointId }: { endpointId: number }) {
   const canChange = useCanChange();
   const endpoint = useEndpoint(endpointId);
+  const campaigns = useCampaigns();
+  const campaignId = endpoint.data?.campaign_id;
+  const campaignName = campaigns.data?.find((c) => c.id === campaignId)?.name;
   const update = useUpdateEndpoint(endpointId);
   const navigate = useNavigate();
   const back = `/endpoints/${endpointId}`;
@@ -24,6 +30,11 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
         <Anchor component={Link} to="/campaigns" size="sm">
           Campaigns
         </Anchor>
+        {campaignId !== undefined && (
+          <Anchor component={Link} to={`/campaigns/${campaignId}`} size="sm">
+            {campaignName ?? 'Campaign'}
+          </Anchor>
+        )}
         <Anchor component={Link} to={back} size="sm">
           {endpoint.data ? endpointName(endpoint.data) : 'Endpoint'}
         </Anchor>

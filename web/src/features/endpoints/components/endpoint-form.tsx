@@ -15,10 +15,16 @@ import { useId, useState, type FormEvent } from 'react';
 import { DisclosureToggle } from '../../../components/ui/disclosure-toggle';
 import { ErrorText } from '../../../components/ui/error-text';
 import { isApiError } from '../../../lib/api-errors';
+import { urlProblem } from '../../../lib/url-problem';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
 import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
-import { CustomHeadersFields, headersInput, type HeaderRow } from './custom-headers-fields';
+import {
+  CustomHeadersFields,
+  headerRowError,
+  headersInput,
+  type HeaderRow,
+} from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 import {
@@ -74,28 +80,6 @@ export function toEndpointInput(
 }
 
 /**
- * What is wrong with `url` as an endpoint's URL, checked in the browser before it is sent: blank,
- * not a whole URL, or a scheme other than http and https. Null when it may be sent; the service
- * still applies its own rules (docs/security.md#webhook-destinations).
- */
-export function urlProblem(url: string): string | null {
-  const value = url.trim();
-  if (value === '')
-    return 'Enter the URL the events are sent to, e.g. https://example.com/webhooks';
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    return 'Enter a whole URL, starting with https:// (or http://), e.g. https://example.com/webhooks';
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
-    return `The URL must start with https:// or http://, not ${parsed.protocol}`;
-  }
-  if (!parsed.hostname) return 'The URL needs a host, e.g. https://example.com/webhooks';
-  return null;
-}
-
-/**
  * The service's refusal when it is about the URL (`url must use http or https, got "ftp"`, a
  * private address): said at the field. Null for any other error, which is shown above the form.
  */
@@ -146,7 +130,8 @@ function EventTypeChoice({
  * The endpoint form (create and edit): **URL**, **Description**, one checkbox per event type
  * (its exact string, with its example payload one click away) and the enabled switch. The URL
  * is checked in the browser first ({@link urlProblem}); the service's refusals are shown in its
- * words, at the URL field when they are about the URL.
+ * words, at the URL field when they are about the URL and beside the custom header's row when
+ * they are about one ({@link headerRowError}).
  */
 export function EndpointForm({
   initial,
@@ -173,6 +158,12 @@ export function EndpointForm({
   const localUrlProblem = urlChecked ? urlProblem(values.url) : null;
   const serverUrlProblem = sentUrl === values.url ? urlFieldError(error) : null;
   const urlError = localUrlProblem ?? serverUrlProblem;
+  // The rows the service's error is about: editing any row clears it (a new array).
+  const [sentHeaders, setSentHeaders] = useState<HeaderRow[] | undefined>(undefined);
+  const rowError =
+    sentHeaders !== undefined && sentHeaders === values.headers
+      ? headerRowError(error, sentHeaders)
+      : null;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -182,10 +173,13 @@ export function EndpointForm({
     if (problem !== null || values.events.length === 0 || hasThrottleProblem(values.throttle))
       return;
     setSentUrl(values.url);
+    setSentHeaders(values.headers);
     onSubmit(toEndpointInput(values, initial.headers));
   }
 
   function toggleEvent(type: string, checked: boolean) {
+    // A ticked type answers "Choose at least one event type.": the error goes at once.
+    if (checked) setNoEvents(false);
     setValues((v) => ({
       ...v,
       events: checked
@@ -197,7 +191,9 @@ export function EndpointForm({
   return (
     <form onSubmit={submit} noValidate>
       <Stack gap="md" maw={720}>
-        {error && urlFieldError(error) === null ? (
+        {error &&
+        urlFieldError(error) === null &&
+        headerRowError(error, sentHeaders ?? []) === null ? (
           <ErrorText error={error} title="The endpoint was not saved" />
         ) : null}
         <TextInput
@@ -258,6 +254,7 @@ export function EndpointForm({
         <CustomHeadersFields
           value={values.headers ?? []}
           onChange={(headers) => setValues((v) => ({ ...v, headers }))}
+          rowError={rowError}
         />
         <ThrottleFields
           value={values.throttle ?? NO_THROTTLE}

@@ -45,6 +45,25 @@ function endpointApi(extra: Parameters<typeof fakeDashboard>[0] = {}) {
 describe('the endpoint page', () => {
   afterEach(() => setCsrfToken(null));
 
+  it('leads back from the edit page through the campaign: Campaigns › Spring › CRM sync › Edit', async () => {
+    fakeDashboard(endpointApi());
+    renderApp('/endpoints/5/edit');
+    expect(await screen.findByRole('heading', { name: 'Edit endpoint', level: 1 })).toBeVisible();
+    const trail = screen.getByLabelText('Breadcrumb');
+    await waitFor(() =>
+      expect(
+        within(trail)
+          .getAllByRole('link')
+          .map((link) => link.textContent),
+      ).toEqual(['Campaigns', 'Spring', 'CRM sync']),
+    );
+    expect(within(trail).getByRole('link', { name: 'Spring' })).toHaveAttribute(
+      'href',
+      '/campaigns/2',
+    );
+    expect(trail).toHaveTextContent(/Edit$/);
+  });
+
   it('gives an admin every change control, with the health figures', async () => {
     fakeDashboard(endpointApi());
     renderApp('/endpoints/5');

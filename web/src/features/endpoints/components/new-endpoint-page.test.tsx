@@ -100,6 +100,43 @@ describe('the endpoint form', () => {
     expect(requests().some((r) => r.method === 'POST')).toBe(false);
   });
 
+  it('takes back “Choose at least one event type.” as soon as a type is ticked', async () => {
+    fakeDashboard({ 'GET /campaigns': CAMPAIGNS, 'GET /event-types': EVENT_TYPES });
+    renderApp('/campaigns/2/endpoints/new');
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('URL'), 'https://x.test/hooks');
+    await screen.findByRole('checkbox', { name: 'lead.created' });
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(await screen.findByText('Choose at least one event type.')).toBeInTheDocument();
+    await user.click(screen.getByRole('checkbox', { name: 'lead.created' }));
+    expect(screen.queryByText('Choose at least one event type.')).toBeNull();
+  });
+
+  it('says an asymmetric endpoint’s receiver verifies with its public key, not a signing secret', async () => {
+    fakeDashboard({
+      'GET /campaigns': CAMPAIGNS,
+      'GET /event-types': EVENT_TYPES,
+      'POST /campaigns/2/endpoints': {
+        endpoint: fakeEndpoint({
+          id: 9,
+          signature_scheme: 'asymmetric',
+          public_key: 'whpk_MCowBQYDK2VwAyEA',
+        }),
+        secret: null,
+      },
+    });
+    renderApp('/campaigns/2/endpoints/new');
+    const user = userEvent.setup();
+    await user.type(await screen.findByLabelText('URL'), 'https://x.test/hooks');
+    await user.click(await screen.findByRole('checkbox', { name: 'lead.created' }));
+    await user.click(screen.getByRole('button', { name: 'Create endpoint' }));
+    expect(await screen.findByRole('heading', { name: 'Endpoint created' })).toBeInTheDocument();
+    expect(
+      screen.getByText('Your receiver verifies each delivery with this public key.'),
+    ).toBeInTheDocument();
+    expect(screen.queryByText(/signing secret/)).toBeNull();
+  });
+
   it('renders no form for a viewer, and no Add endpoint on the campaign', async () => {
     fakeDashboard(
       { 'GET /campaigns': CAMPAIGNS, 'GET /campaigns/2/endpoints': [fakeEndpoint()] },

@@ -11,7 +11,7 @@ import { PublicKeyValue } from './public-key-panel';
 
 /**
  * A new endpoint for a campaign; once created, its signing secret, shown this once, with
- * **Copy**.
+ * **Copy** (or, for an asymmetric endpoint, its public key).
  */
 export function NewEndpointPage({ campaign }: { campaign: Campaign }) {
   const canChange = useCanChange();
@@ -36,7 +36,9 @@ export function NewEndpointPage({ campaign }: { campaign: Campaign }) {
         title={created ? 'Endpoint created' : 'Add endpoint'}
         description={
           created
-            ? 'Your receiver verifies each delivery with this signing secret.'
+            ? created.secret
+              ? 'Your receiver verifies each delivery with this signing secret.'
+              : 'Your receiver verifies each delivery with this public key.'
             : `A URL of yours that receives ${campaignName}’s events, signed (Standard Webhooks).`
         }
       />

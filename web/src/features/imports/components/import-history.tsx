@@ -74,7 +74,7 @@ const COLUMNS: Array<DataColumn<LeadImport>> = [
       <Group gap={4} component="span">
         <span>{item.source}</span>
         {item.tags.map((tag) => (
-          <Badge key={tag} size="xs" variant="light">
+          <Badge key={tag} size="xs" variant="light" tt="none">
             {tag}
           </Badge>
         ))}

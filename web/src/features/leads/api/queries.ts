@@ -1,5 +1,6 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
+import { ApiError, isApiError } from '../../../lib/api-errors';
 import type {
   LeadDeliveryPage,
   LeadDetail,
@@ -24,8 +25,25 @@ export const leadKeys = {
 const SEARCH_PAGE = 25;
 
 /**
+ * The service's refusal of the search text `text`, in the words of the search box: the API's
+ * message names its parameter (`q is not a valid phone number in the campaign's region (US)`),
+ * which the person who typed it never saw. Any other error is returned as it is.
+ */
+export function searchError(error: unknown, text: string): unknown {
+  if (!isApiError(error, 422) || !error.message.startsWith('q ')) return error;
+  const phone = /^q is not a valid phone number in the campaign's region \(([A-Z]{2})\)/.exec(
+    error.message,
+  );
+  const message = phone
+    ? `“${text}” is not a whole phone number of this campaign’s region (${phone[1]}). Enter every digit of the number, in any format; a number of another country starts with + and its country code.`
+    : `The search text ${error.message.slice(2)}`;
+  return new ApiError(error.status, error.code, message, error.retryAfterSeconds);
+}
+
+/**
  * The campaign's leads matching `input` (docs/dashboard.md#leads), keyset-paged; nothing is
- * asked while `input` is null (no search submitted yet).
+ * asked while `input` is null (no search submitted yet). A refusal of the text is said in the
+ * search box's words ({@link searchError}).
  */
 export function useLeadSearch(campaignId: number, input: LeadSearchInput | null) {
   return useInfiniteQuery({
@@ -33,18 +51,22 @@ export function useLeadSearch(campaignId: number, input: LeadSearchInput | null)
     enabled: input !== null,
     initialPageParam: null as string | null,
     queryFn: async ({ pageParam, signal }): Promise<LeadSearchPage> => {
-      const { data } = await api.GET('/dashboard/api/campaigns/{campaign_id}/leads', {
-        params: {
-          path: { campaign_id: campaignId },
-          query: {
-            q: input!.q,
-            limit: SEARCH_PAGE,
-            ...(input!.field ? { field: input!.field } : {}),
-            ...(pageParam ? { cursor: pageParam } : {}),
+      const { data } = await api
+        .GET('/dashboard/api/campaigns/{campaign_id}/leads', {
+          params: {
+            path: { campaign_id: campaignId },
+            query: {
+              q: input!.q,
+              limit: SEARCH_PAGE,
+              ...(input!.field ? { field: input!.field } : {}),
+              ...(pageParam ? { cursor: pageParam } : {}),
+            },
           },
-        },
-        signal,
-      });
+          signal,
+        })
+        .catch((error: unknown) => {
+          throw searchError(error, input!.q);
+        });
       return data as LeadSearchPage;
     },
     getNextPageParam: (page) => page.next_cursor,

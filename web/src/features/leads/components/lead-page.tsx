@@ -27,6 +27,7 @@ import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../../../api/types';
 import { formatDuration } from '../../../lib/format';
+import { OneLineCode } from '../../../components/ui/one-line-code';
 import { leadName } from './lead-search';
 
 const OUTCOMES: Record<LeadDeliveryAttempt['outcome'], { label: string; color: string }> = {
@@ -43,14 +44,29 @@ const STATUS_COLORS: Record<string, string> = {
   skipped: 'gray',
 };
 
-/** One labelled value of a card: the label above, the value (or —) below. */
-function Field({ label, children }: { label: string; children: ReactNode }) {
+/**
+ * One labelled value of a card: the label above, the value (or —) below, wrapped between words
+ * (inside one only when it alone is too wide), or never when `nowrap` (a phone).
+ */
+function Field({
+  label,
+  children,
+  nowrap = false,
+}: {
+  label: string;
+  children: ReactNode;
+  nowrap?: boolean;
+}) {
   return (
     <Stack gap={2} style={{ minWidth: 0 }}>
       <Text size="xs" c="dimmed" fw={600} tt="uppercase">
         {label}
       </Text>
-      <Text size="sm" component="div" style={{ overflowWrap: 'anywhere' }}>
+      <Text
+        size="sm"
+        component="div"
+        style={nowrap ? { whiteSpace: 'nowrap' } : { overflowWrap: 'break-word' }}
+      >
         {children ?? '—'}
       </Text>
     </Stack>
@@ -64,7 +80,9 @@ function LeadFields({ lead }: { lead: LeadDetail }) {
         Lead
       </Title>
       <SimpleGrid cols={{ base: 1, xs: 2, md: 3 }} spacing="md">
-        <Field label="Phone">{lead.phone}</Field>
+        <Field label="Phone" nowrap>
+          {lead.phone}
+        </Field>
         <Field label="Email">{lead.email}</Field>
         <Field label="First name">{lead.first_name}</Field>
         <Field label="Last name">{lead.last_name}</Field>
@@ -160,10 +178,7 @@ function DeliveryItem({ delivery }: { delivery: LeadDelivery }) {
         Recorded <Timestamp value={delivery.created_at} />
       </Text>
       <Text size="xs" c="dimmed">
-        webhook-id{' '}
-        <Code fz="xs" style={{ wordBreak: 'break-all' }}>
-          {delivery.webhook_id}
-        </Code>
+        webhook-id <OneLineCode value={delivery.webhook_id} />
       </Text>
       {delivery.attempts.length === 0 ? (
         <Text size="xs" c="dimmed">

@@ -71,7 +71,7 @@ describe('the lead search', () => {
     expect(last.get('cursor')).toBe('2');
   });
 
-  it('shows the service’s message when a search is refused, and says when nothing matches', async () => {
+  it('says a refused phone in the search box’s words, not the API’s parameter name, and says when nothing matches', async () => {
     fakeDashboard({
       'GET /campaigns/4/leads': (_request, url) =>
         url.searchParams.get('q') === '415'
@@ -86,9 +86,11 @@ describe('the lead search', () => {
     const box = screen.getByLabelText('Search leads', { selector: 'input' });
     await user.type(box, '415');
     await user.click(screen.getByRole('button', { name: 'Search' }));
-    expect(await screen.findByRole('alert')).toHaveTextContent(
-      "q is not a valid phone number in the campaign's region (US)",
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      '“415” is not a whole phone number of this campaign’s region (US). Enter every digit of the number, in any format',
     );
+    expect(alert).not.toHaveTextContent(/\bq\b/);
     await user.clear(box);
     await user.type(box, 'nobody@{Enter}');
     expect(await screen.findByText('No lead matches')).toBeVisible();
