@@ -1,7 +1,10 @@
 import type { Locator } from 'playwright-core';
 
-// The measurements run in the page; written as strings, as the suite's other in-page code is
-// (this project's TypeScript has no DOM library).
+// The measurements run in the page. They are passed as functions, never as strings: Playwright
+// evaluates a string as an expression, so a string holding an arrow function yields the function
+// itself (serialised as undefined) and the element is never measured. This project's TypeScript
+// has no DOM library, so the page-side code reaches `document`, `getComputedStyle` and `NodeFilter`
+// through the element's own document and window.
 
 /**
  * How many lines the text of `locator`'s element takes: the distinct tops of its content's line
@@ -9,35 +12,44 @@ import type { Locator } from 'playwright-core';
  * whatever the height of the cell or row around it.
  */
 export async function lineCount(locator: Locator): Promise<number> {
-  return (await locator.evaluate(`(element) => {
-    const range = document.createRange();
+  const lines: unknown = await locator.evaluate((element) => {
+    const page = element.ownerDocument;
+    const range = page.createRange();
     range.selectNodeContents(element);
-    const half = (parseFloat(getComputedStyle(element).fontSize) || 14) / 2;
-    const tops = [...range.getClientRects()]
+    const half = (parseFloat(page.defaultView.getComputedStyle(element).fontSize) || 14) / 2;
+    const tops = (
+      Array.from(range.getClientRects()) as { width: number; height: number; top: number }[]
+    )
       .filter((rect) => rect.width > 0 && rect.height > 0)
       .map((rect) => rect.top)
       .sort((a, b) => a - b);
     return tops.filter((top, i) => i === 0 || top - tops[i - 1] > half).length;
-  }`)) as number;
+  });
+  if (typeof lines !== 'number') throw new Error(`a line count came back as ${String(lines)}`);
+  return lines;
 }
 
 /** The words of `locator`'s text that are split over two lines (a word broken mid-word). */
 export async function brokenWords(locator: Locator): Promise<string[]> {
-  return (await locator.evaluate(`(element) => {
-    const broken = [];
-    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+  const words: unknown = await locator.evaluate((element) => {
+    const page = element.ownerDocument;
+    const broken: string[] = [];
+    const walker = page.createTreeWalker(element, page.defaultView.NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
-      const text = node.textContent ?? '';
-      for (const match of text.matchAll(/\\S+/g)) {
-        const range = document.createRange();
+      const text: string = node.textContent ?? '';
+      for (const match of text.matchAll(/\S+/g)) {
+        const range = page.createRange();
         range.setStart(node, match.index);
         range.setEnd(node, match.index + match[0].length);
-        const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+        const rects = Array.from(range.getClientRects()) as { top: number }[];
+        const tops = new Set(rects.map((rect) => Math.round(rect.top)));
         if (tops.size > 1) broken.push(match[0]);
       }
     }
     return broken;
-  }`)) as string[];
+  });
+  if (!Array.isArray(words)) throw new Error(`broken words came back as ${String(words)}`);
+  return words as string[];
 }
 
 /** How far `locator`'s element reaches past the right edge of `container`'s box, in px (≤ 0: inside). */
