@@ -240,9 +240,11 @@ describe('Delivery charts in a browser', () => {
     for (const name of ['Success rate', 'Latency', 'End-to-end lag']) {
       expect(Math.abs((await plotHeight(name)) - attemptsPlot)).toBeLessThanOrEqual(2);
     }
+    // Recharts 3 draws an axis's tick labels in a layer of their own, outside the axis's group
+    // (`.recharts-yAxis` holds only the tick lines); the labels' group names its axis.
     const ticks = await page
       .getByRole('figure', { name: 'Delivery attempts by outcome' })
-      .locator('.recharts-yAxis .recharts-cartesian-axis-tick-value')
+      .locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value')
       .allTextContents();
     expect(ticks.length).toBeGreaterThan(1);
     for (const tick of ticks) expect(tick).toMatch(/^\d[\d,]*$/);
