@@ -1,4 +1,10 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import {
+  useMutation,
+  useQuery,
+  useQueryClient,
+  type QueryClient,
+  type QueryKey,
+} from '@tanstack/react-query';
 import type { components } from '../../../api/schema';
 import { api, currentCsrfToken, CSRF_HEADER } from '../../../lib/api-client';
 import { ApiError, networkError } from '../../../lib/api-errors';
@@ -179,6 +185,30 @@ export function useCancelSpreadsheetImport(job: SpreadsheetImport) {
 }
 
 /**
+ * Drops a query from the cache once nothing observes it. A query removed while a page still
+ * observes it is built again, and fetched, on that page's next render: after a discard, the
+ * import page stays mounted until the navigation away from it commits (React Router navigates in
+ * a transition), so removing the discarded import at once asked the service for it again (a 404).
+ */
+function forgetWhenUnobserved(queryClient: QueryClient, queryKey: QueryKey): void {
+  const cache = queryClient.getQueryCache();
+  const query = cache.find({ queryKey, exact: true });
+  if (!query) return;
+  if (query.getObserversCount() === 0) {
+    cache.remove(query);
+    return;
+  }
+  const unsubscribe = cache.subscribe((event) => {
+    if (event.query !== query) return;
+    if (event.type === 'removed') unsubscribe();
+    else if (event.type === 'observerRemoved' && query.getObserversCount() === 0) {
+      unsubscribe();
+      cache.remove(query);
+    }
+  });
+}
+
+/**
  * Discards an upload never started, with its file (docs/dashboard.md#abandoned-uploads); the
  * campaign's list is read again after.
  */
@@ -191,8 +221,7 @@ export function useDiscardSpreadsheetImport(job: SpreadsheetImport) {
       });
     },
     onSuccess: async () => {
-      // The open import page still observes this import: removing its query here would refetch
-      // it (a 404 in the console) before the page navigates away; the page drops it after.
+      forgetWhenUnobserved(queryClient, spreadsheetKeys.one(job.id));
       await queryClient.invalidateQueries({
         queryKey: spreadsheetKeys.ofCampaign(job.campaign_id),
       });

@@ -19,7 +19,6 @@ import {
   Title,
 } from '@mantine/core';
 import { IconDownload, IconPlayerPlay, IconTrash } from '@tabler/icons-react';
-import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable, type DataColumn } from '../../../components/ui/data-table';
@@ -37,7 +36,6 @@ import { useCanChange } from '../../../lib/roles';
 import { useCampaigns } from '../../../api/campaigns';
 import { LEAD_FIELD_LABELS, type LeadField } from '../lib/lead-fields';
 import {
-  spreadsheetKeys,
   spreadsheetRejectionsCsvUrl,
   useCancelSpreadsheetImport,
   useDiscardSpreadsheetImport,
@@ -328,7 +326,6 @@ function MappingStep({ job }: { job: SpreadsheetImport }) {
 function DiscardButton({ job }: { job: SpreadsheetImport }) {
   const discard = useDiscardSpreadsheetImport(job);
   const navigate = useNavigate();
-  const queryClient = useQueryClient();
   return (
     <ConfirmButton
       label="Discard upload"
@@ -339,7 +336,6 @@ function DiscardButton({ job }: { job: SpreadsheetImport }) {
       onConfirm={async () => {
         await discard.mutateAsync();
         await navigate(`/campaigns/${job.campaign_id}`);
-        queryClient.removeQueries({ queryKey: spreadsheetKeys.one(job.id), exact: true });
       }}
       pending={discard.isPending}
       error={discard.error}
