@@ -253,7 +253,7 @@ describe('The dashboard on a phone, and in its own words', () => {
     expect(await rows.getByRole('listitem').count()).toBe(3);
     const first = rows.getByRole('listitem').first();
     await expectOnScreen(page, cardValue(first, 'Problem'), 'phone is not a valid phone number');
-    await expectOnScreen(page, cardValue(first, 'phone'), '12345');
+    await expectOnScreen(page, cardValue(first, 'Phone'), '12345');
     const third = rows.getByRole('listitem').nth(2);
     await expectOnScreen(page, cardValue(third, 'Problem'), 'phone is required');
     await page.getByText('Rows count from 0, in the order the leads were sent.').waitFor();
