@@ -95,7 +95,9 @@ function Details({ details }: { details: Record<string, unknown> }) {
       </Text>
     );
   return (
-    <Stack gap={2} data-testid="audit-details">
+    // At least a short URL's width: beside a one-line email the column would otherwise shrink
+    // until keys and ids broke letter by letter (the table scrolls sideways instead).
+    <Stack gap={2} miw="14rem" data-testid="audit-details">
       {pairs.map(([name, value]) => (
         // Anywhere: a long token (a URL, an id) never widens the column past the scroll area.
         <Text key={name} size="xs" style={{ overflowWrap: 'anywhere' }}>
@@ -114,7 +116,7 @@ const COLUMNS: Array<DataColumn<AuditEntry>> = [
     key: 'when',
     header: 'When',
     rowHeader: true,
-    nowrap: true,
+    // Date over time where the row is tall anyway: the width goes to the details.
     cell: (entry) => <Timestamp value={entry.created_at} />,
   },
   {
