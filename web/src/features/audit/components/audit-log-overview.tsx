@@ -95,9 +95,7 @@ function Details({ details }: { details: Record<string, unknown> }) {
       </Text>
     );
   return (
-    // At least a short URL's width: beside a one-line email the column would otherwise shrink
-    // until keys and ids broke letter by letter (the table scrolls sideways instead).
-    <Stack gap={2} miw="14rem" data-testid="audit-details">
+    <Stack gap={2} data-testid="audit-details">
       {pairs.map(([name, value]) => (
         // Anywhere: a long token (a URL, an id) never widens the column past the scroll area.
         <Text key={name} size="xs" style={{ overflowWrap: 'anywhere' }}>
