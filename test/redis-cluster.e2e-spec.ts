@@ -185,7 +185,7 @@ describe('Redis Cluster', () => {
     const counters = Object.values(await keysByNode(`${namespace}:rate:sign-in:*`)).flat();
     expect(counters.length).toBeGreaterThan(0);
   }, 60_000);
-  it('is not ready while the shard holding the queue’s keys has no primary, and ready again once it is back', async () => {
+  it('is not ready while the shard holding the queue’s keys has no primary, then ready and delivering again once it is back', async () => {
     const app = t!;
     await app.http().get('/health/ready').expect(200);
     const namespace = app.app.get(DeploymentIdentity).queuePrefix;
@@ -207,5 +207,21 @@ describe('Redis Cluster', () => {
     await eventually(async () => {
       await app.http().get('/health/ready').expect(200);
     }, 30_000);
-  }, 60_000);
+
+    // The worker takes jobs again: a lead uploaded now is delivered.
+    const accountId = await app.given.account();
+    const campaignId = await app.given.campaign(accountId);
+    const { key } = await app.given.apiKey(accountId);
+    const { secret } = await app.given.endpoint(campaignId, receiver.url, ['lead.created']);
+    const token = await app.given.token(key);
+    const before = receiver.received.length;
+    await app
+      .http()
+      .post('/api/v1/leads/upload')
+      .set('Authorization', `Bearer ${token}`)
+      .send(uploadBody(campaignId, [{ phone: '+16465559999' }]))
+      .expect(202);
+    const [delivered] = (await receiver.waitFor(before + 1, 30_000)).slice(before);
+    expect(verifyWebhook(secret, delivered).data.phone).toBe('+16465559999');
+  }, 90_000);
 });

@@ -20,6 +20,27 @@ import {
 /** How long a foreign job is put back before a worker looks at it again, in ms. */
 const FOREIGN_JOB_DELAY_MS = 5_000;
 
+/** Past `WEBHOOK_TIMEOUT_MS`, how long the attempts under way have to be recorded, in ms. */
+const RECORDING_MARGIN_MS = 5_000;
+
+/** After its Redis connections are cut, how long a stuck worker gets to finish closing, in ms. */
+const CUT_CLOSE_WAIT_MS = 2_000;
+
+/** Whether `promise` settles within `ms`; it goes on either way. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = promise.then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<false>((resolve) => (timer = setTimeout(resolve, ms, false)));
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * The delivery worker (docs/webhooks.md, docs/reliability.md "Batches"): a batch job runs the
  * first attempts of up to 50 new deliveries to one endpoint; a delivery job runs one attempt of
@@ -101,11 +122,23 @@ export class DeliveryProcessor extends WorkerHost implements OnApplicationBootst
 
   /**
    * Stops taking jobs and waits for the attempts under way to finish and be recorded
-   * (shutdown, step 2 of docs/reliability.md "Shutdown").
+   * (shutdown, step 2 of docs/reliability.md "Shutdown"), for at most `WEBHOOK_TIMEOUT_MS` + 5 s.
+   * BullMQ's own close can wait forever on a Redis connection that never reports its end (a
+   * Redis Cluster node restarted just before, or Redis unreachable: taskforcesh/bullmq#4656);
+   * past the bound, the attempts under way were answered or timed out, so the worker's Redis
+   * connections are cut (a warning is logged) and its close gets 2 s more. Never throws.
    */
   async stopTakingJobs(): Promise<void> {
     this.scheduled.stopStartingAttempts();
-    await this.worker.close();
+    const closing = this.worker.close();
+    const boundMs = this.config.webhookTimeoutMs + RECORDING_MARGIN_MS;
+    if (await settlesWithin(closing, boundMs)) return;
+    this.logger.warn(
+      `The delivery worker had not stopped ${boundMs} ms after shutdown began ` +
+        '(its Redis connection never closed): cutting its Redis connections',
+    );
+    this.worker.disconnect().catch(() => undefined);
+    await settlesWithin(closing, CUT_CLOSE_WAIT_MS);
   }
 
   @OnWorkerEvent('error')
