@@ -125,4 +125,19 @@ describe('a lead’s page', () => {
     expect(await screen.findByRole('heading', { name: 'Lead not found', level: 1 })).toBeVisible();
     expect(screen.queryByRole('button', { name: 'Try again' })).toBeNull();
   });
+
+  it('writes the counts of a large import with thousands separators, and one of each in the singular', async () => {
+    const large = { received_count: 10000, new_count: 9998, duplicate_count: 1, invalid_count: 1 };
+    fakeDashboard({
+      'GET /leads/9': { ...LEAD, import: { ...LEAD.import, ...large } },
+      'GET /leads/9/deliveries': { items: [], next_cursor: null, retention_days: 7 },
+    });
+    renderWithProviders(<LeadPage leadId={9} />);
+    const record = await screen.findByRole('region', { name: 'Import' });
+    expect(
+      within(record).getByText(
+        '10,000 rows read: 9,998 new leads, 1 duplicate skipped, 1 rejected',
+      ),
+    ).toBeVisible();
+  });
 });

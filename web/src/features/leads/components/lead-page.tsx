@@ -26,7 +26,7 @@ import {
 import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../../../api/types';
-import { formatDuration } from '../../../lib/format';
+import { countOf, formatCount, formatDuration } from '../../../lib/format';
 import { OneLineCode } from '../../../components/ui/one-line-code';
 import { leadName } from './lead-search';
 
@@ -130,8 +130,9 @@ function ImportRecord({ lead }: { lead: LeadDetail }) {
           <Timestamp value={record.compliance_acknowledged_at} />
         </Field>
         <Field label="Leads in the upload">
-          {record.received_count} rows read: {record.new_count} new leads, {record.duplicate_count}{' '}
-          duplicates skipped, {record.invalid_count} rejected
+          {countOf(record.received_count, 'row')} read: {countOf(record.new_count, 'new lead')},{' '}
+          {countOf(record.duplicate_count, 'duplicate')} skipped,{' '}
+          {formatCount(record.invalid_count)} rejected
         </Field>
         <Field label="Import">
           <Anchor component={Link} to={`/imports/${record.id}`} size="sm">
