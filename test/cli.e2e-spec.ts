@@ -387,11 +387,15 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
 
     await expectOneLineFailure(
       ['endpoint', 'update', '--id', id, '--max-per-second', '5000'],
-      /^error: --max-per-second must be a whole number from 1 to 1,000, or null for no limit\n$/,
+      /^error: --max-per-second must be a whole number from 1 to 1,000, or "none" for no limit; got "5000"\n$/,
     );
     await expectOneLineFailure(
       ['endpoint', 'update', '--id', id, '--max-in-flight', '0'],
-      /^error: --max-in-flight must be a whole number from 1 to 100, or null for no limit\n$/,
+      /^error: --max-in-flight must be a whole number from 1 to 100, or "none" for no limit; got "0"\n$/,
+    );
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--max-in-flight', 'null'],
+      /^error: --max-in-flight must be a whole number from 1 to 100, or "none" for no limit; got "null"\n$/,
     );
     const { rows } = await db.query(
       'SELECT max_deliveries_per_second, max_in_flight FROM webhook_endpoint WHERE id = $1',

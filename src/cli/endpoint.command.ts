@@ -10,6 +10,10 @@ import {
 } from '../webhooks/webhook-endpoint-admin.service';
 import { isSignatureScheme, SIGNATURE_SCHEMES } from '../webhooks/signature-schemes.constants';
 import type { CustomHeaderInput } from '../webhooks/custom-headers';
+import {
+  THROTTLE_IN_FLIGHT_BOUNDS,
+  THROTTLE_RATE_BOUNDS,
+} from '../webhooks/endpoint-limits.constants';
 import { CommandGroup, type CliGroup } from './cli-group';
 import { positiveIntOption, printJson, requiredOption } from './cli-io';
 
@@ -67,12 +71,27 @@ export function headerOptions(
 }
 
 /**
- * A throttle limit as typed (docs/webhooks.md#throttling): `none` for no limit (null), else the
- * number, which the service checks; undefined when not given.
+ * A throttle limit as typed (docs/webhooks.md#throttling): `none` for no limit (null), else a
+ * whole number within the limit's bounds; undefined when not given.
+ * @throws InvalidInputError naming the flag and what it takes, for anything else.
  */
-function throttleOption(value: string | undefined): number | null | undefined {
+function throttleOption(
+  flag: '--max-per-second' | '--max-in-flight',
+  value: string | undefined,
+): number | null | undefined {
   if (value === undefined) return undefined;
-  return value.trim().toLowerCase() === 'none' ? null : Number(value.trim());
+  const typed = value.trim();
+  if (typed.toLowerCase() === 'none') return null;
+  const { min, max } =
+    flag === '--max-in-flight' ? THROTTLE_IN_FLIGHT_BOUNDS : THROTTLE_RATE_BOUNDS;
+  const limit = /^\d{1,7}$/.test(typed) ? Number(typed) : NaN;
+  if (!(limit >= min && limit <= max)) {
+    throw new InvalidInputError(
+      `${flag} must be a whole number from ${min} to ${max.toLocaleString('en')}, ` +
+        `or "none" for no limit; got ${JSON.stringify(value)}`,
+    );
+  }
+  return limit;
 }
 
 /**
@@ -139,8 +158,8 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
             ? undefined
             : signatureSchemeOption(options.signatureScheme),
         headers: headerOptions(options.header, options.secretHeader),
-        maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
-        maxInFlight: throttleOption(options.maxInFlight),
+        maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
+        maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
       },
       CLI_ACTOR,
     );
@@ -237,8 +256,8 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
       description: options.description,
       enabled: options.enable ? true : options.disable ? false : undefined,
       headers: options.clearHeaders ? [] : headers,
-      maxDeliveriesPerSecond: throttleOption(options.maxPerSecond),
-      maxInFlight: throttleOption(options.maxInFlight),
+      maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
+      maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
