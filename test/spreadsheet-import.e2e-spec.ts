@@ -8,6 +8,7 @@
 import ExcelJS from 'exceljs';
 import { mapHeaders } from '../packages/client/src/import/mapping';
 import { SpreadsheetImports } from '../src/leads/spreadsheet';
+import { DELETE_UNSTARTED_SQL } from '../src/leads/spreadsheet/spreadsheet-imports.repository';
 import { SPREADSHEET_CHUNK_SIZE } from '../src/leads/spreadsheet-worker/spreadsheet-import.runner';
 import { givenUser, signIn, type SignedIn } from './support/dashboard';
 import { eventually } from './support/eventually';
@@ -571,6 +572,17 @@ describe('Spreadsheet imports (docs/dashboard.md#spreadsheet-imports)', () => {
       named.body.id,
     ]);
     expect(stored).toEqual({ status: 'uploaded' });
+  });
+
+  it('finds the uploads never started through their own index, never by scanning every import', async () => {
+    const plan = await t.db.transaction(async (manager) => {
+      // Only an index can avoid the (penalised) sequential scan; the plan names the one used.
+      await manager.query('SET LOCAL enable_seqscan = off');
+      const [row] = await manager.query(`EXPLAIN (FORMAT JSON) ${DELETE_UNSTARTED_SQL}`, [60_000]);
+      return JSON.stringify(row['QUERY PLAN']);
+    });
+    expect(plan).toContain('"Index Name":"idx_spreadsheet_import_uploaded"');
+    expect(plan).not.toContain('Seq Scan');
   });
 
   it('discards an upload never started after SPREADSHEET_UPLOAD_TTL with its file, and lets an admin discard one (audited)', async () => {

@@ -41,6 +41,7 @@ export type ColumnMapping = Partial<Record<string, number>>;
 @Entity({ name: 'spreadsheet_import' })
 @Index('idx_spreadsheet_import_campaign_created', ['campaignId', 'createdAt'])
 @Index('idx_spreadsheet_import_running', ['createdAt'], { where: `status = 'running'` })
+@Index('idx_spreadsheet_import_uploaded', ['createdAt'], { where: `status = 'uploaded'` })
 @Check(
   'chk_spreadsheet_import_status',
   `"status" IN ('uploaded', 'running', 'done', 'cancelled', 'failed')`,

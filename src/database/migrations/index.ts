@@ -29,6 +29,7 @@ import { EndpointCustomHeaders1795949000000 } from './1795949000000-EndpointCust
 import { EndpointSignatureScheme1795950000000 } from './1795950000000-EndpointSignatureScheme';
 import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle';
 import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFixedDeliveries';
+import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUploadIndex';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -65,4 +66,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointSignatureScheme1795950000000,
   EndpointThrottle1795951000000,
   RecoveryFixedDeliveries1795952500000,
+  UnstartedUploadIndex1795953000000,
 ];

@@ -81,6 +81,14 @@ const COLUMNS = `${SUMMARY_COLUMNS}, s.headers, s.sample_rows, s.suggested_mappi
  * An import's chunks and their rejected rows are `LeadImports`'. Methods taking an `EntityManager` run in the caller's transaction;
  * a lease is a worker's `lease_owner` with its `lease_expires_at`.
  */
+/**
+ * Deletes the uploads never started that are older than `$1` ms, through the partial index
+ * `idx_spreadsheet_import_uploaded` (exported for the test of its plan).
+ */
+export const DELETE_UNSTARTED_SQL = `DELETE FROM spreadsheet_import
+  WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'
+  RETURNING id`;
+
 @Injectable()
 export class SpreadsheetImportsRepository {
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
@@ -225,12 +233,7 @@ export class SpreadsheetImportsRepository {
    * @returns how many were deleted.
    */
   async deleteUnstartedOlderThan(ageMs: number): Promise<number> {
-    const [rows]: [unknown[]] = await this.dataSource.query(
-      `DELETE FROM spreadsheet_import
-        WHERE status = 'uploaded' AND created_at < now() - $1 * interval '1 millisecond'
-        RETURNING id`,
-      [ageMs],
-    );
+    const [rows]: [unknown[]] = await this.dataSource.query(DELETE_UNSTARTED_SQL, [ageMs]);
     return rows.length;
   }
 
