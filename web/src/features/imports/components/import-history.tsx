@@ -3,19 +3,31 @@ import { IconFileImport } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { type DataColumn } from '../../../components/ui/data-table';
 import { formatCount } from '../../../lib/format';
+import { OneLineText } from '../../../components/ui/one-line-code';
 import { Timestamp } from '../../../components/ui/timestamp';
 import { PagedTable } from '../../../components/ui/paged-table';
 import { useCampaignImports, type LeadImport } from '../api/queries';
 
 /**
  * Who made an import: its API key's name, else its prefix; or the dashboard user who imported a
- * spreadsheet.
+ * spreadsheet, the email on one line (never broken at its hyphens).
  */
-export function importedBy(item: LeadImport): string {
-  if (item.api_key === null) return item.user ? `${item.user.email} (spreadsheet)` : 'unknown';
-  return item.api_key.name
-    ? `${item.api_key.name} (${item.api_key.prefix}…)`
-    : `${item.api_key.prefix}…`;
+export function ImportedBy({ item }: { item: LeadImport }) {
+  if (item.api_key === null) {
+    if (!item.user) return <>unknown</>;
+    return (
+      <>
+        <OneLineText value={item.user.email} /> (spreadsheet)
+      </>
+    );
+  }
+  return (
+    <>
+      {item.api_key.name
+        ? `${item.api_key.name} (${item.api_key.prefix}…)`
+        : `${item.api_key.prefix}…`}
+    </>
+  );
 }
 
 /** The counts of an import, in the table's order after who made it and its source. */
@@ -65,7 +77,7 @@ const COLUMNS: Array<DataColumn<LeadImport>> = [
       </Anchor>
     ),
   },
-  { key: 'by', header: 'By', wide: true, cell: (item) => importedBy(item) },
+  { key: 'by', header: 'By', wide: true, cell: (item) => <ImportedBy item={item} /> },
   {
     key: 'source',
     header: 'Source',

@@ -4,7 +4,6 @@ import {
   Badge,
   Breadcrumbs,
   Button,
-  Code,
   Group,
   Paper,
   SimpleGrid,
@@ -16,6 +15,7 @@ import { IconCircleCheck, IconDownload } from '@tabler/icons-react';
 import { Link } from 'react-router';
 import { type DataColumn } from '../../../components/ui/data-table';
 import { Figure } from '../../../components/ui/figure';
+import { OneLineCode } from '../../../components/ui/one-line-code';
 import { useCampaigns } from '../../../api/campaigns';
 import {
   PageHeader,
@@ -33,7 +33,7 @@ import {
   type ImportRejection,
   type LeadImport,
 } from '../api/queries';
-import { importedBy } from './import-history';
+import { ImportedBy } from './import-history';
 
 const SUBMITTED_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company', 'title'] as const;
 
@@ -64,7 +64,9 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
           <Figure label="Imported at">
             <Timestamp value={item.created_at} />
           </Figure>
-          <Figure label={item.api_key ? 'By API key' : 'By'}>{importedBy(item)}</Figure>
+          <Figure label={item.api_key ? 'By API key' : 'By'}>
+            <ImportedBy item={item} />
+          </Figure>
           <Figure label="Client IP">{item.client_ip ?? '—'}</Figure>
           <Figure label="Source">{item.source}</Figure>
           <Figure label="Tags">{item.tags.length ? item.tags.join(', ') : '—'}</Figure>
@@ -80,7 +82,7 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
           <Figure label="Rejected">{formatCount(item.invalid_count)}</Figure>
         </SimpleGrid>
         <Text size="xs" c="dimmed">
-          Import id <Code>{item.id}</Code>
+          Import id <OneLineCode value={item.id} />
         </Text>
       </Stack>
     </Paper>

@@ -27,7 +27,7 @@ import { Timestamp } from '../../../components/ui/timestamp';
 import { useLead, useLeadDeliveries } from '../api/queries';
 import type { LeadDelivery, LeadDeliveryAttempt, LeadDetail } from '../../../api/types';
 import { countOf, formatCount, formatDuration } from '../../../lib/format';
-import { OneLineCode } from '../../../components/ui/one-line-code';
+import { OneLineCode, OneLineText } from '../../../components/ui/one-line-code';
 import { leadName } from './lead-search';
 
 const OUTCOMES: Record<LeadDeliveryAttempt['outcome'], { label: string; color: string }> = {
@@ -119,7 +119,11 @@ function ImportRecord({ lead }: { lead: LeadDetail }) {
           </Field>
         ) : (
           <Field label="Imported by">
-            {record.user ? `${record.user.email} (spreadsheet)` : null}
+            {record.user ? (
+              <>
+                <OneLineText value={record.user.email} /> (spreadsheet)
+              </>
+            ) : null}
           </Field>
         )}
         <Field label="Client IP">{record.client_ip}</Field>
