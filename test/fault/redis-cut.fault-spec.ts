@@ -1,11 +1,39 @@
+import { requestJson } from './support/http-client';
+import type { FaultReceiver } from './support/receiver';
 import { runScenario, Scenario } from './support/scenario';
 import { hold } from './support/time';
+
+/** Redis reconnects within 500 ms in every mode; then the API is ready at its next check. */
+const READY_AFTER_RESTORE_MS = 2_000;
+/** The reconnect, then one sweep (WEBHOOK_SWEEP_INTERVAL_MS = 1 s here) and the send. */
+const FIRST_COPY_AFTER_RESTORE_MS = 3_000;
+
+/** ms from `since` until `GET /health/ready` answers 200 (polled every 50 ms; -1: never, in 15 s). */
+async function readyAfter(baseUrl: string, since: number): Promise<number> {
+  while (Date.now() - since < 15_000) {
+    const answer = await requestJson(baseUrl, 'GET', '/health/ready', { timeoutMs: 1_000 });
+    if (answer.status === 200) return answer.answeredAt - since;
+    await hold(50);
+  }
+  return -1;
+}
+
+/** ms from `since` until the receiver got a copy more than the `before` it had (-1: none in 15 s). */
+async function firstCopyAfter(
+  receiver: FaultReceiver,
+  before: number,
+  since: number,
+): Promise<number> {
+  await receiver.waitForCopies(before + 1, 15_000).catch(() => undefined);
+  const copy = receiver.copies[before];
+  return copy ? copy.receivedAt - since : -1;
+}
 
 afterEach(() => Scenario.cleanupAll());
 
 describe('Redis cut', () => {
   it(
-    'during uploads: they still get 202 while Redis is away, and are delivered once it is back',
+    'during uploads: they still get 202 while Redis is away; once it is back the API is ready within 2 s and delivery resumes within 3 s',
     () =>
       runScenario('redis-cut-upload', __filename, async (scenario) => {
         const dep = scenario.deployment();
@@ -20,9 +48,25 @@ describe('Redis cut', () => {
           for (let i = 0; i < 3; i++) await dep.upload(api, 500, { timeoutMs: 30_000 });
         })();
         await hold(4000);
+        const copiesBefore = dep.receiver.count;
         await scenario.restore(scenario.redisProxy);
         const restoredAt = Date.now();
+        const [readyMs, firstCopyMs] = await Promise.all([
+          readyAfter(api.baseUrl, restoredAt),
+          firstCopyAfter(dep.receiver, copiesBefore, restoredAt),
+        ]);
         await uploads;
+        scenario.figure(
+          `after the restore: API ready in ${readyMs} ms, first delivery in ${firstCopyMs} ms`,
+        );
+        scenario.expect(
+          readyMs >= 0 && readyMs <= READY_AFTER_RESTORE_MS,
+          `the API was ready ${readyMs} ms after Redis came back (at most ${READY_AFTER_RESTORE_MS} ms; -1: not in 15 s)`,
+        );
+        scenario.expect(
+          firstCopyMs >= 0 && firstCopyMs <= FIRST_COPY_AFTER_RESTORE_MS,
+          `the first delivery came ${firstCopyMs} ms after Redis came back (at most ${FIRST_COPY_AFTER_RESTORE_MS} ms; -1: not in 15 s)`,
+        );
 
         await scenario.finish({ deliveryDeadlineMs: 20_000 });
         const slowest = Math.max(
