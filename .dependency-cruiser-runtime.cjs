@@ -54,8 +54,22 @@ const SCREENING_THREAD_LEAN = {
   },
 };
 
+/**
+ * A spreadsheet parse thread loads the readers and the column mapping only, like a screening
+ * thread: its heap is bounded too (docs/security.md#spreadsheet-uploads), and through the leads
+ * face it loaded 343 modules, 295 of them TypeORM's, before reading a row.
+ */
+const PARSE_THREAD_LEAN = {
+  name: 'parse-thread-lean',
+  severity: 'error',
+  comment:
+    'A spreadsheet parse thread (bounded heap) loads the readers and the column mapping only: no index.ts face, TypeORM or Nest.',
+  from: { path: '^src/leads/spreadsheet/sheet-parse[.]worker[.]ts$' },
+  to: SCREENING_THREAD_LEAN.to,
+};
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
-  forbidden: [WORKER_WITHOUT_HTTP, SCREENING_THREAD_LEAN],
+  forbidden: [WORKER_WITHOUT_HTTP, SCREENING_THREAD_LEAN, PARSE_THREAD_LEAN],
   options: { ...base.options, tsPreCompilationDeps: false },
 };

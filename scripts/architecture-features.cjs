@@ -42,7 +42,7 @@ const EDGE = '/http/|^src/leads/upload-api/';
 
 /**
  * Files another feature may import directly besides a face: the leads' field list, which the
- * lead-screening threads load. Through `src/leads/index.ts` each thread would also load every
+ * lead-screening and spreadsheet parse threads load. Through `src/leads/index.ts` each thread would also load every
  * leads entity, TypeORM and Nest: 922 modules instead of 327 and 25 of its 32 MiB of heap,
  * which made its checks twice as slow (docs/architecture.md#lead-validation-cost). It imports
  * nothing.

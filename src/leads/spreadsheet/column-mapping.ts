@@ -1,6 +1,7 @@
 import Fuse from 'fuse.js';
 import { InvalidInputError } from '../../common/domain-error';
-import { LEAD_FIELDS, type LeadField } from '..';
+// The field list itself, not the leads face: the parse thread loads this file (rule `parse-thread-lean`).
+import { LEAD_FIELDS, type LeadField } from '../lead-fields.constants';
 import type { ColumnMapping } from '..';
 
 /**
