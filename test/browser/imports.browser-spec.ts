@@ -9,6 +9,7 @@ import {
   type WatchedPage,
 } from './support/browser';
 import { queryDatabase } from './support/database';
+import { lineCount } from './support/geometry';
 import { uploadLeads } from './support/public-api';
 import {
   cli,
@@ -87,6 +88,10 @@ describe('Import history in a browser', () => {
     expect(await rejected.getByRole('row').count()).toBe(4);
     await rejected.getByText('=HYPERLINK("http://evil.example","click")').waitFor();
     await rejected.getByText('phone is required').waitFor();
+    // Short values as submitted stay whole: a phone, a word, a handle.
+    for (const value of ['+14155550101', 'not-an-email', '@admiral']) {
+      expect(await lineCount(rejected.getByText(value, { exact: true }))).toBe(1);
+    }
     await watched.screenshot('import-rejected-rows-desktop');
 
     const [download] = await Promise.all([
@@ -126,6 +131,8 @@ describe('Import history in a browser', () => {
       'document.documentElement.scrollWidth - document.documentElement.clientWidth',
     );
     expect(overflow).toBeLessThanOrEqual(0);
+    const cards = page.getByRole('list', { name: 'Rejected rows' });
+    expect(await lineCount(cards.getByText('+14155550101', { exact: true }))).toBe(1);
     await watched.screenshot('import-rejected-rows-mobile');
     await page.goto(`/dashboard/campaigns/${account.campaignId}`);
     await page.getByRole('list', { name: 'Imports' }).waitFor();

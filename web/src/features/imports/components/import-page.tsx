@@ -37,6 +37,9 @@ import { ImportedBy } from './import-history';
 
 const SUBMITTED_FIELDS = ['phone', 'email', 'first_name', 'last_name', 'company', 'title'] as const;
 
+/** How many characters of a submitted value never break: an E.164 phone has at most 16. */
+const UNBROKEN_CHARS = 16;
+
 /** A submitted value as the table shows it: strings as sent, anything else as JSON. */
 function shown(value: unknown): string {
   if (value === undefined) return '';
@@ -92,7 +95,8 @@ function ComplianceRecord({ item }: { item: LeadImport }) {
 /**
  * The rejected rows' columns: the row (0-based for an API upload, the file row for a chunk of a
  * spreadsheet import), why it was rejected, and each field as submitted under its label (the
- * failing one bold). A long unbroken value wraps anywhere within its own cell.
+ * failing one bold). A value of up to 16 characters (any phone) stays whole; a longer unbroken
+ * one wraps anywhere within its own cell.
  */
 const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
   {
@@ -116,20 +120,30 @@ const REJECTION_COLUMNS: Array<DataColumn<ImportRejection>> = [
     key: field,
     header: leadFieldLabel(field),
     wide: field === 'email',
-    cell: (row) => (
-      <Text
-        size="sm"
-        component="span"
-        fw={row.field === field ? 700 : undefined}
-        style={{
-          overflowWrap: 'anywhere',
-          maxWidth: 'min(24rem, 100%)',
-          display: 'inline-block',
-        }}
-      >
-        {shown(row.submitted[field]) || '—'}
-      </Text>
-    ),
+    cell: (row) => {
+      const value = shown(row.submitted[field]) || '—';
+      const short = value.length <= UNBROKEN_CHARS;
+      return (
+        <Text
+          size="sm"
+          component="span"
+          fw={row.field === field ? 700 : undefined}
+          title={short ? value : undefined}
+          style={{
+            display: 'inline-block',
+            maxWidth: 'min(24rem, 100%)',
+            // A short value (a phone, an email, a name) stays on one line, cut with an ellipsis
+            // only where even the card is narrower; a long one wraps anywhere in its cell.
+            ...(short
+              ? { whiteSpace: 'nowrap', overflow: 'hidden', textOverflow: 'ellipsis' }
+              : { overflowWrap: 'anywhere' }),
+            verticalAlign: 'bottom',
+          }}
+        >
+          {value}
+        </Text>
+      );
+    },
   })),
 ];
 
