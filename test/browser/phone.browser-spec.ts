@@ -9,6 +9,7 @@ import {
   launchChromium,
   openPage,
   submitSignIn,
+  uploadSpreadsheet,
   type ViewportName,
   type WatchedPage,
 } from './support/browser';
@@ -72,16 +73,6 @@ async function expectOnScreen(page: Page, value: Locator, text: string | RegExp)
     ),
   );
   expect(cut).toBe(false);
-}
-
-/** Picks `file` in the upload page's file input and uploads it. */
-async function uploadSpreadsheet(page: Page, file: string): Promise<void> {
-  const [chooser] = await Promise.all([
-    page.waitForEvent('filechooser'),
-    page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-  ]);
-  await chooser.setFiles(file);
-  await page.getByRole('button', { name: 'Upload file' }).click();
 }
 
 /** The page never scrolls sideways. */

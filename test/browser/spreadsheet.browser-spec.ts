@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import {
+  chooseSpreadsheet,
   closeCheckedPages,
   launchChromium,
   openPage,
   signedInPage,
   submitSignIn,
+  uploadSpreadsheet,
   type WatchedPage,
 } from './support/browser';
 import { queryDatabase } from './support/database';
@@ -76,11 +78,7 @@ describe('Spreadsheet import in a browser', () => {
     await page.getByRole('link', { name: 'Winter launch' }).click();
     await page.getByRole('link', { name: 'Import a spreadsheet' }).click();
     await page.getByRole('heading', { name: 'Import a spreadsheet', level: 1 }).waitFor();
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
+    await chooseSpreadsheet(page, file);
     await watched.screenshot('spreadsheet-upload-desktop');
     await page.getByRole('button', { name: 'Upload file' }).click();
 
@@ -170,12 +168,7 @@ describe('Spreadsheet import in a browser', () => {
     );
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
-    await page.getByRole('button', { name: 'Upload file' }).click();
+    await uploadSpreadsheet(page, file);
     await page.getByLabel(/I have permission to contact these people/).check();
     await page.getByRole('button', { name: /Start import of 60,000 rows/ }).click();
     await page.getByRole('button', { name: 'Cancel import' }).click();
@@ -206,12 +199,7 @@ describe('Spreadsheet import in a browser', () => {
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
     await submitSignIn(page, account.admin.email, PASSWORD);
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
-    await page.getByRole('button', { name: 'Upload file' }).click();
+    await uploadSpreadsheet(page, file);
     await page
       .getByRole('list', { name: 'Preview of the first rows' })
       .getByText('+14152300000')
@@ -253,11 +241,7 @@ describe('Spreadsheet import in a browser', () => {
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
     await submitSignIn(page, account.admin.email, PASSWORD);
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
+    await chooseSpreadsheet(page, file);
     // A 1.4 KiB file is not "0.0 MiB".
     await page.getByText(/^phone-width\.csv, 1\.\d KiB$/).waitFor();
     await page.getByRole('button', { name: 'Upload file' }).click();
@@ -334,12 +318,7 @@ describe('Spreadsheet import in a browser', () => {
     );
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
-    const [chooser] = await Promise.all([
-      page.waitForEvent('filechooser'),
-      page.getByRole('button', { name: 'Spreadsheet file' }).click(),
-    ]);
-    await chooser.setFiles(file);
-    await page.getByRole('button', { name: 'Upload file' }).click();
+    await uploadSpreadsheet(page, file);
     await page.getByText(/^Discarded after .+ unless started$/).waitFor();
     await watched.screenshot('spreadsheet-waiting-desktop');
     await page.getByRole('button', { name: 'Discard upload' }).click();

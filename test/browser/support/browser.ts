@@ -191,3 +191,18 @@ export async function signedInPage(
   await watched.page.getByRole('heading', { name: 'Campaigns', level: 1 }).waitFor();
   return watched;
 }
+
+/** Picks `file` in the spreadsheet import page's file input (not uploaded yet). */
+export async function chooseSpreadsheet(page: Page, file: string): Promise<void> {
+  const [chooser] = await Promise.all([
+    page.waitForEvent('filechooser'),
+    page.getByRole('button', { name: 'Spreadsheet file' }).click(),
+  ]);
+  await chooser.setFiles(file);
+}
+
+/** Picks `file` in the spreadsheet import page's file input and uploads it. */
+export async function uploadSpreadsheet(page: Page, file: string): Promise<void> {
+  await chooseSpreadsheet(page, file);
+  await page.getByRole('button', { name: 'Upload file' }).click();
+}
