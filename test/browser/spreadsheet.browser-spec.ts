@@ -57,6 +57,28 @@ describe('Spreadsheet import in a browser', () => {
     );
     dir = await mkdtemp(join(tmpdir(), 'spreadsheet-'));
   });
+
+  /** The admin, signed in, on the campaign's "Import a spreadsheet" page at 1280 or 390 px. */
+  async function atImportPage(viewport: 'desktop' | 'mobile'): Promise<WatchedPage> {
+    const importPage = `/dashboard/campaigns/${account.campaignId}/import`;
+    if (viewport === 'desktop') {
+      const watched = await signedInPage(
+        browser,
+        service.origin,
+        pages,
+        account.admin.email,
+        PASSWORD,
+      );
+      await watched.page.goto(importPage);
+      return watched;
+    }
+    const watched = await openPage(browser, service.origin, 'mobile');
+    watched.expectFailure(401, '/dashboard/api/session');
+    pages.push(watched);
+    await watched.page.goto(importPage);
+    await submitSignIn(watched.page, account.admin.email, PASSWORD);
+    return watched;
+  }
   afterEach(() => closeCheckedPages(pages));
   afterAll(async () => {
     await browser?.close();
@@ -159,15 +181,8 @@ describe('Spreadsheet import in a browser', () => {
   it('cancels an import while it runs; what was committed stays', async () => {
     const file = join(dir, 'big-export.csv');
     await writeFile(file, crmExport(60_000, 100_000));
-    const watched = await signedInPage(
-      browser,
-      service.origin,
-      pages,
-      account.admin.email,
-      PASSWORD,
-    );
+    const watched = await atImportPage('desktop');
     const { page } = watched;
-    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
     await uploadSpreadsheet(page, file);
     await page.getByLabel(/I have permission to contact these people/).check();
     await page.getByRole('button', { name: /Start import of 60,000 rows/ }).click();
@@ -193,12 +208,8 @@ describe('Spreadsheet import in a browser', () => {
   it('fits a phone: the mapping step, and the preview as cards, never scroll the page sideways', async () => {
     const file = join(dir, 'small.csv');
     await writeFile(file, crmExport(30, 300_000));
-    const watched = await openPage(browser, service.origin, 'mobile');
-    watched.expectFailure(401, '/dashboard/api/session');
-    pages.push(watched);
+    const watched = await atImportPage('mobile');
     const { page } = watched;
-    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
-    await submitSignIn(page, account.admin.email, PASSWORD);
     await uploadSpreadsheet(page, file);
     await page
       .getByRole('list', { name: 'Preview of the first rows' })
@@ -235,12 +246,8 @@ describe('Spreadsheet import in a browser', () => {
     // A rejected row (its phone) with a long unbroken first name.
     lines.push(`12,${'B'.repeat(120)},bo@example.com`);
     await writeFile(file, lines.join('\r\n') + '\r\n');
-    const watched = await openPage(browser, service.origin, 'mobile');
-    watched.expectFailure(401, '/dashboard/api/session');
-    pages.push(watched);
+    const watched = await atImportPage('mobile');
     const { page } = watched;
-    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
-    await submitSignIn(page, account.admin.email, PASSWORD);
     await chooseSpreadsheet(page, file);
     // A 1.4 KiB file is not "0.0 MiB".
     await page.getByText(/^phone-width\.csv, 1\.\d KiB$/).waitFor();
@@ -309,15 +316,8 @@ describe('Spreadsheet import in a browser', () => {
   it('lets an admin discard an upload never started: gone from the list, with its file', async () => {
     const file = join(dir, 'abandoned.csv');
     await writeFile(file, crmExport(3, 400_000));
-    const watched = await signedInPage(
-      browser,
-      service.origin,
-      pages,
-      account.admin.email,
-      PASSWORD,
-    );
+    const watched = await atImportPage('desktop');
     const { page } = watched;
-    await page.goto(`/dashboard/campaigns/${account.campaignId}/import`);
     await uploadSpreadsheet(page, file);
     await page.getByText(/^Discarded after .+ unless started$/).waitFor();
     await watched.screenshot('spreadsheet-waiting-desktop');
