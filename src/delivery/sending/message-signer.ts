@@ -20,6 +20,21 @@ function privateKeyOf(secretKey: string): KeyObject {
 }
 
 /**
+ * `whsec_` secret → its `standardwebhooks` signer, which holds the decoded key: an endpoint
+ * signs every delivery with the same secret (plaintext already held by the secret box's cache).
+ */
+const hmacSigners = new LRUCache<string, Webhook>({ max: 10_000 });
+
+function hmacSignerOf(secret: string): Webhook {
+  let signer = hmacSigners.get(secret);
+  if (signer === undefined) {
+    signer = new Webhook(secret);
+    hmacSigners.set(secret, signer);
+  }
+  return signer;
+}
+
+/**
  * The content Standard Webhooks signs (docs/webhooks.md#signing):
  * `${webhook-id}.${webhook-timestamp}.${body}`, the timestamp in whole seconds.
  */
@@ -46,7 +61,7 @@ export function signatureEntry(key: string, id: string, timestamp: Date, body: s
   if (isSigningKey(key)) {
     return `v1a,${ed25519Signature(key, signedContent(id, timestamp, body))}`;
   }
-  return new Webhook(key).sign(id, timestamp, body);
+  return hmacSignerOf(key).sign(id, timestamp, body);
 }
 
 /**
