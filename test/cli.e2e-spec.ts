@@ -308,6 +308,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       created_at: expect.stringMatching(/Z$/),
       last_delivery_is_successful: null,
       signature_scheme: 'symmetric',
+      ordering: 'none',
       max_deliveries_per_second: null,
       max_in_flight: null,
       custom_headers: [],
@@ -414,6 +415,27 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       'none',
     );
     expect(cleared).toMatchObject({ max_deliveries_per_second: null, max_in_flight: null });
+    await json('endpoint', 'delete', '--id', id);
+  });
+
+  it('sets per-lead ordering with --ordering, lists it, and names the option when the value is wrong', async () => {
+    const created = await createEndpoint('lead.created', '--ordering', 'per_lead');
+    expect(created).toMatchObject({ ordering: 'per_lead' });
+    const id = String(created.id);
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(listing).toContainEqual(
+      expect.objectContaining({ id: created.id, ordering: 'per_lead' }),
+    );
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--ordering', 'by_lead'],
+      /^error: --ordering must be one of none, per_lead, got "by_lead"\n$/,
+    );
+    const updated = await json('endpoint', 'update', '--id', id, '--ordering', 'none');
+    expect(updated).toMatchObject({ ordering: 'none' });
+    const { rows } = await db.query('SELECT ordering FROM webhook_endpoint WHERE id = $1', [
+      created.id,
+    ]);
+    expect(rows[0]).toEqual({ ordering: 'none' });
     await json('endpoint', 'delete', '--id', id);
   });
 

@@ -95,10 +95,19 @@ function throttleOption(
 }
 
 /**
- * The throttle's options, `--max-per-second` and `--max-in-flight`, shared by `endpoint create`
- * and `endpoint update` (docs/webhooks.md#throttling).
+ * The delivery options shared by `endpoint create` and `endpoint update`: the throttle's
+ * `--max-per-second` and `--max-in-flight` (docs/webhooks.md#throttling) and `--ordering`
+ * (docs/webhooks.md#per-lead-ordering).
  */
-abstract class ThrottleOptionsCommand extends CommandRunner {
+abstract class DeliveryOptionsCommand extends CommandRunner {
+  @Option({
+    flags: '--ordering <order>',
+    description: "none (the default) or per_lead: each lead's deliveries one after another",
+  })
+  parseOrdering(value: string): string {
+    return value;
+  }
+
   @Option({
     flags: '--max-per-second <n>',
     description: 'Most deliveries per second, 1-1000 ("none": no limit)',
@@ -127,12 +136,14 @@ interface EndpointCreateOptions {
   secretHeader?: string[];
   maxPerSecond?: string;
   maxInFlight?: string;
+  ordering?: string;
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
  * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
- * [--max-per-second N] [--max-in-flight N]` → the endpoint with its custom headers plus `secret`,
+ * [--max-per-second N] [--max-in-flight N] [--ordering none|per_lead]` → the endpoint with its
+ * custom headers plus `secret`,
  * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
  * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
@@ -140,7 +151,7 @@ interface EndpointCreateOptions {
   name: 'create',
   description: 'Create a webhook endpoint (prints its signing secret once)',
 })
-export class EndpointCreateCommand extends ThrottleOptionsCommand {
+export class EndpointCreateCommand extends DeliveryOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -160,6 +171,7 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
         headers: headerOptions(options.header, options.secretHeader),
         maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
         maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+        ordering: options.ordering,
       },
       CLI_ACTOR,
     );
@@ -228,16 +240,18 @@ interface EndpointUpdateOptions {
   clearHeaders?: boolean;
   maxPerSecond?: string;
   maxInFlight?: string;
+  ordering?: string;
 }
 
 /**
  * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
  * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]
- * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint. Header options replace the
+ * [--max-per-second N|none] [--max-in-flight N|none] [--ordering none|per_lead]` → the endpoint.
+ * Header options replace the
  * whole list (docs/cli.md#custom-headers).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
-export class EndpointUpdateCommand extends ThrottleOptionsCommand {
+export class EndpointUpdateCommand extends DeliveryOptionsCommand {
   constructor(private readonly endpoints: WebhookEndpointAdmin) {
     super();
   }
@@ -258,10 +272,11 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
       headers: options.clearHeaders ? [] : headers,
       maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
       maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+      ordering: options.ordering,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second or --max-in-flight',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight or --ordering',
       );
     }
     printJson(

@@ -152,6 +152,11 @@ export class Metrics {
     labelNames: ['limit'] as const,
     registers: [this.registry],
   });
+  private readonly orderingHolds = new Counter({
+    name: `${METRIC_PREFIX}delivery_ordering_holds_total`,
+    help: 'Deliveries held behind an earlier pending delivery of their lead on an ordered endpoint.',
+    registers: [this.registry],
+  });
   /** Failures of the scrape-time look-ups (PostgreSQL, Redis); their gauges keep their last values. */
   readonly collectionErrors = new Counter({
     name: `${METRIC_PREFIX}metrics_collection_errors_total`,
@@ -228,6 +233,15 @@ export class Metrics {
   recordThrottleWaits(limit: 'rate' | 'in_flight', count: number): void {
     if (!this.recording) return;
     if (count > 0) this.throttleWaits.inc({ limit }, count);
+  }
+
+  /**
+   * Deliveries held behind an earlier pending delivery of their lead, on an endpoint with
+   * `ordering = 'per_lead'` (docs/webhooks.md#per-lead-ordering).
+   */
+  recordOrderingHolds(count: number): void {
+    if (!this.recording) return;
+    if (count > 0) this.orderingHolds.inc(count);
   }
 
   /**

@@ -7,7 +7,7 @@ import { CampaignsService } from '../campaigns';
 import { MAX_INT4 } from '../common/ids';
 import type { CustomHeaderToSend } from './custom-headers';
 import { SigningSecretBox } from './signing-secrets.service';
-import type { FailingReason } from './webhook-endpoint.entity';
+import type { EndpointOrdering, FailingReason } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
 
 /** What the delivery worker needs to send to an endpoint. */
@@ -32,6 +32,8 @@ export interface DeliveryTarget {
   maxDeliveriesPerSecond: number | null;
   /** Most attempts in flight at once; null: unlimited. */
   maxInFlight: number | null;
+  /** Its deliveries' order (docs/webhooks.md#per-lead-ordering). */
+  ordering: EndpointOrdering;
 }
 
 /** An endpoint of a campaign as the outbox sees it when an event is recorded. */
@@ -41,6 +43,8 @@ export interface Subscriber {
   subscribedEvents: string[];
   /** False: its deliveries are recorded as `skipped`, never sent. */
   isEnabled: boolean;
+  /** `per_lead`: its deliveries of events that name a lead carry the lead, to keep their order. */
+  ordering: EndpointOrdering;
 }
 
 /** The attempt that was answered 410 Gone, for the audit entry ({@link DeliveryTargets.disableGone}). */
@@ -276,6 +280,7 @@ export class DeliveryTargets {
           readAt,
           maxDeliveriesPerSecond: row.max_deliveries_per_second,
           maxInFlight: row.max_in_flight,
+          ordering: row.ordering,
         };
         return [row.id, target];
       }),

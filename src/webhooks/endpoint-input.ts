@@ -12,6 +12,7 @@ import {
   SIGNATURE_SCHEMES,
   type SignatureScheme,
 } from './signature-schemes.constants';
+import { ENDPOINT_ORDERINGS, type EndpointOrdering } from './webhook-endpoint.entity';
 
 /**
  * Validates an endpoint URL and returns it normalised as WHATWG `URL.href` (lower-case scheme
@@ -103,4 +104,18 @@ export function validateThrottleLimit(
     );
   }
   return value;
+}
+
+/**
+ * An endpoint's `ordering` as given (docs/webhooks.md#per-lead-ordering), `none` when not given.
+ * @throws InvalidInputError (field `ordering`) for anything but `none` or `per_lead`.
+ */
+export function validateOrdering(ordering: unknown): EndpointOrdering {
+  if (ordering === undefined || ordering === null) return 'none';
+  if (!(ENDPOINT_ORDERINGS as readonly unknown[]).includes(ordering))
+    throw InvalidInputError.field(
+      'ordering',
+      `must be one of ${ENDPOINT_ORDERINGS.join(', ')}, got "${String(ordering)}"`,
+    );
+  return ordering as EndpointOrdering;
 }

@@ -11,6 +11,7 @@ import {
   validateDescription,
   validateEvents,
   validateSignatureScheme,
+  validateOrdering,
   validateThrottleLimit,
   validateUrl,
 } from './endpoint-input';
@@ -25,7 +26,7 @@ import {
   type CustomHeaderView,
 } from './custom-headers';
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
-import type { WebhookEndpoint } from './webhook-endpoint.entity';
+import type { EndpointOrdering, WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import {
   toEndpointDetail,
@@ -64,6 +65,8 @@ export interface EndpointChanges {
   maxDeliveriesPerSecond?: number | null;
   /** Most attempts in flight at once, 1 to 100; `null` removes it. */
   maxInFlight?: number | null;
+  /** `none` or `per_lead` (docs/webhooks.md#per-lead-ordering). */
+  ordering?: string;
 }
 
 /**
@@ -72,6 +75,7 @@ export interface EndpointChanges {
  */
 export type EndpointWithHeaders = WebhookEndpointView & {
   signature_scheme: SignatureScheme;
+  ordering: EndpointOrdering;
   max_deliveries_per_second: number | null;
   max_in_flight: number | null;
   custom_headers: CustomHeaderView[];
@@ -129,6 +133,7 @@ export class WebhookEndpointAdmin {
       headers?: CustomHeaderInput[];
       maxDeliveriesPerSecond?: number | null;
       maxInFlight?: number | null;
+      ordering?: string;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
@@ -155,6 +160,7 @@ export class WebhookEndpointAdmin {
         fields.maxDeliveriesPerSecond ?? null,
       ),
       maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
+      ordering: validateOrdering(fields.ordering),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -170,6 +176,7 @@ export class WebhookEndpointAdmin {
           ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
           ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
           ...throttleDetails(entity),
+          ...(entity.ordering === 'none' ? {} : { ordering: entity.ordering }),
         });
         return saved;
       });
@@ -224,6 +231,7 @@ export class WebhookEndpointAdmin {
       );
     if (changes.maxInFlight !== undefined)
       endpoint.maxInFlight = validateThrottleLimit('max_in_flight', changes.maxInFlight);
+    if (changes.ordering !== undefined) endpoint.ordering = validateOrdering(changes.ordering);
     const accountId = await this.accountOf(actor, endpoint.campaignId);
     return this.dataSource.transaction(async (manager) => {
       const saved = toEndpointView(await this.repository.save(endpoint, manager));
@@ -236,6 +244,7 @@ export class WebhookEndpointAdmin {
       if (changes.maxDeliveriesPerSecond !== undefined)
         changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
       if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
+      if (changes.ordering !== undefined) changed.ordering = endpoint.ordering;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       return withHeaders(saved, endpoint, headers);
     });
@@ -556,6 +565,7 @@ function withHeaders(
   return {
     ...view,
     signature_scheme: endpoint.signatureScheme,
+    ordering: endpoint.ordering,
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
     max_in_flight: endpoint.maxInFlight,
     custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),

@@ -24,6 +24,16 @@ export const DISABLED_REASONS = ['manual', 'gone', 'auto'] as const;
 export type DisabledReason = (typeof DISABLED_REASONS)[number];
 
 /**
+ * The order an endpoint's deliveries are attempted in (docs/webhooks.md#per-lead-ordering):
+ * `none`, as they come; `per_lead`, each lead's deliveries one after another in the order their
+ * events were recorded (commit order), other leads unaffected.
+ */
+export const ENDPOINT_ORDERINGS = ['none', 'per_lead'] as const;
+
+/** One of {@link ENDPOINT_ORDERINGS}. */
+export type EndpointOrdering = (typeof ENDPOINT_ORDERINGS)[number];
+
+/**
  * Why an endpoint is failing (docs/webhooks.md#failing-endpoints): `failure_rate` when more
  * than half of at least 20 attempts in the last hour failed, `no_success` when every attempt
  * of the last 24 hours failed.
@@ -62,6 +72,7 @@ export type FailingReason = (typeof FAILING_REASONS)[number];
   'chk_webhook_endpoint_signature_scheme',
   `"signature_scheme" IN ('symmetric', 'asymmetric') AND ("signature_scheme" = 'asymmetric') = ("public_key" IS NOT NULL)`,
 )
+@Check('chk_webhook_endpoint_ordering', `"ordering" IN ('none', 'per_lead')`)
 export class WebhookEndpoint {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id!: number;
@@ -165,6 +176,10 @@ export class WebhookEndpoint {
    */
   @Column({ name: 'signature_scheme', type: 'varchar', length: 16, default: 'symmetric' })
   signatureScheme!: SignatureScheme;
+
+  /** Its deliveries' order ({@link ENDPOINT_ORDERINGS}), `none` unless set. */
+  @Column({ type: 'varchar', length: 16, default: 'none' })
+  ordering!: EndpointOrdering;
 
   /** `whpk_…` of the current key while the scheme is `asymmetric`; null while `symmetric`. */
   @Column({ name: 'public_key', type: 'text', nullable: true })

@@ -1,6 +1,11 @@
 import type { SignatureScheme } from './signature-schemes.constants';
 import { customHeaderViews, type CustomHeaderView } from './custom-headers';
-import type { DisabledReason, FailingReason, WebhookEndpoint } from './webhook-endpoint.entity';
+import type {
+  DisabledReason,
+  EndpointOrdering,
+  FailingReason,
+  WebhookEndpoint,
+} from './webhook-endpoint.entity';
 
 /** A webhook endpoint as listed (docs/api.md#webhook-reads): never a secret or a hint of one. */
 export interface WebhookEndpointView {
@@ -103,6 +108,8 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   max_deliveries_per_second: number | null;
   /** Most attempts in flight at once; null: unlimited. */
   max_in_flight: number | null;
+  /** Its deliveries' order (docs/webhooks.md#per-lead-ordering): `none` or `per_lead`. */
+  ordering: EndpointOrdering;
 }
 
 /**
@@ -136,6 +143,7 @@ export function toEndpointDetail(
     custom_headers: customHeaderViews(endpoint.customHeaders ?? []),
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond ?? null,
     max_in_flight: endpoint.maxInFlight ?? null,
+    ordering: endpoint.ordering ?? 'none',
   };
 }
 

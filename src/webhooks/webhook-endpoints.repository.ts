@@ -7,6 +7,7 @@ import { MicroBatcher } from '../common/micro-batcher';
 import {
   WebhookEndpoint,
   type DisabledReason,
+  type EndpointOrdering,
   type FailingReason,
 } from './webhook-endpoint.entity';
 import type { StoredCustomHeader } from './custom-headers';
@@ -25,6 +26,8 @@ export interface TargetRow {
   /** Its throttle (docs/webhooks.md#throttling); null: unlimited. */
   max_deliveries_per_second: number | null;
   max_in_flight: number | null;
+  /** Its deliveries' order (docs/webhooks.md#per-lead-ordering). */
+  ordering: EndpointOrdering;
 }
 
 /** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
@@ -172,7 +175,7 @@ export class WebhookEndpointsRepository {
       `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
               coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid,
               custom_headers,
-              max_deliveries_per_second, max_in_flight
+              max_deliveries_per_second, max_in_flight, ordering
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );
@@ -264,10 +267,17 @@ export class WebhookEndpointsRepository {
   findSubscribers(
     manager: EntityManager,
     campaignId: number,
-  ): Promise<Array<{ id: number; subscribedEvents: string[]; isEnabled: boolean }>> {
+  ): Promise<
+    Array<{
+      id: number;
+      subscribedEvents: string[];
+      isEnabled: boolean;
+      ordering: EndpointOrdering;
+    }>
+  > {
     return manager.find(WebhookEndpoint, {
       where: { campaignId },
-      select: { id: true, subscribedEvents: true, isEnabled: true },
+      select: { id: true, subscribedEvents: true, isEnabled: true, ordering: true },
       order: { id: 'ASC' },
     });
   }

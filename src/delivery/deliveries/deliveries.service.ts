@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
+import { MicroBatcher } from '../../common/micro-batcher';
 import type { TraceCarrier } from '../../tracing/trace-hooks';
 import type { LedgerDay } from '../analytics';
 import {
@@ -23,6 +24,11 @@ import { WebhookEventsRepository, type NewEvent } from './webhook-events.reposit
  */
 @Injectable()
 export class Deliveries {
+  private readonly nextOfLeads = new MicroBatcher<
+    { endpointId: number; leadId: number; afterId: number },
+    QueuedDelivery | null
+  >((ended) => this.deliveries.findNextOfLeads(ended));
+
   constructor(
     private readonly events: WebhookEventsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
@@ -45,6 +51,18 @@ export class Deliveries {
     traceContext: TraceCarrier | null,
   ): Promise<QueuedDelivery[]> {
     if (events.length === 0) return [];
+    // A lead's deliveries to an ordered endpoint go in commit order: recordings for the same
+    // lead wait for each other. A `lead.created` is its lead's first event, recorded in the
+    // transaction that stores the lead, which no other can name before it commits.
+    const ordered = new Set(pairs.filter((p) => p.leadId != null).map((p) => p.eventId));
+    if (ordered.size > 0) {
+      await this.deliveries.lockLeadSequences(
+        manager,
+        events
+          .filter((e) => e.leadId !== null && e.type !== 'lead.created' && ordered.has(e.id))
+          .map((e) => e.leadId!),
+      );
+    }
     await this.events.insertEvents(manager, campaignId, events, traceContext);
     return this.deliveries.insertDeliveries(manager, pairs);
   }
@@ -57,6 +75,29 @@ export class Deliveries {
   /** Holds pending deliveries back for their endpoint's throttle (docs/webhooks.md#throttling). */
   markThrottled(deliveryIds: readonly number[], waitMs: number): Promise<void> {
     return this.deliveries.markThrottled(deliveryIds, waitMs);
+  }
+
+  /**
+   * Holds the deliveries that wait behind an earlier pending one of their lead
+   * ({@link WebhookDeliveriesRepository.holdBehindEarlier}, docs/webhooks.md#per-lead-ordering).
+   * @returns the held ones, each with the delivery it waits behind.
+   */
+  holdBehindEarlier(
+    deliveries: ReadonlyArray<{ id: number; endpointId: number; leadId: number }>,
+  ): Promise<Map<number, number>> {
+    return this.deliveries.holdBehindEarlier(deliveries);
+  }
+
+  /**
+   * The next deliveries of leads whose delivery just ended, due and not held, to queue now
+   * ({@link WebhookDeliveriesRepository.findNextOfLeads}); batched across concurrent callers.
+   */
+  findNextOfLead(ended: {
+    endpointId: number;
+    leadId: number;
+    afterId: number;
+  }): Promise<QueuedDelivery | null> {
+    return this.nextOfLeads.push(ended);
   }
 
   /** Marks a pending delivery dropped (its endpoint was disabled or deleted). */

@@ -23,6 +23,11 @@ export interface DeliveryWork {
   eventCreatedAt: Date;
   /** The trace context its event was recorded in (docs/operations.md#traces), or null. */
   traceContext: TraceCarrier | null;
+  /**
+   * The lead whose order it keeps, on an ordered endpoint (docs/webhooks.md#per-lead-ordering);
+   * null: it is never held.
+   */
+  leadId: number | null;
 }
 
 /** A pending delivery found overdue by the sweeper. */
@@ -69,9 +74,10 @@ export class DeliveryReadsRepository {
       wait_ms: number;
       event_created_at: Date;
       trace_context: TraceCarrier | null;
+      lead_id: string | null;
     }> = await this.dataSource.query(
       `SELECT d.id, d.status, d.attempt_count, d.endpoint_id, d.event_id, e.type AS event_type, e.body,
-              e.created_at AS event_created_at, e.trace_context,
+              e.created_at AS event_created_at, e.trace_context, d.lead_id,
               GREATEST(0, ceil(extract(epoch FROM d.next_attempt_at - now()) * 1000))::int AS wait_ms
          FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
         WHERE d.id = ANY($1::bigint[])`,
@@ -91,6 +97,7 @@ export class DeliveryReadsRepository {
           waitMs: row.wait_ms ?? 0,
           eventCreatedAt: row.event_created_at,
           traceContext: row.trace_context,
+          leadId: row.lead_id === null ? null : Number(row.lead_id),
         },
       ]),
     );

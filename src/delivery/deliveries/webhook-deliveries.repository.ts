@@ -10,7 +10,18 @@ export interface DeliveryPair {
   endpointId: number;
   /** The endpoint is disabled: the delivery is recorded as `skipped`, never queued. */
   skipped: boolean;
+  /**
+   * The lead the event names, for an endpoint with `ordering = 'per_lead'`
+   * (docs/webhooks.md#per-lead-ordering); null (or absent) otherwise: the delivery is never held.
+   */
+  leadId?: number | null;
 }
+
+/**
+ * The first key of the transaction-level advisory locks that keep each lead's events in commit
+ * order (`pg_advisory_xact_lock(LEAD_SEQUENCE_LOCK, lead)`): "LEAD" in ASCII.
+ */
+export const LEAD_SEQUENCE_LOCK = 0x4c454144;
 
 /** One more attempt of a delivery, and its next state (null: leave status and schedule as they are). */
 export interface DeliveryMove {
@@ -35,18 +46,42 @@ export class WebhookDeliveriesRepository {
    */
   async insertDeliveries(manager: EntityManager, pairs: DeliveryPair[]): Promise<QueuedDelivery[]> {
     if (pairs.length === 0) return [];
+    // Without a lead on any pair (no ordered endpoint), no lead column is sent at all.
+    const leads = pairs.some((p) => p.leadId != null) ? pairs.map((p) => p.leadId ?? null) : null;
     const rows: Array<{ id: string; endpoint_id: number; status: DeliveryStatus }> =
       await manager.query(
-        `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at)
+        `INSERT INTO webhook_delivery (event_id, endpoint_id, status, attempt_count, next_attempt_at, lead_id)
          SELECT p.event_id, p.endpoint_id, CASE WHEN p.skipped THEN 'skipped' ELSE 'pending' END, 0,
-                CASE WHEN p.skipped THEN NULL ELSE now() END
-           FROM unnest($1::uuid[], $2::int[], $3::bool[]) AS p(event_id, endpoint_id, skipped)
+                CASE WHEN p.skipped THEN NULL ELSE now() END, ($4::bigint[])[p.ord]
+           FROM unnest($1::uuid[], $2::int[], $3::bool[]) WITH ORDINALITY AS p(event_id, endpoint_id, skipped, ord)
+          ORDER BY p.ord
          RETURNING id, endpoint_id, status`,
-        [pairs.map((p) => p.eventId), pairs.map((p) => p.endpointId), pairs.map((p) => p.skipped)],
+        [
+          pairs.map((p) => p.eventId),
+          pairs.map((p) => p.endpointId),
+          pairs.map((p) => p.skipped),
+          leads,
+        ],
       );
     return rows
       .filter((row) => row.status === 'pending')
       .map((row) => ({ id: Number(row.id), endpointId: row.endpoint_id }));
+  }
+
+  /**
+   * Waits until no other transaction is recording events for `leadIds`, and keeps them from
+   * doing so until the caller's transaction ends (transaction-level advisory locks, taken in id
+   * order). Deliveries inserted after it get higher ids than those of every transaction that
+   * recorded an event of these leads before, and lower than every one after: a lead's delivery
+   * ids are in commit order (docs/webhooks.md#per-lead-ordering).
+   */
+  async lockLeadSequences(manager: EntityManager, leadIds: readonly number[]): Promise<void> {
+    if (leadIds.length === 0) return;
+    const sorted = [...new Set(leadIds)].sort((a, b) => a - b);
+    await manager.query(
+      `SELECT pg_advisory_xact_lock($1::int, (l % 2147483647)::int) FROM unnest($2::bigint[]) AS l`,
+      [LEAD_SEQUENCE_LOCK, sorted],
+    );
   }
 
   /**
@@ -86,6 +121,69 @@ export class WebhookDeliveriesRepository {
         WHERE id = ANY($1::bigint[]) AND status = 'pending'`,
       [deliveryIds, waitMs],
     );
+  }
+
+  /**
+   * Holds each of `deliveries` (pending, of an ordered endpoint, with a lead) that has an
+   * earlier pending delivery of the same lead to the same endpoint
+   * (docs/webhooks.md#per-lead-ordering): `held_by` names the latest such delivery, and
+   * `next_attempt_at` is cleared (the sweeper leaves it alone), until that one ends and
+   * releases it. The delivery held behind is locked (`FOR SHARE`) until the caller's commit:
+   * one that is ending meanwhile is waited for and, no longer pending, not held behind, so a
+   * hold never names a delivery that has already released what waits behind it.
+   * @returns the held deliveries' ids, each with the id of the delivery it waits behind.
+   */
+  async holdBehindEarlier(
+    deliveries: ReadonlyArray<{ id: number; endpointId: number; leadId: number }>,
+  ): Promise<Map<number, number>> {
+    if (deliveries.length === 0) return new Map();
+    const [rows]: [Array<{ id: string; held_by: string }>, number] = await this.dataSource.query(
+      `UPDATE webhook_delivery d SET held_by = p.id, next_attempt_at = NULL
+         FROM unnest($1::bigint[], $2::int[], $3::bigint[]) AS w(id, endpoint_id, lead_id)
+              CROSS JOIN LATERAL (
+                SELECT e.id FROM webhook_delivery e
+                 WHERE e.endpoint_id = w.endpoint_id AND e.lead_id = w.lead_id AND e.id < w.id
+                   AND e.status = 'pending' AND e.lead_id IS NOT NULL
+                 ORDER BY e.id DESC LIMIT 1
+                   FOR SHARE) AS p
+        WHERE d.id = w.id AND d.status = 'pending'
+    RETURNING d.id, d.held_by`,
+      [
+        deliveries.map((d) => d.id),
+        deliveries.map((d) => d.endpointId),
+        deliveries.map((d) => d.leadId),
+      ],
+    );
+    return new Map(rows.map((row) => [Number(row.id), Number(row.held_by)]));
+  }
+
+  /**
+   * For each (endpoint, lead) whose delivery `afterId` just ended, the next pending delivery of
+   * that lead to that endpoint, if it is not held and is due: the one the end released (or one
+   * not looked at yet), to queue at once rather than wait for the sweeper.
+   * @returns one entry per `ended`, in its order: the next delivery, or null.
+   */
+  async findNextOfLeads(
+    ended: ReadonlyArray<{ endpointId: number; leadId: number; afterId: number }>,
+  ): Promise<Array<QueuedDelivery | null>> {
+    if (ended.length === 0) return [];
+    const rows: Array<{ ord: string; id: string; endpoint_id: number }> =
+      await this.dataSource.query(
+        `SELECT w.ord, n.id, n.endpoint_id
+           FROM unnest($1::int[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(endpoint_id, lead_id, after_id, ord)
+                CROSS JOIN LATERAL (
+                  SELECT e.id, e.endpoint_id, e.held_by, e.next_attempt_at FROM webhook_delivery e
+                   WHERE e.endpoint_id = w.endpoint_id AND e.lead_id = w.lead_id AND e.id > w.after_id
+                     AND e.status = 'pending' AND e.lead_id IS NOT NULL
+                   ORDER BY e.id LIMIT 1) AS n
+          WHERE n.held_by IS NULL AND n.next_attempt_at <= now()`,
+        [ended.map((e) => e.endpointId), ended.map((e) => e.leadId), ended.map((e) => e.afterId)],
+      );
+    const next: Array<QueuedDelivery | null> = ended.map(() => null);
+    for (const row of rows) {
+      next[Number(row.ord) - 1] = { id: Number(row.id), endpointId: row.endpoint_id };
+    }
+    return next;
   }
 
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */

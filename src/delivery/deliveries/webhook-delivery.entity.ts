@@ -48,6 +48,13 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
 @Index('idx_webhook_delivery_retrying_id', ['endpointId', 'id'], {
   where: `status = 'pending' AND attempt_count > 0`,
 })
+// Per-lead ordering (docs/webhooks.md#per-lead-ordering): the pending deliveries of a lead to an
+// ordered endpoint, walked by id to find the one a delivery waits behind; and those held behind
+// a delivery, released when it ends (the trigger of migration PerLeadOrdering).
+@Index('idx_webhook_delivery_lead_pending', ['endpointId', 'leadId', 'id'], {
+  where: `status = 'pending' AND lead_id IS NOT NULL`,
+})
+@Index('idx_webhook_delivery_held_by', ['heldBy'], { where: `held_by IS NOT NULL` })
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -86,4 +93,19 @@ export class WebhookDelivery {
    */
   @Column({ name: 'throttled_until', type: 'timestamptz', nullable: true })
   throttledUntil!: Date | null;
+
+  /**
+   * The lead its event names, on a delivery to an endpoint with `ordering = 'per_lead'`
+   * (docs/webhooks.md#per-lead-ordering); null on every other delivery, which is never held.
+   */
+  @Column({ name: 'lead_id', type: 'bigint', nullable: true, transformer: bigintToNumber })
+  leadId!: number | null;
+
+  /**
+   * The earlier delivery of the same lead to the same endpoint it waits behind, while it is held
+   * (then `next_attempt_at` is null); null otherwise. Cleared, and the delivery made due, in the
+   * transaction that ends that delivery.
+   */
+  @Column({ name: 'held_by', type: 'bigint', nullable: true, transformer: bigintToNumber })
+  heldBy!: number | null;
 }

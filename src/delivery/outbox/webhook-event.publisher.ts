@@ -99,11 +99,12 @@ export class WebhookEventPublisher {
       }
       if (targets.length === 0) continue;
       const id = randomUUID();
+      const leadId = leadIdOf(input.type, input.data);
       events.push({
         id,
         type: input.type,
         body: JSON.stringify({ type: input.type, timestamp, data: input.data }),
-        leadId: leadIdOf(input.type, input.data),
+        leadId,
         createdAt,
       });
       const skipped = targets.filter((s) => !s.isEnabled).length;
@@ -114,7 +115,15 @@ export class WebhookEventPublisher {
         deliveries: targets.length - skipped,
         skipped,
       });
-      for (const s of targets) pairs.push({ eventId: id, endpointId: s.id, skipped: !s.isEnabled });
+      for (const s of targets) {
+        pairs.push({
+          eventId: id,
+          endpointId: s.id,
+          skipped: !s.isEnabled,
+          // Kept in its lead's order on an ordered endpoint (docs/webhooks.md#per-lead-ordering).
+          leadId: s.ordering === 'per_lead' ? leadId : null,
+        });
+      }
     }
     const deliveries = await this.deliveries.record(
       manager,

@@ -13,9 +13,11 @@ import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endp
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
  * another job began the same attempt first), `dropped` (its endpoint was disabled or
- * deleted), `missing` (no such delivery in this deployment's database).
+ * deleted), `missing` (no such delivery in this deployment's database), `held` (on an ordered
+ * endpoint, an earlier delivery of its lead is still pending: it waits behind it, without a
+ * job, until that one ends; docs/webhooks.md#per-lead-ordering).
  */
-export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing';
+export type AttemptOutcome = 'succeeded' | 'skipped' | 'dropped' | 'missing' | 'held';
 
 /**
  * What a batch job did with each of its deliveries ({@link ScheduledAttempts.runBatch}); `left`:
@@ -141,6 +143,7 @@ export class ScheduledAttempts {
     if (work.waitMs > DUE_TOLERANCE_MS) throw new NotDueError(work.waitMs);
     const target = await this.targetOf(work, endpointId, knownTarget);
     if (!target) return this.drop(work);
+    if ((await this.holdBehindEarlier([work], target)).size > 0) return 'held';
     const grant = await this.throttle.acquire(target.id, target, 1, ticket);
     if (grant.granted === 0) {
       await this.holdBack([work.id], grant);
@@ -191,6 +194,7 @@ export class ScheduledAttempts {
       skipped: 0,
       dropped: 0,
       missing: 0,
+      held: 0,
       left: 0,
       throttled: 0,
     };
@@ -199,12 +203,29 @@ export class ScheduledAttempts {
       this.endpoints.find(endpointId),
     ]);
     const errors: unknown[] = [];
+    const sendable = knownTarget && this.endpoints.sendsTo(knownTarget) ? knownTarget : null;
+    // Those waiting behind an earlier delivery of their lead are held, and ask no throttle.
+    const held = sendable
+      ? await this.holdBehindEarlier(
+          works.filter(
+            (work): work is DeliveryWork =>
+              work !== null &&
+              work.endpointId === endpointId &&
+              work.status === 'pending' &&
+              work.waitMs <= DUE_TOLERANCE_MS,
+          ),
+          sendable,
+        )
+      : new Map<number, number>();
+    tally.held = held.size;
     // The due deliveries in order; the throttle lets the first `granted` of them go now.
     const due = works.filter(
       (work): work is DeliveryWork =>
-        work !== null && work.status === 'pending' && work.waitMs <= DUE_TOLERANCE_MS,
+        work !== null &&
+        work.status === 'pending' &&
+        work.waitMs <= DUE_TOLERANCE_MS &&
+        !held.has(work.id),
     );
-    const sendable = knownTarget && this.endpoints.sendsTo(knownTarget) ? knownTarget : null;
     const grant = sendable
       ? await this.throttle.acquire(endpointId, sendable, due.length, ticket)
       : { granted: due.length, leases: [], waitMs: 0, limitedBy: null };
@@ -215,10 +236,10 @@ export class ScheduledAttempts {
       tally.putBack = { deliveryIds: heldBack, waitMs: grant.waitMs };
     }
     const leaseOf = new Map(due.slice(0, grant.granted).map((w, i) => [w.id, grant.leases[i]]));
-    const held = new Set(heldBack);
+    const waiting = new Set(heldBack);
     await Promise.all(
       works.map(async (work, i) => {
-        if (work && held.has(work.id)) return;
+        if (work && (waiting.has(work.id) || held.has(work.id))) return;
         if (!work) {
           this.logger.warn(
             `Delivery ${deliveryIds[i]} does not exist in this deployment's database; skipped`,
@@ -262,6 +283,48 @@ export class ScheduledAttempts {
   }
 
   /**
+   * On an endpoint with `ordering = 'per_lead'`, holds those of `works` that an earlier
+   * pending delivery of their lead still holds back (docs/webhooks.md#per-lead-ordering); the
+   * others (no lead, another endpoint's order) are left to go.
+   * @returns the held ones, each with the delivery it waits behind.
+   */
+  private async holdBehindEarlier(
+    works: DeliveryWork[],
+    target: DeliveryTarget,
+  ): Promise<Map<number, number>> {
+    if (target.ordering !== 'per_lead') return new Map();
+    const ordered = works.flatMap((work) =>
+      work.leadId === null || work.endpointId !== target.id
+        ? []
+        : [{ id: work.id, endpointId: work.endpointId, leadId: work.leadId }],
+    );
+    const held = await this.repository.holdBehindEarlier(ordered);
+    this.metrics?.recordOrderingHolds(held.size);
+    return held;
+  }
+
+  /**
+   * After a delivery of a lead ended (succeeded, failed for good, dropped), queues the lead's
+   * next delivery to the endpoint, which its end released (docs/webhooks.md#per-lead-ordering).
+   * Never throws: what is not queued now, the sweeper queues.
+   */
+  private async queueNextOfLead(work: DeliveryWork): Promise<void> {
+    if (work.leadId === null) return;
+    try {
+      const next = await this.repository.findNextOfLead({
+        endpointId: work.endpointId,
+        leadId: work.leadId,
+        afterId: work.id,
+      });
+      if (next) await this.dispatcher.requeue([next]);
+    } catch (error) {
+      this.logger.warn(
+        `Could not queue the delivery after delivery ${work.id} (${(error as Error).message}); the sweeper will`,
+      );
+    }
+  }
+
+  /**
    * Deliveries the throttle held back: they stay pending with their attempt count, their wait
    * recorded as `throttled_until`, and counted in `campaign_api_delivery_throttle_waits_total`.
    */
@@ -285,6 +348,7 @@ export class ScheduledAttempts {
 
   private async drop(work: DeliveryWork): Promise<'dropped'> {
     await this.repository.markDropped(work.id);
+    await this.queueNextOfLead(work);
     return 'dropped';
   }
 
@@ -355,6 +419,8 @@ export class ScheduledAttempts {
         nextAttemptAt: next.status === 'pending' ? new Date(Date.now() + next.delayMs) : null,
       },
     });
+    // Its end released the lead's next delivery, if one waits behind it.
+    if (next.status !== 'pending') await this.queueNextOfLead(work);
     if (result.success) return { kind: 'succeeded' };
     const reason = `delivery ${work.id} attempt ${attemptNumber} failed: ${result.error}`;
     if (next.status === 'failed') {

@@ -22,6 +22,8 @@ import {
   FAILING_REASONS,
   type DisabledReason,
   type FailingReason,
+  ENDPOINT_ORDERINGS,
+  type EndpointOrdering,
 } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
@@ -162,6 +164,14 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
     description: 'Most attempts to the endpoint in flight at once; null: unlimited',
   })
   max_in_flight!: number | null;
+
+  @ApiProperty({
+    enum: ENDPOINT_ORDERINGS,
+    example: 'none',
+    description:
+      "`per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded; `none`: as they come (docs/webhooks.md#per-lead-ordering)",
+  })
+  ordering!: EndpointOrdering;
 }
 
 /**
@@ -252,6 +262,16 @@ export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.headers !== undefined)
   @Validate(CustomHeaderList)
   headers?: CustomHeaderInputDto[];
+
+  @ApiPropertyOptional({
+    enum: ENDPOINT_ORDERINGS,
+    default: 'none',
+    description:
+      "`per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded, other leads unaffected; `none`: as they come (docs/webhooks.md#per-lead-ordering)",
+  })
+  @IsOptional()
+  @IsString()
+  ordering?: EndpointOrdering;
 }
 
 /** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
@@ -303,6 +323,15 @@ export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.headers !== undefined)
   @Validate(CustomHeaderList)
   headers?: CustomHeaderInputDto[];
+
+  @ApiPropertyOptional({
+    enum: ENDPOINT_ORDERINGS,
+    description:
+      "`per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded, other leads unaffected; `none`: as they come (docs/webhooks.md#per-lead-ordering)",
+  })
+  @IsOptional()
+  @IsString()
+  ordering?: EndpointOrdering;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */
