@@ -260,6 +260,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: [],
         max_deliveries_per_second: null,
         max_in_flight: null,
+        ordering: 'none',
       });
       const {
         health: _health,
@@ -277,6 +278,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: _customHeaders,
         max_deliveries_per_second: _maxPerSecond,
         max_in_flight: _maxInFlight,
+        ordering: _ordering,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -458,7 +460,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       for (const [payload, message] of [
         [
           {},
-          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second or max_in_flight',
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or ordering',
         ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],

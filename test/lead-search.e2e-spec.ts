@@ -434,6 +434,7 @@ describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => 
             },
             status: row.status,
             attempt_count: 1,
+            held_by: null,
             created_at: (row.created_at as Date).toISOString(),
             attempts: [
               {

@@ -14,6 +14,11 @@ export interface LeadDeliveryRow {
   status: DeliveryStatus;
   attempt_count: number;
   created_at: Date;
+  /**
+   * While it waits behind an earlier delivery of the lead to the same ordered endpoint, that
+   * delivery's id (docs/webhooks.md#per-lead-ordering); null otherwise.
+   */
+  held_by: number | null;
   /** The attempts' partition key: `created_at` to the millisecond. */
   partitionKey: Date;
   position: LogPosition;
@@ -57,14 +62,15 @@ export class LeadDeliveriesRepository {
       ? `AND (d.created_at, d.id) < (${timestampFromMicroseconds(param(after.attemptedAtUs))}, ${param(after.id)}::bigint)`
       : '';
     const rows: Array<
-      Omit<LeadDeliveryRow, 'id' | 'partitionKey' | 'position'> & {
+      Omit<LeadDeliveryRow, 'id' | 'partitionKey' | 'position' | 'held_by'> & {
         id: string;
+        held_by: string | null;
         partition_key: Date;
         created_at_us: string;
       }
     > = await this.dataSource.query(
       `SELECT d.id, e.id AS webhook_id, e.type AS event_type, d.endpoint_id, d.status,
-              d.attempt_count, d.created_at,
+              d.attempt_count, d.created_at, d.held_by,
               date_trunc('milliseconds', d.created_at) AS partition_key,
               ${microsecondsOf('d.created_at')} AS created_at_us
          FROM webhook_event e JOIN webhook_delivery d ON d.event_id = e.id
@@ -76,6 +82,7 @@ export class LeadDeliveriesRepository {
     return rows.map(({ partition_key, created_at_us, ...row }) => ({
       ...row,
       id: Number(row.id),
+      held_by: row.held_by === null ? null : Number(row.held_by),
       partitionKey: partition_key,
       position: { attemptedAtUs: created_at_us, id: Number(row.id) },
     }));

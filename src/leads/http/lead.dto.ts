@@ -144,6 +144,14 @@ export class LeadDeliveryDto {
   @ApiProperty({ type: 'integer' })
   attempt_count!: number;
 
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description:
+      'While it waits behind an earlier delivery of the lead to the same endpoint (per-lead ordering), that delivery’s id; null otherwise',
+  })
+  held_by!: number | null;
+
   @ApiProperty({ format: 'date-time', description: 'When the event was recorded' })
   created_at!: string;
 

@@ -823,6 +823,12 @@ export interface components {
        */
       max_in_flight?: number | null;
       /**
+       * @description `per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded, other leads unaffected; `none`: as they come (docs/webhooks.md#per-lead-ordering)
+       * @default none
+       * @enum {string}
+       */
+      ordering: 'none' | 'per_lead';
+      /**
        * @description `symmetric`: `v1,` HMAC signatures with a `whsec_` secret (answered once); `asymmetric`: `v1a,` ed25519 signatures, verified with the public key (the secret key is never shown)
        * @default symmetric
        * @enum {string}
@@ -968,6 +974,12 @@ export interface components {
       max_deliveries_per_second: number | null;
       /** @description Most attempts to the endpoint in flight at once; null: unlimited */
       max_in_flight: number | null;
+      /**
+       * @description `per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded; `none`: as they come (docs/webhooks.md#per-lead-ordering)
+       * @example none
+       * @enum {string}
+       */
+      ordering: 'none' | 'per_lead';
       /**
        * @description The `whpk_` public key of the previous key while it still signs (until `previous_secret_expires_at`) and is an ed25519 key; null otherwise
        * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
@@ -1423,6 +1435,8 @@ export interface components {
       endpoint: components['schemas']['LeadDeliveryEndpoint'];
       /** @example lead.created */
       event_type: string;
+      /** @description While it waits behind an earlier delivery of the lead to the same endpoint (per-lead ordering), that delivery’s id; null otherwise */
+      held_by: number | null;
       /** @description The delivery (redeliver it by this id) */
       id: number;
       /** @enum {string} */
@@ -2064,6 +2078,11 @@ export interface components {
        * @example 2
        */
       max_in_flight?: number | null;
+      /**
+       * @description `per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded, other leads unaffected; `none`: as they come (docs/webhooks.md#per-lead-ordering)
+       * @enum {string}
+       */
+      ordering?: 'none' | 'per_lead';
       /** @example https://crm.example.com/hooks/v2 */
       url?: string;
     };

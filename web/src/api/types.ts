@@ -19,6 +19,8 @@ export type AttemptPage = Schemas['DeliveryLogPage'];
 export type RotatedSecret = Schemas['RotatedSecret'];
 /** How an endpoint's deliveries are signed: `symmetric` (HMAC `v1`) or `asymmetric` (ed25519 `v1a`). */
 export type SignatureScheme = Schemas['ChangeSignatureSchemeRequest']['signature_scheme'];
+/** The order an endpoint's deliveries go in: `none` (as they come) or `per_lead`. */
+export type EndpointOrdering = Schemas['DashboardEndpoint']['ordering'];
 /** An endpoint's custom header as read: a secret one's value masked. */
 export type CustomHeader = Schemas['CustomHeader'];
 /** A custom header as the endpoint form sends it. */

@@ -18,7 +18,12 @@ import { isApiError } from '../../../lib/api-errors';
 import { urlProblem } from '../../../lib/url-problem';
 import { PageError, PageLoader } from '../../../components/ui/page-states';
 import { useEventTypes } from '../../../api/campaigns';
-import type { EndpointInput, EventType, SignatureScheme } from '../../../api/types';
+import type {
+  EndpointInput,
+  EndpointOrdering,
+  EventType,
+  SignatureScheme,
+} from '../../../api/types';
 import {
   CustomHeadersFields,
   headerRowError,
@@ -26,6 +31,7 @@ import {
   type HeaderRow,
 } from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
+import { OrderingFields } from './ordering-fields';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 import {
   hasThrottleProblem,
@@ -47,6 +53,8 @@ export interface EndpointFormValues {
   headers?: HeaderRow[];
   /** The throttle's fields (docs/webhooks.md#throttling); absent: untouched, nothing sent. */
   throttle?: ThrottleValues;
+  /** The delivery order (docs/webhooks.md#per-lead-ordering); absent: `none`, nothing sent. */
+  ordering?: EndpointOrdering;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -76,6 +84,7 @@ export function toEndpointInput(
     ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
     ...(headers === undefined ? {} : { headers }),
     ...toThrottleInput(values.throttle),
+    ...(values.ordering ? { ordering: values.ordering } : {}),
   } as EndpointInput;
 }
 
@@ -259,6 +268,10 @@ export function EndpointForm({
         <ThrottleFields
           value={values.throttle ?? NO_THROTTLE}
           onChange={(throttle) => setValues((v) => ({ ...v, throttle }))}
+        />
+        <OrderingFields
+          value={values.ordering ?? 'none'}
+          onChange={(ordering) => setValues((v) => ({ ...v, ordering }))}
         />
         <Switch
           label="Enabled"

@@ -103,6 +103,14 @@ describe('the endpoint page', () => {
     );
   });
 
+  it('says whether deliveries go in order per lead', async () => {
+    fakeDashboard({ ...endpointApi(), 'GET /endpoints/5': fakeEndpoint({ ordering: 'per_lead' }) });
+    renderApp('/endpoints/5');
+    expect(await screen.findByTestId('endpoint-ordering')).toHaveTextContent(
+      'Delivery order: in order per lead',
+    );
+  });
+
   it('renders no change control at all for a viewer, not even in an opened attempt', async () => {
     fakeDashboard(endpointApi(), 'viewer');
     renderApp('/endpoints/5');

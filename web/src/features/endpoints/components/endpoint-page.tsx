@@ -1,4 +1,5 @@
 import { throttleSummary } from './throttle-fields';
+import { ORDERING_LABELS } from './ordering-fields';
 import {
   Anchor,
   Badge,
@@ -356,6 +357,9 @@ export function EndpointPage({
           </Text>
           <Text size="sm" data-testid="endpoint-throttle">
             Throttle: {throttleSummary(data)}
+          </Text>
+          <Text size="sm" data-testid="endpoint-ordering">
+            Delivery order: {ORDERING_LABELS[data.ordering].label.toLowerCase()}
           </Text>
           <HealthFigures health={data.health} />
         </Stack>

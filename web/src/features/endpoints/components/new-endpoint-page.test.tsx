@@ -22,6 +22,14 @@ describe('the endpoint form', () => {
     ).toEqual({ url: 'https://x.test/h', description: null, events: ['ping'], enabled: false });
   });
 
+  it('sends the delivery order only when one was chosen', () => {
+    const values = { url: 'https://x.test/h', description: '', events: ['ping'], enabled: true };
+    expect(toEndpointInput({ ...values, ordering: 'per_lead' })).toMatchObject({
+      ordering: 'per_lead',
+    });
+    expect(toEndpointInput(values)).not.toHaveProperty('ordering');
+  });
+
   it('checks the URL in the browser, shows the service’s refusal of it at the field, then creates the endpoint and shows its secret once', async () => {
     let attempts = 0;
     const { requests } = fakeDashboard({

@@ -36,6 +36,7 @@ function delivery(id: number, eventType: string, overrides: Record<string, unkno
     endpoint: { id: 7, url: 'https://crm.example.com/hooks', description: null },
     status: 'succeeded',
     attempt_count: 1,
+    held_by: null,
     created_at: '2026-11-22T08:45:00.000Z',
     attempts: [
       {
@@ -110,6 +111,32 @@ describe('a lead’s page', () => {
       expect.stringContaining('lead.created'),
     ]);
     expect(within(all[1]).getByText('Succeeded')).toBeVisible();
+  });
+
+  it('says a held delivery waits behind an earlier one of the lead, with a link to it', async () => {
+    fakeDashboard({
+      'GET /leads/9': LEAD,
+      'GET /leads/9/deliveries': {
+        items: [
+          delivery(12, 'lead.status_changed', { status: 'pending', held_by: 11, attempts: [] }),
+          delivery(11, 'lead.created', { status: 'pending' }),
+        ],
+        next_cursor: null,
+        retention_days: 30,
+      },
+    });
+    renderWithProviders(<LeadPage leadId={9} />);
+    const [held, ahead] = await screen.findAllByTestId('lead-delivery');
+    expect(held).toHaveTextContent('Delivery waiting');
+    expect(within(held).getByTestId('lead-delivery-held')).toHaveTextContent(
+      'Waiting behind delivery 11 (in order per lead)',
+    );
+    expect(within(held).getByRole('link', { name: 'delivery 11' })).toHaveAttribute(
+      'href',
+      '#delivery-11',
+    );
+    expect(ahead).toHaveAttribute('id', 'delivery-11');
+    expect(within(ahead).queryByTestId('lead-delivery-held')).toBeNull();
   });
 
   it('says so when no delivery is about the lead, and shows the not-found page for a missing lead', async () => {

@@ -158,16 +158,35 @@ export function AttemptOutcome({ outcome }: { outcome: LeadDeliveryAttempt['outc
   );
 }
 
+/**
+ * A held delivery's notice (docs/webhooks.md#per-lead-ordering): it waits behind an earlier
+ * delivery of this lead to the same endpoint, linked (it is on this page, or on a later one of it).
+ */
+function HeldNotice({ heldBy }: { heldBy: number }) {
+  return (
+    <Text size="xs" data-testid="lead-delivery-held">
+      Waiting behind{' '}
+      <Anchor href={`#delivery-${heldBy}`} size="xs">
+        delivery {heldBy}
+      </Anchor>{' '}
+      (in order per lead): it is sent once that one has succeeded or ended.
+    </Text>
+  );
+}
+
 function DeliveryItem({ delivery }: { delivery: LeadDelivery }) {
   return (
-    <Stack gap={6} data-testid="lead-delivery">
+    <Stack gap={6} data-testid="lead-delivery" id={`delivery-${delivery.id}`}>
       <Group gap="xs" wrap="wrap">
         <Text fw={600} size="sm">
           {delivery.event_type}
         </Text>
         <Badge variant="outline" color={STATUS_COLORS[delivery.status] ?? 'gray'}>
-          Delivery {delivery.status}
+          Delivery {delivery.held_by === null ? delivery.status : 'waiting'}
         </Badge>
+        <Text size="xs" c="dimmed">
+          #{delivery.id}
+        </Text>
       </Group>
       <Text size="sm">
         to{' '}
@@ -185,6 +204,7 @@ function DeliveryItem({ delivery }: { delivery: LeadDelivery }) {
       <Text size="xs" c="dimmed">
         webhook-id <OneLineCode value={delivery.webhook_id} />
       </Text>
+      {delivery.held_by !== null && <HeldNotice heldBy={delivery.held_by} />}
       {delivery.attempts.length === 0 ? (
         <Text size="xs" c="dimmed">
           No attempt {delivery.status === 'skipped' ? '(the endpoint was disabled)' : 'yet'}.
