@@ -1,11 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import {
   closeCheckedPages,
+  expectNoSideScroll,
   launchChromium,
   openPage,
   submitSignIn,
+  until,
   type ViewportName,
   type WatchedPage,
 } from './support/browser';
@@ -31,21 +33,6 @@ async function startFailingReceiver(): Promise<{ server: Server; url: string }> 
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
-}
-
-/** Polls `probe` until it answers a value (not undefined), for up to 20 s. */
-async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-async function expectNoSideScroll(page: Page): Promise<void> {
-  expect(await page.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
 }
 
 /**

@@ -206,3 +206,26 @@ export async function uploadSpreadsheet(page: Page, file: string): Promise<void>
   await chooseSpreadsheet(page, file);
   await page.getByRole('button', { name: 'Upload file' }).click();
 }
+
+/**
+ * Polls `probe` every 200 ms until it answers a value other than undefined, for up to 20 s
+ * (state the page or the worker reaches a moment later).
+ * @throws Error naming `what` when it never does.
+ */
+export async function until<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Fails when the page scrolls sideways (something wider than the viewport). */
+export async function expectNoSideScroll(page: Page): Promise<void> {
+  expect(await page.evaluate('document.documentElement.scrollWidth <= innerWidth')).toBe(true);
+}
