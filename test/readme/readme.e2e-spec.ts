@@ -231,17 +231,25 @@ describe('README.md', () => {
         verified: boolean;
         type: string;
         received_at: string;
+        data: { status?: string };
       }>;
-      // Three leads, then ten more under the throttle: one bulk event per upload.
+      // Three leads, then ten more under the throttle: one bulk event per upload; then lead 42's
+      // two status changes on the ordered endpoint, in the order emitted.
       expect(deliveries.map((d) => d.type).sort()).toEqual([
         ...Array<string>(13).fill('lead.created'),
+        'lead.status_changed',
+        'lead.status_changed',
         'leads.bulk_created',
         'leads.bulk_created',
       ]);
       expect(deliveries.every((d) => d.verified)).toBe(true);
+      const statuses = deliveries
+        .filter((d) => d.type === 'lead.status_changed')
+        .map((d) => d.data.status);
+      expect(statuses).toEqual(['contacted', 'qualified']);
       // The throttled eleven came at most 2 a second: ten intervals of at least half a second,
       // less the throttle's 50 ms tolerance each.
-      const throttled = deliveries.slice(4).map((d) => Date.parse(d.received_at));
+      const throttled = deliveries.slice(4, 15).map((d) => Date.parse(d.received_at));
       expect(throttled).toHaveLength(11);
       expect(throttled.at(-1)! - throttled[0]).toBeGreaterThanOrEqual(10 * 450);
       // `npm start` ends with the banner naming its URLs on the port it is bound to.
