@@ -127,12 +127,14 @@ interface EndpointCreateOptions {
   secretHeader?: string[];
   maxPerSecond?: string;
   maxInFlight?: string;
+  /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  autoRecover?: boolean;
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
  * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
- * [--max-per-second N] [--max-in-flight N]` → the endpoint with its custom headers plus `secret`,
+ * [--max-per-second N] [--max-in-flight N] [--auto-recover]` → the endpoint with its custom headers plus `secret`,
  * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
  * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
@@ -160,6 +162,7 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
         headers: headerOptions(options.header, options.secretHeader),
         maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
         maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+        autoRecover: options.autoRecover,
       },
       CLI_ACTOR,
     );
@@ -214,6 +217,19 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
   parseSecretHeader(value: string, previous?: string[]): string[] {
     return collect(value, previous);
   }
+
+  @Option({
+    flags: '--auto-recover',
+    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
+  })
+  parseAutoRecover(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
+  parseNoAutoRecover(): boolean {
+    return false;
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -228,12 +244,15 @@ interface EndpointUpdateOptions {
   clearHeaders?: boolean;
   maxPerSecond?: string;
   maxInFlight?: string;
+  /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  autoRecover?: boolean;
 }
 
 /**
  * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
  * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]
- * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint. Header options replace the
+ * [--max-per-second N|none] [--max-in-flight N|none] [--auto-recover|--no-auto-recover]` → the
+ * endpoint. Header options replace the
  * whole list (docs/cli.md#custom-headers).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
@@ -258,10 +277,11 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
       headers: options.clearHeaders ? [] : headers,
       maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
       maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+      autoRecover: options.autoRecover,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second or --max-in-flight',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight, --auto-recover or --no-auto-recover',
       );
     }
     printJson(
@@ -318,6 +338,19 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
   @Option({ flags: '--clear-headers', description: 'Remove every custom header' })
   parseClearHeaders(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--auto-recover',
+    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
+  })
+  parseAutoRecover(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
+  parseNoAutoRecover(): boolean {
+    return false;
   }
 }
 

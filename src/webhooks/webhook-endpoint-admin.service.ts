@@ -2,7 +2,7 @@ import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor, type AuditChange } from '../audit';
-import { NotFoundError, StateConflictError } from '../common/domain-error';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import type { Owned } from '../common/owned-id';
 import { CampaignNotFoundError, CampaignsService } from '../campaigns';
@@ -28,8 +28,10 @@ import { generateSigningSecret, SigningSecretBox } from './signing-secrets.servi
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import {
+  recoveryProbeView,
   toEndpointDetail,
   toEndpointView,
+  type RecoveryProbeView,
   type WebhookEndpointDetail,
   type WebhookEndpointView,
 } from './webhook-endpoint.views';
@@ -64,6 +66,11 @@ export interface EndpointChanges {
   maxDeliveriesPerSecond?: number | null;
   /** Most attempts in flight at once, 1 to 100; `null` removes it. */
   maxInFlight?: number | null;
+  /**
+   * Whether it comes back by itself once disabled `auto`
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+   */
+  autoRecover?: boolean;
 }
 
 /**
@@ -75,6 +82,10 @@ export type EndpointWithHeaders = WebhookEndpointView & {
   max_deliveries_per_second: number | null;
   max_in_flight: number | null;
   custom_headers: CustomHeaderView[];
+  /** Whether it comes back by itself (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  auto_recover: boolean;
+  /** Its recovery probing while it is probed or has given up; null otherwise. */
+  recovery_probe: RecoveryProbeView | null;
 };
 
 /**
@@ -129,6 +140,7 @@ export class WebhookEndpointAdmin {
       headers?: CustomHeaderInput[];
       maxDeliveriesPerSecond?: number | null;
       maxInFlight?: number | null;
+      autoRecover?: boolean;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
@@ -155,6 +167,7 @@ export class WebhookEndpointAdmin {
         fields.maxDeliveriesPerSecond ?? null,
       ),
       maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
+      autoRecover: validateAutoRecover(fields.autoRecover ?? false),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -170,6 +183,7 @@ export class WebhookEndpointAdmin {
           ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
           ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
           ...throttleDetails(entity),
+          ...(entity.autoRecover ? { auto_recover: true } : {}),
         });
         return saved;
       });
@@ -216,6 +230,22 @@ export class WebhookEndpointAdmin {
         endpoint.lastDisabledReason = endpoint.disabledReason;
       }
       Object.assign(endpoint, enabledState(changes.enabled));
+    } else if (changes.enabled === false && endpoint.disabledReason === 'auto') {
+      // Disabled by hand once disabled `auto`: an admin has taken it over, so it is no longer
+      // probed (docs/webhooks.md#endpoints-that-come-back-by-themselves); its time is kept.
+      endpoint.disabledReason = 'manual';
+      Object.assign(endpoint, notProbed());
+    }
+    if (changes.autoRecover !== undefined) {
+      const autoRecover = validateAutoRecover(changes.autoRecover);
+      if (autoRecover !== endpoint.autoRecover) {
+        endpoint.autoRecover = autoRecover;
+        const probed = autoRecover && !endpoint.isEnabled && endpoint.disabledReason === 'auto';
+        Object.assign(
+          endpoint,
+          probed ? startProbing(this.config.webhookRecoveryProbe.firstMs) : notProbed(),
+        );
+      }
     }
     if (changes.maxDeliveriesPerSecond !== undefined)
       endpoint.maxDeliveriesPerSecond = validateThrottleLimit(
@@ -236,6 +266,7 @@ export class WebhookEndpointAdmin {
       if (changes.maxDeliveriesPerSecond !== undefined)
         changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
       if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
+      if (changes.autoRecover !== undefined) changed.auto_recover = endpoint.autoRecover;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       return withHeaders(saved, endpoint, headers);
     });
@@ -533,12 +564,47 @@ function enabledState(
 ): Pick<
   WebhookEndpoint,
   'isEnabled' | 'disabledReason' | 'disabledAt' | 'failingSince' | 'failingReason'
-> {
-  // Either way it starts afresh: not failing (docs/webhooks.md#failing-endpoints).
-  const notFailing = { failingSince: null, failingReason: null };
+> &
+  ReturnType<typeof notProbed> {
+  // Either way it starts afresh: not failing (docs/webhooks.md#failing-endpoints), not probed
+  // (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+  const notFailing = { failingSince: null, failingReason: null, ...notProbed() };
   return enabled
     ? { isEnabled: true, disabledReason: null, disabledAt: null, ...notFailing }
     : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date(), ...notFailing };
+}
+
+/** The probing state of an endpoint that is not probed, or no longer. */
+function notProbed(): Pick<
+  WebhookEndpoint,
+  'probingSince' | 'nextProbeAt' | 'probeCount' | 'lastProbeAt' | 'probeGaveUpAt'
+> {
+  return {
+    probingSince: null,
+    nextProbeAt: null,
+    probeCount: 0,
+    lastProbeAt: null,
+    probeGaveUpAt: null,
+  };
+}
+
+/**
+ * The probing state of an endpoint disabled `auto` that opts in now: probing starts now, the
+ * first probe `firstMs` later (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+ */
+function startProbing(firstMs: number): ReturnType<typeof notProbed> {
+  const now = Date.now();
+  return { ...notProbed(), probingSince: new Date(now), nextProbeAt: new Date(now + firstMs) };
+}
+
+/**
+ * `auto_recover` as given.
+ * @throws InvalidInputError (field `auto_recover`) for anything but a boolean.
+ */
+function validateAutoRecover(value: unknown): boolean {
+  if (typeof value !== 'boolean')
+    throw InvalidInputError.field('auto_recover', 'must be a boolean');
+  return value;
 }
 
 /**
@@ -559,6 +625,8 @@ function withHeaders(
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
     max_in_flight: endpoint.maxInFlight,
     custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),
+    auto_recover: endpoint.autoRecover ?? false,
+    recovery_probe: recoveryProbeView(endpoint),
   };
 }
 
