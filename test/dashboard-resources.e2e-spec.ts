@@ -260,6 +260,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: [],
         max_deliveries_per_second: null,
         max_in_flight: null,
+        auto_recover: false,
+        recovery_probe: null,
       });
       const {
         health: _health,
@@ -277,6 +279,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: _customHeaders,
         max_deliveries_per_second: _maxPerSecond,
         max_in_flight: _maxInFlight,
+        auto_recover: _autoRecover,
+        recovery_probe: _recoveryProbe,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);

@@ -344,7 +344,7 @@ describe('Endpoints that come back by themselves (docs/webhooks.md#endpoints-tha
     expect(await probe(s.endpointId)).toEqual([]);
   });
 
-  it('does not probe an endpoint disabled by hand, disabled as gone, or not opted in', async () => {
+  it('does not probe an endpoint disabled by hand, disabled as gone, not opted in, or opted out', async () => {
     const manual = await setup();
     const takenOver = await setup();
     const gone = await setup();
@@ -358,14 +358,21 @@ describe('Endpoints that come back by themselves (docs/webhooks.md#endpoints-tha
 
     // Disabled by hand: the reason is manual, nothing is scheduled.
     await patch(manual, { enabled: false }).expect(200);
-    // Disabled auto, then disabled by hand: taken over, the reason becomes manual.
+    // Disabled auto, then "disabled" again by hand (the form sends `enabled` with every save):
+    // its reason, time and probing stay; switching auto_recover off is what stops probing.
     await disableAuto(takenOver);
     const before = await row(takenOver.endpointId);
     expect(before.next_probe_at).not.toBeNull();
-    const taken = await patch(takenOver, { enabled: false }).expect(200);
-    expect(taken.body).toMatchObject({
-      disabled_reason: 'manual',
+    const kept = await patch(takenOver, { enabled: false, description: 'CRM' }).expect(200);
+    expect(kept.body).toMatchObject({
+      disabled_reason: 'auto',
       disabled_at: before.disabled_at!.toISOString(),
+      recovery_probe: { next_probe_at: before.next_probe_at!.toISOString() },
+    });
+    const stopped = await patch(takenOver, { auto_recover: false }).expect(200);
+    expect(stopped.body).toMatchObject({
+      disabled_reason: 'auto',
+      auto_recover: false,
       recovery_probe: null,
     });
     // Answered 410 Gone.
@@ -382,6 +389,7 @@ describe('Endpoints that come back by themselves (docs/webhooks.md#endpoints-tha
       });
     }
     expect((await row(gone.endpointId)).disabled_reason).toBe('gone');
+    expect((await row(takenOver.endpointId)).disabled_reason).toBe('auto');
     expect((await row(notOptedIn.endpointId)).disabled_reason).toBe('auto');
     // A probe cannot be scheduled for an endpoint that is not opted in.
     await expect(

@@ -200,7 +200,11 @@ export class WebhookEndpointAdmin {
    * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints),
    * and keeps them as `last_disabled_reason` and `last_disabled_at`: the period whose missed
    * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
-   * Disabling one already disabled keeps its reason and time. Recorded as `endpoint.update`
+   * Disabling one already disabled keeps its reason and time, and its recovery probing (the
+   * dashboard's form sends `enabled` with every save). Either change by hand ends probing;
+   * `autoRecover` on starts it for an endpoint disabled `auto` (the first probe
+   * `WEBHOOK_RECOVERY_PROBE_FIRST` from now), off ends it
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves). Recorded as `endpoint.update`
    * with `{changes}`: each field given, as saved; for custom headers their names, plain
    * values and whether each secret value changed, never a secret value.
    * @returns the endpoint with its custom headers, the secret values this change set in clear.
@@ -230,11 +234,6 @@ export class WebhookEndpointAdmin {
         endpoint.lastDisabledReason = endpoint.disabledReason;
       }
       Object.assign(endpoint, enabledState(changes.enabled));
-    } else if (changes.enabled === false && endpoint.disabledReason === 'auto') {
-      // Disabled by hand once disabled `auto`: an admin has taken it over, so it is no longer
-      // probed (docs/webhooks.md#endpoints-that-come-back-by-themselves); its time is kept.
-      endpoint.disabledReason = 'manual';
-      Object.assign(endpoint, notProbed());
     }
     if (changes.autoRecover !== undefined) {
       const autoRecover = validateAutoRecover(changes.autoRecover);
