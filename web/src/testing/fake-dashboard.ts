@@ -76,6 +76,8 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     custom_headers: [],
     max_deliveries_per_second: null,
     max_in_flight: null,
+    auto_recover: false,
+    recovery_probe: null,
     ...overrides,
   };
 }

@@ -58,6 +58,7 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             enabled: endpoint.data.is_enabled,
             headers: headerRows(endpoint.data.custom_headers),
             throttle: throttleValuesOf(endpoint.data),
+            autoRecover: endpoint.data.auto_recover,
           }}
           submitLabel="Save changes"
           pending={update.isPending}

@@ -47,6 +47,11 @@ export interface EndpointFormValues {
   headers?: HeaderRow[];
   /** The throttle's fields (docs/webhooks.md#throttling); absent: untouched, nothing sent. */
   throttle?: ThrottleValues;
+  /**
+   * Whether it comes back by itself once disabled automatically
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves); absent: untouched, nothing sent.
+   */
+  autoRecover?: boolean;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -76,6 +81,7 @@ export function toEndpointInput(
     ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
     ...(headers === undefined ? {} : { headers }),
     ...toThrottleInput(values.throttle),
+    ...(values.autoRecover === undefined ? {} : { auto_recover: values.autoRecover }),
   } as EndpointInput;
 }
 
@@ -267,6 +273,15 @@ export function EndpointForm({
           onChange={(event) => {
             const enabled = event.currentTarget.checked;
             setValues((v) => ({ ...v, enabled }));
+          }}
+        />
+        <Switch
+          label="Come back automatically"
+          description="Once disabled for failing, it is sent a signed ping now and then (1 h, 2 h, 4 h… at most daily, for 30 days); the first answered with a 2xx enables it again and replays what it missed."
+          checked={values.autoRecover ?? false}
+          onChange={(event) => {
+            const autoRecover = event.currentTarget.checked;
+            setValues((v) => ({ ...v, autoRecover }));
           }}
         />
         <Group gap="sm">

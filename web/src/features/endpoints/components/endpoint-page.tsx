@@ -1,4 +1,5 @@
 import { throttleSummary } from './throttle-fields';
+import { AutoRecoverSetting, RecoveryProbeNotice } from './recovery-probe-notice';
 import {
   Anchor,
   Badge,
@@ -337,6 +338,7 @@ export function EndpointPage({
             <EndpointStateBadges endpoint={data} />
           </Group>
           <DisabledNotice endpoint={data} />
+          <RecoveryProbeNotice endpoint={data} />
           {canChange && !data.is_enabled && <EnableButton endpointId={data.id} />}
           <FailingBanner endpoint={data} />
           <Group gap={6}>
@@ -357,6 +359,7 @@ export function EndpointPage({
           <Text size="sm" data-testid="endpoint-throttle">
             Throttle: {throttleSummary(data)}
           </Text>
+          <AutoRecoverSetting endpoint={data} />
           <HealthFigures health={data.health} />
         </Stack>
       </Card>
