@@ -449,6 +449,8 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       'endpoint.update',
     ]);
     expect(audit.rows[0]).toMatchObject({ actor_type: 'cli', details: { auto_recover: true } });
+    // The update that gave neither option changed nothing else.
+    expect(audit.rows[1].details).toEqual({ changes: { description: 'CRM' } });
     expect(audit.rows[2]).toMatchObject({
       actor_type: 'cli',
       details: { changes: { auto_recover: false } },
