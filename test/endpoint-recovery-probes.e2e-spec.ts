@@ -431,6 +431,35 @@ describe('Endpoints that come back by themselves (docs/webhooks.md#endpoints-tha
     ]);
   });
 
+  it('stops probing an endpoint enabled by hand, keeping its disabled reason and time as the last ones', async () => {
+    const s = await setup();
+    await disableAuto(s);
+    const disabled = await row(s.endpointId);
+    expect(disabled.next_probe_at).not.toBeNull();
+    const enabled = await t
+      .http()
+      .patch(`${API}/endpoints/${s.endpointId}`)
+      .set({ Cookie: s.session.cookie, 'X-CSRF-Token': s.session.csrf })
+      .send({ enabled: true })
+      .expect(200);
+    expect(enabled.body).toMatchObject({
+      is_enabled: true,
+      auto_recover: true,
+      recovery_probe: null,
+      last_disabled_reason: 'auto',
+      last_disabled_at: disabled.disabled_at!.toISOString(),
+    });
+    expect(await row(s.endpointId)).toMatchObject({
+      is_enabled: true,
+      probing_since: null,
+      next_probe_at: null,
+      probe_count: 0,
+    });
+    await makeDue(s.endpointId);
+    expect(await probe(s.endpointId)).toEqual([]);
+    expect(s.receiver.received).toHaveLength(0);
+  });
+
   it('gives up once the probing window is over, and says so', async () => {
     const s = await setup();
     await disableAuto(s);

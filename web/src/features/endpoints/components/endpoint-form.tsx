@@ -277,7 +277,7 @@ export function EndpointForm({
         />
         <Switch
           label="Come back automatically"
-          description="Once disabled for failing, it is sent a signed ping now and then (1 h, 2 h, 4 h… at most daily, for 30 days); the first answered with a 2xx enables it again and replays what it missed."
+          description="Once disabled for failing, it is sent a signed ping now and then (by default after 1 h, 2 h, 4 h…, at most daily, for 30 days); the first answered with a 2xx enables it again and replays what it missed."
           checked={values.autoRecover ?? false}
           onChange={(event) => {
             const autoRecover = event.currentTarget.checked;
