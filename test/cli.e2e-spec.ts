@@ -312,6 +312,8 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       max_deliveries_per_second: null,
       max_in_flight: null,
       custom_headers: [],
+      auto_recover: false,
+      recovery_probe: null,
       secret: expect.stringMatching(/^whsec_/),
     });
     const id = String(created.id);
@@ -436,6 +438,45 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       created.id,
     ]);
     expect(rows[0]).toEqual({ ordering: 'none' });
+    await json('endpoint', 'delete', '--id', id);
+  });
+
+  it('opts an endpoint in and out of coming back by itself with --auto-recover and --no-auto-recover, lists it and audits each change', async () => {
+    const created = await createEndpoint('lead.created', '--auto-recover');
+    expect(created).toMatchObject({ auto_recover: true, recovery_probe: null });
+    const id = String(created.id);
+    // Neither option: the setting stays as it is.
+    expect(await json('endpoint', 'update', '--id', id, '--description', 'CRM')).toMatchObject({
+      auto_recover: true,
+    });
+    expect(await json('endpoint', 'update', '--id', id, '--no-auto-recover')).toMatchObject({
+      auto_recover: false,
+    });
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(listing).toContainEqual(
+      expect.objectContaining({ id: created.id, auto_recover: false, recovery_probe: null }),
+    );
+    const { rows } = await db.query('SELECT auto_recover FROM webhook_endpoint WHERE id = $1', [
+      created.id,
+    ]);
+    expect(rows[0]).toEqual({ auto_recover: false });
+    const audit = await db.query(
+      `SELECT actor_type, action, details FROM audit_log_entry
+        WHERE object_type = 'endpoint' AND object_id = $1 ORDER BY id`,
+      [id],
+    );
+    expect(audit.rows.map((r: { action: string }) => r.action)).toEqual([
+      'endpoint.create',
+      'endpoint.update',
+      'endpoint.update',
+    ]);
+    expect(audit.rows[0]).toMatchObject({ actor_type: 'cli', details: { auto_recover: true } });
+    // The update that gave neither option changed nothing else.
+    expect(audit.rows[1].details).toEqual({ changes: { description: 'CRM' } });
+    expect(audit.rows[2]).toMatchObject({
+      actor_type: 'cli',
+      details: { changes: { auto_recover: false } },
+    });
     await json('endpoint', 'delete', '--id', id);
   });
 

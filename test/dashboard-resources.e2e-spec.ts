@@ -261,6 +261,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         max_deliveries_per_second: null,
         max_in_flight: null,
         ordering: 'none',
+        auto_recover: false,
+        recovery_probe: null,
       });
       const {
         health: _health,
@@ -279,6 +281,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         max_deliveries_per_second: _maxPerSecond,
         max_in_flight: _maxInFlight,
         ordering: _ordering,
+        auto_recover: _autoRecover,
+        recovery_probe: _recoveryProbe,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -460,7 +464,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       for (const [payload, message] of [
         [
           {},
-          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or ordering',
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering or auto_recover',
         ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],

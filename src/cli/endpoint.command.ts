@@ -137,13 +137,15 @@ interface EndpointCreateOptions {
   maxPerSecond?: string;
   maxInFlight?: string;
   ordering?: string;
+  /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  autoRecover?: boolean;
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
  * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
- * [--max-per-second N] [--max-in-flight N] [--ordering none|per_lead]` → the endpoint with its
- * custom headers plus `secret`,
+ * [--max-per-second N] [--max-in-flight N] [--ordering none|per_lead] [--auto-recover]` → the
+ * endpoint with its custom headers plus `secret`,
  * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
  * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
@@ -172,6 +174,7 @@ export class EndpointCreateCommand extends DeliveryOptionsCommand {
         maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
         maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
         ordering: options.ordering,
+        autoRecover: options.autoRecover,
       },
       CLI_ACTOR,
     );
@@ -226,6 +229,19 @@ export class EndpointCreateCommand extends DeliveryOptionsCommand {
   parseSecretHeader(value: string, previous?: string[]): string[] {
     return collect(value, previous);
   }
+
+  @Option({
+    flags: '--auto-recover',
+    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
+  })
+  parseAutoRecover(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
+  parseNoAutoRecover(): boolean {
+    return false;
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -241,13 +257,15 @@ interface EndpointUpdateOptions {
   maxPerSecond?: string;
   maxInFlight?: string;
   ordering?: string;
+  /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  autoRecover?: boolean;
 }
 
 /**
  * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
  * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]
- * [--max-per-second N|none] [--max-in-flight N|none] [--ordering none|per_lead]` → the endpoint.
- * Header options replace the
+ * [--max-per-second N|none] [--max-in-flight N|none] [--ordering none|per_lead]
+ * [--auto-recover|--no-auto-recover]` → the endpoint. Header options replace the
  * whole list (docs/cli.md#custom-headers).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
@@ -273,10 +291,11 @@ export class EndpointUpdateCommand extends DeliveryOptionsCommand {
       maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
       maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
       ordering: options.ordering,
+      autoRecover: options.autoRecover,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight or --ordering',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight, --ordering, --auto-recover or --no-auto-recover',
       );
     }
     printJson(
@@ -333,6 +352,19 @@ export class EndpointUpdateCommand extends DeliveryOptionsCommand {
   @Option({ flags: '--clear-headers', description: 'Remove every custom header' })
   parseClearHeaders(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--auto-recover',
+    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
+  })
+  parseAutoRecover(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
+  parseNoAutoRecover(): boolean {
+    return false;
   }
 }
 

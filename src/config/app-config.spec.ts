@@ -24,6 +24,7 @@ describe('loadConfig (docs/configuration.md)', () => {
       rateLimitTokenPerMin: 20,
       rateLimitApiPerMin: 1200,
       spreadsheetUploadTtlMs: 86_400_000,
+      webhookRecoveryProbe: { firstMs: 3_600_000, maxIntervalMs: 86_400_000, forMs: 2_592_000_000 },
       warnings: [],
     });
   });
@@ -50,6 +51,14 @@ describe('loadConfig (docs/configuration.md)', () => {
     [{ SPREADSHEET_UPLOAD_TTL: '10s' }, 'SPREADSHEET_UPLOAD_TTL'],
     [{ SPREADSHEET_UPLOAD_TTL: '31d' }, 'SPREADSHEET_UPLOAD_TTL'],
     [{ SPREADSHEET_UPLOAD_TTL: 'a day' }, 'SPREADSHEET_UPLOAD_TTL'],
+    [{ WEBHOOK_RECOVERY_PROBE_FIRST: 'hourly' }, 'WEBHOOK_RECOVERY_PROBE_FIRST'],
+    [{ WEBHOOK_RECOVERY_PROBE_FIRST: '500ms' }, 'WEBHOOK_RECOVERY_PROBE_FIRST'],
+    [{ WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL: '366d' }, 'WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL'],
+    [
+      { WEBHOOK_RECOVERY_PROBE_FIRST: '2h', WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL: '1h' },
+      'WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL',
+    ],
+    [{ WEBHOOK_RECOVERY_PROBE_FOR: '30 days' }, 'WEBHOOK_RECOVERY_PROBE_FOR'],
     [{ RUN_WORKER: 'sometimes' }, 'RUN_WORKER'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ NODE_ENV: 'staging' }, 'NODE_ENV'],

@@ -65,6 +65,15 @@ export class AppConfig {
   /** How often a worker applies the failing-endpoint rules, in ms (`WEBHOOK_MONITOR_INTERVAL_MS`, default 60000). */
   webhookMonitorIntervalMs!: number;
   /**
+   * The recovery probing schedule of an endpoint disabled `auto` that opted in
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves), in ms: the first probe comes
+   * `first` after probing starts (`WEBHOOK_RECOVERY_PROBE_FIRST`, default 1h), each next one
+   * twice as long after the last, at most `maxInterval` (`WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL`,
+   * default 1d, not less than `first`), for `for` (`WEBHOOK_RECOVERY_PROBE_FOR`, default 30d)
+   * after probing started; then the service gives up.
+   */
+  webhookRecoveryProbe!: { firstMs: number; maxIntervalMs: number; forMs: number };
+  /**
    * Days attempts, events and their bodies are kept (`DELIVERY_RETENTION_DAYS`, default 30, 1 to
    * 3650; docs/operations.md#retention).
    */
@@ -194,6 +203,43 @@ function boundedDuration(variable: string, value: string, min: number, max: numb
     throw new ConfigError(variable, `has "${value}"; expected a duration from 1m to 30d`);
   }
   return ms;
+}
+
+/**
+ * The recovery probing schedule (docs/webhooks.md#endpoints-that-come-back-by-themselves):
+ * `WEBHOOK_RECOVERY_PROBE_FIRST` (default 1h), `WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL` (default
+ * 1d) and `WEBHOOK_RECOVERY_PROBE_FOR` (default 30d), each one duration from 1s to 365d.
+ * @throws ConfigError naming the variable for a bad value, or the maximum interval when it is
+ *   less than the first.
+ */
+function recoveryProbeSchedule(get: (name: string) => string | undefined): {
+  firstMs: number;
+  maxIntervalMs: number;
+  forMs: number;
+} {
+  const duration = (variable: string, value: string): number => {
+    const ms = oneDuration(variable, value);
+    if (ms < 1000 || ms > 365 * 86_400_000) {
+      throw new ConfigError(variable, `has "${value}"; expected a duration from 1s to 365d`);
+    }
+    return ms;
+  };
+  const firstMs = duration(
+    'WEBHOOK_RECOVERY_PROBE_FIRST',
+    get('WEBHOOK_RECOVERY_PROBE_FIRST') ?? '1h',
+  );
+  const maxIntervalMs = duration(
+    'WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL',
+    get('WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL') ?? '1d',
+  );
+  if (maxIntervalMs < firstMs) {
+    throw new ConfigError(
+      'WEBHOOK_RECOVERY_PROBE_MAX_INTERVAL',
+      'is shorter than WEBHOOK_RECOVERY_PROBE_FIRST; expected at least as long',
+    );
+  }
+  const forMs = duration('WEBHOOK_RECOVERY_PROBE_FOR', get('WEBHOOK_RECOVERY_PROBE_FOR') ?? '30d');
+  return { firstMs, maxIntervalMs, forMs };
 }
 
 const DEV_JWT_SECRET = 'development-only-jwt-secret-change-me-0123456789';
@@ -381,6 +427,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       get('WEBHOOK_DISABLE_AFTER') ?? '5d',
     ),
     webhookMonitorIntervalMs: int('WEBHOOK_MONITOR_INTERVAL_MS', 60_000, 100, 3_600_000),
+    webhookRecoveryProbe: recoveryProbeSchedule(get),
     deliveryRetentionDays: int('DELIVERY_RETENTION_DAYS', 30, 1, 3650),
     deliveryRetentionIntervalMs: int('DELIVERY_RETENTION_INTERVAL_MS', 3_600_000, 1000, 86_400_000),
     spreadsheetUploadTtlMs: boundedDuration(

@@ -5,10 +5,16 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { AuditLog, SYSTEM_ACTOR } from '../audit';
 import { CampaignsService } from '../campaigns';
 import { MAX_INT4 } from '../common/ids';
+import { AppConfig } from '../config/app-config';
 import type { CustomHeaderToSend } from './custom-headers';
 import { SigningSecretBox } from './signing-secrets.service';
 import type { EndpointOrdering, FailingReason } from './webhook-endpoint.entity';
-import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
+import { nextProbeAt } from './recovery-probes';
+import {
+  WebhookEndpointsRepository,
+  type HealthIncrement,
+  type ProbeClaimRow,
+} from './webhook-endpoints.repository';
 
 /** What the delivery worker needs to send to an endpoint. */
 export interface DeliveryTarget {
@@ -54,6 +60,34 @@ export interface GoneAnswer {
   webhookId: string;
   /** Null for a test message. */
   deliveryId: number | null;
+}
+
+/**
+ * A recovery probe a worker claimed (docs/webhooks.md#endpoints-that-come-back-by-themselves):
+ * the endpoint, and the claim its outcome must match.
+ */
+export type ProbeClaim = ProbeClaimRow;
+
+/** The probe that was answered, for the endpoint's record and audit entry. */
+export interface ProbeAnswer {
+  attemptId: number;
+  /** The ping's `webhook-id` (`ping_<uuid>`). */
+  webhookId: string;
+  /** When the probe was sent. */
+  attemptedAt: Date;
+}
+
+/** What {@link DeliveryTargets.recoverByProbe} did. */
+export interface ProbeRecovery {
+  accountId: number | null;
+  campaignId: number;
+  url: string;
+  /** The `disabled_at` the endpoint had: the replay's `since`. */
+  since: Date;
+  /** Probes sent, the successful one included. */
+  probes: number;
+  /** The replay of what it missed (or the recovery already running); null when none runs. */
+  recoveryId: number | null;
 }
 
 /** How long this process remembers an endpoint it disabled as gone, in ms (reads older are stale). */
@@ -104,6 +138,7 @@ export class DeliveryTargets {
     private readonly campaigns: CampaignsService,
     private readonly audit: AuditLog,
     @InjectDataSource() private readonly dataSource: DataSource,
+    private readonly config: AppConfig,
   ) {}
 
   /**
@@ -224,7 +259,12 @@ export class DeliveryTargets {
           ? await this.repository.markFailing(manager, id, change.reason)
           : change.kind === 'recovered'
             ? await this.repository.clearFailing(manager, id)
-            : await this.repository.disableIfEnabled(manager, id, 'auto');
+            : await this.repository.disableIfEnabled(
+                manager,
+                id,
+                'auto',
+                this.config.webhookRecoveryProbe.firstMs,
+              );
       if (!row) return null;
       await this.audit.record(
         {
@@ -248,6 +288,136 @@ export class DeliveryTargets {
         manager,
       );
       return { accountId, campaignId: row.campaignId, url: row.url };
+    });
+  }
+
+  /**
+   * Claims the most overdue recovery probe, if one is due
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves): an endpoint disabled `auto`
+   * that opted in, whose next probe time has passed. The claim holds for the attempt's time
+   * limit plus a minute; two workers never claim the same probe.
+   * @returns the claim, or null when no probe is due.
+   */
+  claimDueProbe(): Promise<ProbeClaim | null> {
+    return this.repository.claimDueProbe(this.config.webhookTimeoutMs + 60_000);
+  }
+
+  /**
+   * Records a claimed probe that failed (not a 2xx, not a 410): one more probe, and the next
+   * one due on the back-off, or none when the probing window is over (given up now).
+   * @returns when the next probe is due (`next` null: probing gave up); null when the claim no
+   *   longer held (the endpoint was enabled, disabled otherwise or opted out meanwhile).
+   */
+  async probeFailed(claim: ProbeClaim, answer: ProbeAnswer): Promise<{ next: Date | null } | null> {
+    const next = nextProbeAt(
+      claim.probingSince,
+      claim.probeCount + 1,
+      new Date(),
+      this.config.webhookRecoveryProbe,
+    );
+    const changed = await this.repository.recordFailedProbe(
+      claim.endpointId,
+      claim.token,
+      answer.attemptedAt,
+      next,
+    );
+    return changed ? { next } : null;
+  }
+
+  /**
+   * A claimed probe answered 410 Gone: the endpoint's reason becomes `gone`, its probing ends,
+   * and an `endpoint.disable` entry by the actor `system` (`{reason: "gone", status_code: 410,
+   * url, attempt_id, webhook_id, delivery_id: null, previous_reason: "auto"}`) is added to the
+   * audit log, in one transaction (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+   * @returns whether it changed the endpoint (false when the claim no longer held).
+   */
+  async probeGone(claim: ProbeClaim, answer: ProbeAnswer): Promise<boolean> {
+    const accountId = await this.campaigns.accountOf(claim.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const row = await this.repository.goneAfterProbe(manager, claim.endpointId, claim.token);
+      if (!row) return false;
+      await this.audit.record(
+        {
+          accountId,
+          actor: SYSTEM_ACTOR,
+          action: 'endpoint.disable',
+          objectType: 'endpoint',
+          objectId: claim.endpointId,
+          details: {
+            reason: 'gone',
+            status_code: 410,
+            url: row.url,
+            attempt_id: answer.attemptId,
+            webhook_id: answer.webhookId,
+            delivery_id: null,
+            previous_reason: 'auto',
+          },
+        },
+        manager,
+      );
+      return true;
+    });
+  }
+
+  /**
+   * A claimed probe succeeded (docs/webhooks.md#endpoints-that-come-back-by-themselves): in one
+   * transaction, the endpoint is enabled again (its reason and time kept as
+   * `last_disabled_reason` and `last_disabled_at`, as enabling by hand does), `startReplay`
+   * starts the replay of what it missed since the `disabled_at` it had, in that transaction, and
+   * an `endpoint.recovered` entry by the actor `system` records `{reason: "probe", url,
+   * attempt_id, webhook_id, since, recovery_id, probes}`. Only while the claim holds, so two
+   * workers never do it twice.
+   * @param startReplay starts the replay in the given transaction, since the given time, for the
+   *   given account's audit log; answers its recovery's id (or that of the recovery already
+   *   running), or null.
+   * @returns what it did; null when the claim no longer held (nothing changed).
+   */
+  async recoverByProbe(
+    claim: ProbeClaim,
+    answer: ProbeAnswer,
+    startReplay: (
+      manager: EntityManager,
+      since: Date,
+      accountId: number | null,
+    ) => Promise<number | null>,
+  ): Promise<ProbeRecovery | null> {
+    const accountId = await this.campaigns.accountOf(claim.campaignId);
+    return this.dataSource.transaction(async (manager) => {
+      const row = await this.repository.enableAfterProbe(
+        manager,
+        claim.endpointId,
+        claim.token,
+        answer.attemptedAt,
+      );
+      if (!row) return null;
+      const recoveryId = await startReplay(manager, row.disabledAt, accountId);
+      await this.audit.record(
+        {
+          accountId,
+          actor: SYSTEM_ACTOR,
+          action: 'endpoint.recovered',
+          objectType: 'endpoint',
+          objectId: claim.endpointId,
+          details: {
+            reason: 'probe',
+            url: row.url,
+            attempt_id: answer.attemptId,
+            webhook_id: answer.webhookId,
+            since: row.disabledAt.toISOString(),
+            recovery_id: recoveryId,
+            probes: row.probes,
+          },
+        },
+        manager,
+      );
+      return {
+        accountId,
+        campaignId: row.campaignId,
+        url: row.url,
+        since: row.disabledAt,
+        probes: row.probes,
+        recoveryId,
+      };
     });
   }
 

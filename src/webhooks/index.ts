@@ -11,6 +11,7 @@ export * from './endpoint-limits.constants';
 export * from './event-examples.constants';
 export * from './event-schemas.constants';
 export * from './event-types.constants';
+export * from './recovery-probes';
 export * from './signature-schemes.constants';
 export * from './webhook-endpoint-admin.service';
 export * from './webhook-endpoint-reads.service';

@@ -2,7 +2,7 @@ import { AppConfig } from '../config/app-config';
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { AuditLog, type AuditActor, type AuditChange } from '../audit';
-import { NotFoundError, StateConflictError } from '../common/domain-error';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../common/domain-error';
 import { MAX_INT4 } from '../common/ids';
 import type { Owned } from '../common/owned-id';
 import { CampaignNotFoundError, CampaignsService } from '../campaigns';
@@ -29,8 +29,10 @@ import { generateSigningSecret, SigningSecretBox } from './signing-secrets.servi
 import type { EndpointOrdering, WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
 import {
+  recoveryProbeView,
   toEndpointDetail,
   toEndpointView,
+  type RecoveryProbeView,
   type WebhookEndpointDetail,
   type WebhookEndpointView,
 } from './webhook-endpoint.views';
@@ -67,6 +69,11 @@ export interface EndpointChanges {
   maxInFlight?: number | null;
   /** `none` or `per_lead` (docs/webhooks.md#per-lead-ordering). */
   ordering?: string;
+  /**
+   * Whether it comes back by itself once disabled `auto`
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+   */
+  autoRecover?: boolean;
 }
 
 /**
@@ -79,6 +86,10 @@ export type EndpointWithHeaders = WebhookEndpointView & {
   max_deliveries_per_second: number | null;
   max_in_flight: number | null;
   custom_headers: CustomHeaderView[];
+  /** Whether it comes back by itself (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+  auto_recover: boolean;
+  /** Its recovery probing while it is probed or has given up; null otherwise. */
+  recovery_probe: RecoveryProbeView | null;
 };
 
 /**
@@ -134,6 +145,7 @@ export class WebhookEndpointAdmin {
       maxDeliveriesPerSecond?: number | null;
       maxInFlight?: number | null;
       ordering?: string;
+      autoRecover?: boolean;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
@@ -161,6 +173,7 @@ export class WebhookEndpointAdmin {
       ),
       maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
       ordering: validateOrdering(fields.ordering),
+      autoRecover: validateAutoRecover(fields.autoRecover ?? false),
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -177,6 +190,7 @@ export class WebhookEndpointAdmin {
           ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
           ...throttleDetails(entity),
           ...(entity.ordering === 'none' ? {} : { ordering: entity.ordering }),
+          ...(entity.autoRecover ? { auto_recover: true } : {}),
         });
         return saved;
       });
@@ -193,7 +207,11 @@ export class WebhookEndpointAdmin {
    * enabling a disabled one clears both, whatever the reason was (docs/webhooks.md#disabled-endpoints),
    * and keeps them as `last_disabled_reason` and `last_disabled_at`: the period whose missed
    * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
-   * Disabling one already disabled keeps its reason and time. Recorded as `endpoint.update`
+   * Disabling one already disabled keeps its reason and time, and its recovery probing (the
+   * dashboard's form sends `enabled` with every save). Either change by hand ends probing;
+   * `autoRecover` on starts it for an endpoint disabled `auto` (the first probe
+   * `WEBHOOK_RECOVERY_PROBE_FIRST` from now), off ends it
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves). Recorded as `endpoint.update`
    * with `{changes}`: each field given, as saved; for custom headers their names, plain
    * values and whether each secret value changed, never a secret value.
    * @returns the endpoint with its custom headers, the secret values this change set in clear.
@@ -224,6 +242,17 @@ export class WebhookEndpointAdmin {
       }
       Object.assign(endpoint, enabledState(changes.enabled));
     }
+    if (changes.autoRecover !== undefined) {
+      const autoRecover = validateAutoRecover(changes.autoRecover);
+      if (autoRecover !== endpoint.autoRecover) {
+        endpoint.autoRecover = autoRecover;
+        const probed = autoRecover && !endpoint.isEnabled && endpoint.disabledReason === 'auto';
+        Object.assign(
+          endpoint,
+          probed ? startProbing(this.config.webhookRecoveryProbe.firstMs) : notProbed(),
+        );
+      }
+    }
     if (changes.maxDeliveriesPerSecond !== undefined)
       endpoint.maxDeliveriesPerSecond = validateThrottleLimit(
         'max_deliveries_per_second',
@@ -245,6 +274,7 @@ export class WebhookEndpointAdmin {
         changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
       if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
       if (changes.ordering !== undefined) changed.ordering = endpoint.ordering;
+      if (changes.autoRecover !== undefined) changed.auto_recover = endpoint.autoRecover;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       return withHeaders(saved, endpoint, headers);
     });
@@ -542,12 +572,47 @@ function enabledState(
 ): Pick<
   WebhookEndpoint,
   'isEnabled' | 'disabledReason' | 'disabledAt' | 'failingSince' | 'failingReason'
-> {
-  // Either way it starts afresh: not failing (docs/webhooks.md#failing-endpoints).
-  const notFailing = { failingSince: null, failingReason: null };
+> &
+  ReturnType<typeof notProbed> {
+  // Either way it starts afresh: not failing (docs/webhooks.md#failing-endpoints), not probed
+  // (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+  const notFailing = { failingSince: null, failingReason: null, ...notProbed() };
   return enabled
     ? { isEnabled: true, disabledReason: null, disabledAt: null, ...notFailing }
     : { isEnabled: false, disabledReason: 'manual', disabledAt: new Date(), ...notFailing };
+}
+
+/** The probing state of an endpoint that is not probed, or no longer. */
+function notProbed(): Pick<
+  WebhookEndpoint,
+  'probingSince' | 'nextProbeAt' | 'probeCount' | 'lastProbeAt' | 'probeGaveUpAt'
+> {
+  return {
+    probingSince: null,
+    nextProbeAt: null,
+    probeCount: 0,
+    lastProbeAt: null,
+    probeGaveUpAt: null,
+  };
+}
+
+/**
+ * The probing state of an endpoint disabled `auto` that opts in now: probing starts now, the
+ * first probe `firstMs` later (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+ */
+function startProbing(firstMs: number): ReturnType<typeof notProbed> {
+  const now = Date.now();
+  return { ...notProbed(), probingSince: new Date(now), nextProbeAt: new Date(now + firstMs) };
+}
+
+/**
+ * `auto_recover` as given.
+ * @throws InvalidInputError (field `auto_recover`) for anything but a boolean.
+ */
+function validateAutoRecover(value: unknown): boolean {
+  if (typeof value !== 'boolean')
+    throw InvalidInputError.field('auto_recover', 'must be a boolean');
+  return value;
 }
 
 /**
@@ -569,6 +634,8 @@ function withHeaders(
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
     max_in_flight: endpoint.maxInFlight,
     custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),
+    auto_recover: endpoint.autoRecover ?? false,
+    recovery_probe: recoveryProbeView(endpoint),
   };
 }
 

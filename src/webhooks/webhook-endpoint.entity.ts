@@ -69,6 +69,10 @@ export type FailingReason = (typeof FAILING_REASONS)[number];
   `("is_enabled" AND "disabled_reason" IS NULL AND "disabled_at" IS NULL) OR (NOT "is_enabled" AND "disabled_reason" IS NOT NULL AND "disabled_at" IS NOT NULL)`,
 )
 @Check(
+  'chk_webhook_endpoint_probe_state',
+  `"next_probe_at" IS NULL OR (NOT "is_enabled" AND "disabled_reason" = 'auto' AND "auto_recover" AND "probing_since" IS NOT NULL)`,
+)
+@Check(
   'chk_webhook_endpoint_signature_scheme',
   `"signature_scheme" IN ('symmetric', 'asymmetric') AND ("signature_scheme" = 'asymmetric') = ("public_key" IS NOT NULL)`,
 )
@@ -209,4 +213,39 @@ export class WebhookEndpoint {
   /** Most attempts to it in flight at once, across every worker process, 1 to 100; null: unlimited. */
   @Column({ name: 'max_in_flight', type: 'integer', nullable: true })
   maxInFlight!: number | null;
+
+  /**
+   * Whether the endpoint comes back by itself (docs/webhooks.md#endpoints-that-come-back-by-themselves):
+   * once disabled `auto`, it is probed with a signed ping on a back-off, and enabled again on a
+   * 2xx. Off by default.
+   */
+  @Column({ name: 'auto_recover', type: 'boolean', default: false })
+  autoRecover!: boolean;
+
+  /**
+   * Since when it is probed (the probing window starts then); null when it is not (not
+   * disabled `auto`, not opted in, or enabled again).
+   */
+  @Column({ name: 'probing_since', type: 'timestamptz', nullable: true })
+  probingSince!: Date | null;
+
+  /**
+   * When the next probe is due; null when none is (not probed, or given up). A worker claims a
+   * due probe by moving it on by a lease, so two never probe at once.
+   */
+  @Index('idx_webhook_endpoint_next_probe_at', { where: '"next_probe_at" IS NOT NULL' })
+  @Column({ name: 'next_probe_at', type: 'timestamptz', nullable: true })
+  nextProbeAt!: Date | null;
+
+  /** Probes sent since `probing_since`. */
+  @Column({ name: 'probe_count', type: 'integer', default: 0 })
+  probeCount!: number;
+
+  /** When the last probe was sent; null before the first. */
+  @Column({ name: 'last_probe_at', type: 'timestamptz', nullable: true })
+  lastProbeAt!: Date | null;
+
+  /** When probing stopped for good, its window over without a success; null otherwise. */
+  @Column({ name: 'probe_gave_up_at', type: 'timestamptz', nullable: true })
+  probeGaveUpAt!: Date | null;
 }

@@ -31,6 +31,12 @@ function endpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
     signatureScheme: 'symmetric',
     publicKey: null,
     previousPublicKey: null,
+    autoRecover: false,
+    probingSince: null,
+    nextProbeAt: null,
+    probeCount: 0,
+    lastProbeAt: null,
+    probeGaveUpAt: null,
     ...overrides,
   } as WebhookEndpoint;
 }
@@ -71,6 +77,8 @@ describe('the dashboard view of an endpoint', () => {
       max_deliveries_per_second: null,
       max_in_flight: null,
       ordering: 'none',
+      auto_recover: false,
+      recovery_probe: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

@@ -110,6 +110,42 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   max_in_flight: number | null;
   /** Its deliveries' order (docs/webhooks.md#per-lead-ordering): `none` or `per_lead`. */
   ordering: EndpointOrdering;
+  /**
+   * Whether it comes back by itself once disabled `auto`
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves).
+   */
+  auto_recover: boolean;
+  /** Its recovery probing while it is probed or has given up; null otherwise. */
+  recovery_probe: RecoveryProbeView | null;
+}
+
+/**
+ * The recovery probing of an endpoint disabled `auto` that opted in
+ * (docs/webhooks.md#endpoints-that-come-back-by-themselves). Times ISO 8601 UTC.
+ */
+export interface RecoveryProbeView {
+  /** Since when it is probed: the probing window's start. */
+  since: string;
+  /** When the next probe is due; null once probing gave up. */
+  next_probe_at: string | null;
+  /** Probes sent so far. */
+  probes: number;
+  /** When the last probe was sent; null before the first. */
+  last_probe_at: string | null;
+  /** When probing gave up, its window over without a success; null while it goes on. */
+  gave_up_at: string | null;
+}
+
+/** The endpoint's {@link RecoveryProbeView}: null when it is not probed and has not given up. */
+export function recoveryProbeView(endpoint: WebhookEndpoint): RecoveryProbeView | null {
+  if (!endpoint.probingSince || endpoint.isEnabled) return null;
+  return {
+    since: endpoint.probingSince.toISOString(),
+    next_probe_at: endpoint.nextProbeAt ? endpoint.nextProbeAt.toISOString() : null,
+    probes: endpoint.probeCount,
+    last_probe_at: endpoint.lastProbeAt ? endpoint.lastProbeAt.toISOString() : null,
+    gave_up_at: endpoint.probeGaveUpAt ? endpoint.probeGaveUpAt.toISOString() : null,
+  };
 }
 
 /**
@@ -144,6 +180,8 @@ export function toEndpointDetail(
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond ?? null,
     max_in_flight: endpoint.maxInFlight ?? null,
     ordering: endpoint.ordering ?? 'none',
+    auto_recover: endpoint.autoRecover ?? false,
+    recovery_probe: recoveryProbeView(endpoint),
   };
 }
 

@@ -30,6 +30,22 @@ export interface TargetRow {
   ordering: EndpointOrdering;
 }
 
+/**
+ * A recovery probe a worker claimed ({@link WebhookEndpointsRepository.claimDueProbe},
+ * docs/webhooks.md#endpoints-that-come-back-by-themselves).
+ */
+export interface ProbeClaimRow {
+  endpointId: number;
+  campaignId: number;
+  url: string;
+  /** The claim: the endpoint's new `next_probe_at` as PostgreSQL's text, to the microsecond. */
+  token: string;
+  /** Since when it is probed: the window's start. */
+  probingSince: Date;
+  /** Probes sent before this one. */
+  probeCount: number;
+}
+
 /** Per-endpoint totals of a batch of attempts, for {@link WebhookEndpointsRepository.addToHealth}. */
 export interface HealthIncrement {
   endpointId: number;
@@ -184,26 +200,152 @@ export class WebhookEndpointsRepository {
   /**
    * Disables endpoint `id` for `reason` as of now (`disabled_at` by the database's clock), in
    * the caller's transaction, only if it is enabled: an endpoint already disabled keeps its
-   * reason and time.
+   * reason and time. Its recovery probing starts afresh: for the reason `auto` with
+   * `probeFirstMs` given and the endpoint opted in (`auto_recover`), probing starts now and the
+   * first probe is due `probeFirstMs` later (docs/webhooks.md#endpoints-that-come-back-by-themselves);
+   * otherwise it is not probed.
    * @returns its campaign, URL and `disabled_at`; null when it was not enabled or does not exist.
    */
   async disableIfEnabled(
     manager: EntityManager,
     id: number,
     reason: DisabledReason,
+    probeFirstMs: number | null = null,
   ): Promise<{ campaignId: number; url: string; disabledAt: Date } | null> {
+    const probed = reason === 'auto' && probeFirstMs !== null;
     // TypeORM answers `[rows, affected]` for an UPDATE.
     const [rows]: [Array<{ campaign_id: number; url: string; disabled_at: Date }>, number] =
       await manager.query(
         `UPDATE webhook_endpoint
           SET is_enabled = false, disabled_reason = $2, disabled_at = now(), updated_at = now(),
-              failing_since = NULL, failing_reason = NULL
+              failing_since = NULL, failing_reason = NULL,
+              probing_since = CASE WHEN $3 AND auto_recover THEN now() END,
+              next_probe_at = CASE WHEN $3 AND auto_recover
+                                   THEN now() + $4::float8 * interval '1 millisecond' END,
+              probe_count = 0, last_probe_at = NULL, probe_gave_up_at = NULL
         WHERE id = $1 AND is_enabled
     RETURNING campaign_id, url, disabled_at`,
-        [id, reason],
+        [id, reason, probed, probeFirstMs ?? 0],
       );
     const [row] = rows;
     return row ? { campaignId: row.campaign_id, url: row.url, disabledAt: row.disabled_at } : null;
+  }
+
+  /**
+   * Claims the endpoint whose recovery probe is most overdue
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves): disabled `auto`, opted in, its
+   * `next_probe_at` passed. The claim moves `next_probe_at` on by `leaseMs`, in one statement
+   * that skips rows another worker holds, so two workers never claim one probe; a worker that
+   * stops mid-probe leaves the probe due again once the lease ends.
+   * @returns the claim, whose `token` (the new `next_probe_at`, exact to the microsecond) the
+   *   probe's outcome must match; null when no probe is due.
+   */
+  async claimDueProbe(leaseMs: number): Promise<ProbeClaimRow | null> {
+    const [rows]: [ProbeClaimRow[], number] = await this.endpoints.query(
+      `UPDATE webhook_endpoint e
+          SET next_probe_at = now() + $1::float8 * interval '1 millisecond'
+        WHERE e.id = (SELECT id FROM webhook_endpoint
+                       WHERE next_probe_at <= now() AND NOT is_enabled
+                         AND disabled_reason = 'auto' AND auto_recover
+                       ORDER BY next_probe_at, id
+                       LIMIT 1
+                       FOR UPDATE SKIP LOCKED)
+          AND e.next_probe_at <= now() AND NOT e.is_enabled AND e.disabled_reason = 'auto'
+          AND e.auto_recover
+    RETURNING e.id AS "endpointId", e.campaign_id AS "campaignId", e.url,
+              e.next_probe_at::text AS token, e.probing_since AS "probingSince",
+              e.probe_count AS "probeCount"`,
+      [leaseMs],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Records a failed probe of a claimed endpoint: one more probe, sent at `probedAt`, and the
+   * next one due at `nextAt`, or, with `nextAt` null, no more (given up now). Only while the
+   * claim `token` still holds and the endpoint is still disabled `auto`.
+   * @returns whether it changed the endpoint.
+   */
+  async recordFailedProbe(
+    id: number,
+    token: string,
+    probedAt: Date,
+    nextAt: Date | null,
+  ): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.endpoints.query(
+      `UPDATE webhook_endpoint
+          SET probe_count = probe_count + 1, last_probe_at = $3, next_probe_at = $4,
+              probe_gave_up_at = CASE WHEN $4::timestamptz IS NULL THEN now() END
+        WHERE id = $1 AND next_probe_at = $2::timestamptz AND NOT is_enabled
+          AND disabled_reason = 'auto'`,
+      [id, token, probedAt, nextAt],
+    );
+    return affected > 0;
+  }
+
+  /**
+   * A claimed endpoint whose probe was answered 410 Gone: its reason becomes `gone` (its
+   * `disabled_at` kept) and it is no longer probed, in the caller's transaction, only while the
+   * claim `token` holds and it is still disabled `auto`.
+   * @returns its campaign and URL; null when nothing changed.
+   */
+  async goneAfterProbe(
+    manager: EntityManager,
+    id: number,
+    token: string,
+  ): Promise<{ campaignId: number; url: string } | null> {
+    return this.changedRow(
+      await manager.query(
+        `UPDATE webhook_endpoint
+            SET disabled_reason = 'gone', updated_at = now(), probing_since = NULL,
+                next_probe_at = NULL, probe_count = 0, last_probe_at = NULL,
+                probe_gave_up_at = NULL
+          WHERE id = $1 AND next_probe_at = $2::timestamptz AND NOT is_enabled
+            AND disabled_reason = 'auto'
+      RETURNING campaign_id, url`,
+        [id, token],
+      ),
+    );
+  }
+
+  /**
+   * Enables a claimed endpoint whose probe succeeded, in the caller's transaction, only while
+   * the claim `token` holds and it is still disabled `auto`: clears its reason and time,
+   * keeping them as `last_disabled_reason` and `last_disabled_at` (as enabling by hand does),
+   * ends its probing (`probe_count` and `last_probe_at` stay, this probe counted).
+   * @returns its campaign, URL, the `disabled_at` it had and how many probes were sent, this one
+   *   included; null when nothing changed.
+   */
+  async enableAfterProbe(
+    manager: EntityManager,
+    id: number,
+    token: string,
+    probedAt: Date,
+  ): Promise<{ campaignId: number; url: string; disabledAt: Date; probes: number } | null> {
+    // The right-hand sides of SET read the row as it was.
+    const [rows]: [
+      Array<{ campaign_id: number; url: string; disabled_at: Date; probes: number }>,
+      number,
+    ] = await manager.query(
+      `UPDATE webhook_endpoint
+          SET is_enabled = true, disabled_reason = NULL, disabled_at = NULL,
+              last_disabled_at = disabled_at, last_disabled_reason = disabled_reason,
+              updated_at = now(), probing_since = NULL, next_probe_at = NULL,
+              probe_count = probe_count + 1, last_probe_at = $3, probe_gave_up_at = NULL
+        WHERE id = $1 AND next_probe_at = $2::timestamptz AND NOT is_enabled
+          AND disabled_reason = 'auto'
+    RETURNING campaign_id, url, last_disabled_at AS disabled_at, probe_count AS probes`,
+      [id, token, probedAt],
+    );
+    const [row] = rows;
+    return row
+      ? {
+          campaignId: row.campaign_id,
+          url: row.url,
+          disabledAt: row.disabled_at,
+          probes: row.probes,
+        }
+      : null;
   }
 
   /**

@@ -109,6 +109,7 @@ export class CampaignsController {
         maxDeliveriesPerSecond: input.max_deliveries_per_second,
         maxInFlight: input.max_in_flight,
         ordering: input.ordering,
+        autoRecover: input.auto_recover,
       },
       actor,
     );

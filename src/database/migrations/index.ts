@@ -31,6 +31,7 @@ import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle'
 import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFixedDeliveries';
 import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUploadIndex';
 import { PerLeadOrdering1795954000000 } from './1795954000000-PerLeadOrdering';
+import { EndpointAutoRecovery1795956000000 } from './1795956000000-EndpointAutoRecovery';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -69,4 +70,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   RecoveryFixedDeliveries1795952500000,
   UnstartedUploadIndex1795953000000,
   PerLeadOrdering1795954000000,
+  EndpointAutoRecovery1795956000000,
 ];

@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { AuditLog, type AuditActor } from '../../audit';
+import { DataSource, type EntityManager } from 'typeorm';
+import { AuditLog, SYSTEM_ACTOR, type AuditActor } from '../../audit';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { DeliveryTargets, WebhookEndpointAdmin } from '../../webhooks';
 import { parseInstant } from '../attempts';
@@ -132,6 +132,42 @@ export class DeliveryRecoveries {
       if (recovery) return { recovery, started: true };
       if (tries >= 1) throw new Error(`could not start a recovery of endpoint ${endpointId}`);
     }
+  }
+
+  /**
+   * Starts the replay of what an endpoint missed since `since` (scope `missed`) for the service
+   * itself, in the caller's transaction: an endpoint that came back by itself, enabled again in
+   * that transaction (docs/webhooks.md#endpoints-that-come-back-by-themselves). The endpoint is
+   * not read again (the caller has just enabled it). Recorded as `delivery.replay_missed` by the
+   * actor `system` (`{recovery_id, since, total}`) on the endpoint, as an admin's replay is.
+   * @param accountId the endpoint's account, for the audit entry.
+   * @returns the new recovery's id, or that of the endpoint's recovery already running (at most
+   *   one runs per endpoint; it goes on now that the endpoint is enabled).
+   */
+  async startReplayFor(
+    manager: EntityManager,
+    endpointId: number,
+    since: Date,
+    accountId: number | null,
+  ): Promise<number | null> {
+    const inserted = await this.repository.insert(endpointId, since, 'missed', manager);
+    if (!inserted) return (await this.repository.findRunning(endpointId))?.id ?? null;
+    await this.audit.record(
+      {
+        accountId,
+        actor: SYSTEM_ACTOR,
+        action: 'delivery.replay_missed',
+        objectType: 'endpoint',
+        objectId: endpointId,
+        details: {
+          recovery_id: inserted.id,
+          since: inserted.since.toISOString(),
+          total: inserted.total,
+        },
+      },
+      manager,
+    );
+    return inserted.id;
   }
 
   /** The endpoint's last {@link RECOVERY_LIST_LIMIT} recoveries, newest first. */

@@ -15,10 +15,12 @@ import { DeliveryProcessor } from './delivery.processor';
 import { DeliverySweeper } from './delivery.sweeper';
 import { EndpointThrottle, THROTTLE_LEASE_MARGIN_MS } from './endpoint-throttle';
 import { FailingEndpointMonitor } from './failing-endpoints.monitor';
+import { RecoveryProbeRunner } from './recovery-probes.runner';
 import { ScheduledAttempts } from './scheduled-attempts.service';
 
 /**
- * The delivery worker, the sweeper, the failing-endpoint monitor, bulk recoveries' batches and
+ * The delivery worker, the sweeper, the failing-endpoint monitor, the recovery probes of
+ * endpoints that come back by themselves, bulk recoveries' batches and
  * (through `DeliveryRetentionModule`) retention (docs/operations.md#retention): in the API
  * process when `RUN_WORKER`, and in `worker.ts`. The root of the worker's side of delivery:
  * nothing imports it but the process roots, so it exports nothing.
@@ -40,6 +42,7 @@ import { ScheduledAttempts } from './scheduled-attempts.service';
     DeliverySweeper,
     FailingEndpointMonitor,
     DeliveryRecoveryRunner,
+    RecoveryProbeRunner,
     {
       // Its own connection, closed with the module (docs/webhooks.md#throttling).
       provide: EndpointThrottle,

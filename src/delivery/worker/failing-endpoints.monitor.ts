@@ -1,11 +1,11 @@
 import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { PeriodicJob } from '../../common/periodic-job';
 import { AppConfig } from '../../config/app-config';
-import { randomUUID } from 'node:crypto';
 import { AccountNotifications, DeliveryTargets } from '../../webhooks';
 import type { FailingReason } from '../../webhooks';
 import { DeliveryStatsService, type FailureSignals } from '../analytics';
 import { WebhookSender } from '../sending';
+import { sendOperationalMessage } from './operational-messages';
 
 /** The last hour's attempts from which a failure rate counts (docs/webhooks.md#failing-endpoints). */
 export const FAILURE_RATE_MIN_ATTEMPTS = 20;
@@ -135,7 +135,8 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
       changed.set(signals.endpointId, decision);
       this.logger.warn(`Endpoint ${signals.endpointId}: ${describe(decision)}`);
       if (decision.kind !== 'recovered' && endpoint.accountId !== null) {
-        await this.notify(endpoint.accountId, {
+        const via = { notifications: this.notifications, sender: this.sender, logger: this.logger };
+        await sendOperationalMessage(via, endpoint.accountId, {
           type: decision.kind === 'failing' ? 'endpoint.failing' : 'endpoint.disabled',
           data: {
             endpoint_id: signals.endpointId,
@@ -150,42 +151,6 @@ export class FailingEndpointMonitor implements OnApplicationBootstrap, OnModuleD
     }
     return changed;
   }
-
-  /**
-   * Sends an operational message to the account's notification URL, if it has one: a
-   * Standard Webhooks POST signed with the account's secret, `webhook-id` `msg_<uuid>`. Sent
-   * once, never retried; the outcome is logged. Never throws.
-   */
-  private async notify(accountId: number, message: OperationalMessage): Promise<void> {
-    try {
-      const target = await this.notifications.target(accountId);
-      if (!target) return;
-      const body = JSON.stringify({
-        type: message.type,
-        timestamp: new Date().toISOString(),
-        data: message.data,
-      });
-      const result = await this.sender.send(target.url, [target.secret], {
-        id: `msg_${randomUUID()}`,
-        body,
-      });
-      if (result.success) {
-        this.logger.log(`Sent ${message.type} to account ${accountId}'s notification URL`);
-      } else {
-        this.logger.warn(
-          `Could not send ${message.type} to account ${accountId}'s notification URL: ${result.error}`,
-        );
-      }
-    } catch (error) {
-      this.logger.warn(`Could not send ${message.type}: ${(error as Error).message}`);
-    }
-  }
-}
-
-/** An operational message (docs/webhooks.md#operational-messages). */
-interface OperationalMessage {
-  type: 'endpoint.failing' | 'endpoint.disabled';
-  data: Record<string, unknown>;
 }
 
 function describe(decision: Exclude<FailingDecision, { kind: 'none' }>): string {

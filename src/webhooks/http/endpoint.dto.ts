@@ -27,7 +27,7 @@ import {
 } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
-import type { EndpointHealthFigures, WebhookEndpointDetail } from '..';
+import type { EndpointHealthFigures, RecoveryProbeView, WebhookEndpointDetail } from '..';
 
 // The dashboard's endpoint schemas. Request DTOs check types only: the values (URL rules, event
 // types, lengths) are the domain's (`src/webhooks/endpoint-input.ts`), as for the CLI.
@@ -172,6 +172,55 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       "`per_lead`: each lead's deliveries are attempted one after another, in the order their events were recorded; `none`: as they come (docs/webhooks.md#per-lead-ordering)",
   })
   ordering!: EndpointOrdering;
+
+  @ApiProperty({
+    description:
+      'Whether the endpoint comes back by itself: once disabled `auto`, it is probed with a signed ping on a back-off and enabled again on a 2xx (docs/webhooks.md#endpoints-that-come-back-by-themselves)',
+  })
+  auto_recover!: boolean;
+
+  @ApiProperty({
+    type: () => RecoveryProbeDto,
+    nullable: true,
+    description:
+      'Its recovery probing while it is disabled `auto`, opted in, and probed or given up; null otherwise',
+  })
+  recovery_probe!: RecoveryProbeDto | null;
+}
+
+/** The recovery probing of an endpoint (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
+@ApiSchema({ name: 'RecoveryProbe' })
+export class RecoveryProbeDto implements RecoveryProbeView {
+  @ApiProperty({ format: 'date-time', description: 'Since when it is probed: the window’s start' })
+  since!: string;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the next probe is due; null once probing gave up',
+  })
+  next_probe_at!: string | null;
+
+  @ApiProperty({ type: 'integer', description: 'Probes sent so far' })
+  probes!: number;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description: 'When the last probe was sent; null before the first',
+  })
+  last_probe_at!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    format: 'date-time',
+    nullable: true,
+    description:
+      'When probing gave up, its window (`WEBHOOK_RECOVERY_PROBE_FOR`) over without a success; null while it goes on',
+  })
+  gave_up_at!: string | null;
 }
 
 /**
@@ -272,6 +321,15 @@ export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @IsOptional()
   @IsString()
   ordering?: EndpointOrdering;
+
+  @ApiPropertyOptional({
+    default: false,
+    description:
+      'Whether the endpoint comes back by itself once disabled `auto` (docs/webhooks.md#endpoints-that-come-back-by-themselves)',
+  })
+  @ValidateIf((body: CreateEndpointRequestDto) => body.auto_recover !== undefined)
+  @IsBoolean()
+  auto_recover?: boolean;
 }
 
 /** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
@@ -332,6 +390,14 @@ export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @IsOptional()
   @IsString()
   ordering?: EndpointOrdering;
+
+  @ApiPropertyOptional({
+    description:
+      'true: the endpoint comes back by itself once disabled `auto`; false stops its probing (docs/webhooks.md#endpoints-that-come-back-by-themselves)',
+  })
+  @ValidateIf((body: UpdateEndpointRequestDto) => body.auto_recover !== undefined)
+  @IsBoolean()
+  auto_recover?: boolean;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

@@ -119,7 +119,8 @@ export class EndpointsController {
   /**
    * Changes any of `url`, `description`, `events`, `enabled`, `headers`,
    * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling), `ordering`
-   * (docs/webhooks.md#per-lead-ordering); recorded as
+   * (docs/webhooks.md#per-lead-ordering), `auto_recover`
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves); recorded as
    * `endpoint.update`. The answer shows the secret header values this change set, this once.
    */
   @Patch(':endpoint_id')
@@ -146,10 +147,11 @@ export class EndpointsController {
       maxDeliveriesPerSecond: input.max_deliveries_per_second,
       maxInFlight: input.max_in_flight,
       ordering: input.ordering,
+      autoRecover: input.auto_recover,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or ordering',
+        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering or auto_recover',
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);

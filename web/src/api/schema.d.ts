@@ -786,6 +786,11 @@ export interface components {
     };
     CreateEndpointRequest: {
       /**
+       * @description Whether the endpoint comes back by itself once disabled `auto` (docs/webhooks.md#endpoints-that-come-back-by-themselves)
+       * @default false
+       */
+      auto_recover: boolean;
+      /**
        * @description A label; blank or null means none
        * @example CRM sync
        */
@@ -922,6 +927,8 @@ export interface components {
        * @description When a failing endpoint will be disabled automatically unless a delivery succeeds first; null while it is not failing
        */
       auto_disable_at: string | null;
+      /** @description Whether the endpoint comes back by itself: once disabled `auto`, it is probed with a signed ping on a back-off and enabled again on a 2xx (docs/webhooks.md#endpoints-that-come-back-by-themselves) */
+      auto_recover: boolean;
       /** @example 42 */
       campaign_id: number;
       /**
@@ -995,6 +1002,8 @@ export interface components {
        * @example whpk_mh6C7rme3ZqSHmAv3wOUyiqNoEoZt5/tj57Cx3Q4K3M=
        */
       public_key: string | null;
+      /** @description Its recovery probing while it is disabled `auto`, opted in, and probed or given up; null otherwise */
+      recovery_probe: components['schemas']['RecoveryProbe'] | null;
       /**
        * @description How deliveries are signed: `symmetric` (`v1,` HMAC-SHA256 with the endpoint’s `whsec_` secret) or `asymmetric` (`v1a,` ed25519, verified with `public_key`)
        * @example symmetric
@@ -1682,6 +1691,30 @@ export interface components {
       /** @description The endpoint’s deliveries that are skipped (recorded while it was disabled) or dropped (disabled before their attempt) and were created at or after `since`: sent again by a replay (scope `missed`) only */
       skipped_count: number;
     };
+    RecoveryProbe: {
+      /**
+       * Format: date-time
+       * @description When probing gave up, its window (`WEBHOOK_RECOVERY_PROBE_FOR`) over without a success; null while it goes on
+       */
+      gave_up_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the last probe was sent; null before the first
+       */
+      last_probe_at: string | null;
+      /**
+       * Format: date-time
+       * @description When the next probe is due; null once probing gave up
+       */
+      next_probe_at: string | null;
+      /** @description Probes sent so far */
+      probes: number;
+      /**
+       * Format: date-time
+       * @description Since when it is probed: the window’s start
+       */
+      since: string;
+    };
     RevealedHeader: {
       /** @example Authorization */
       name: string;
@@ -2053,6 +2086,8 @@ export interface components {
       url: string | null;
     };
     UpdateEndpointRequest: {
+      /** @description true: the endpoint comes back by itself once disabled `auto`; false stops its probing (docs/webhooks.md#endpoints-that-come-back-by-themselves) */
+      auto_recover?: boolean;
       /** @description null or blank clears it */
       description?: string | null;
       /** @description false stops deliveries, true resumes them */

@@ -77,6 +77,8 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     max_deliveries_per_second: null,
     max_in_flight: null,
     ordering: 'none',
+    auto_recover: false,
+    recovery_probe: null,
     ...overrides,
   };
 }

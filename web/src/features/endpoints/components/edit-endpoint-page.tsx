@@ -59,6 +59,7 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             headers: headerRows(endpoint.data.custom_headers),
             throttle: throttleValuesOf(endpoint.data),
             ordering: endpoint.data.ordering,
+            autoRecover: endpoint.data.auto_recover,
           }}
           submitLabel="Save changes"
           pending={update.isPending}

@@ -55,6 +55,11 @@ export interface EndpointFormValues {
   throttle?: ThrottleValues;
   /** The delivery order (docs/webhooks.md#per-lead-ordering); absent: `none`, nothing sent. */
   ordering?: EndpointOrdering;
+  /**
+   * Whether it comes back by itself once disabled automatically
+   * (docs/webhooks.md#endpoints-that-come-back-by-themselves); absent: untouched, nothing sent.
+   */
+  autoRecover?: boolean;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -85,6 +90,7 @@ export function toEndpointInput(
     ...(headers === undefined ? {} : { headers }),
     ...toThrottleInput(values.throttle),
     ...(values.ordering ? { ordering: values.ordering } : {}),
+    ...(values.autoRecover === undefined ? {} : { auto_recover: values.autoRecover }),
   } as EndpointInput;
 }
 
@@ -280,6 +286,15 @@ export function EndpointForm({
           onChange={(event) => {
             const enabled = event.currentTarget.checked;
             setValues((v) => ({ ...v, enabled }));
+          }}
+        />
+        <Switch
+          label="Come back automatically"
+          description="Once disabled for failing, it is sent a signed ping now and then (by default after 1 h, 2 h, 4 h…, at most daily, for 30 days); the first answered with a 2xx enables it again and replays what it missed."
+          checked={values.autoRecover ?? false}
+          onChange={(event) => {
+            const autoRecover = event.currentTarget.checked;
+            setValues((v) => ({ ...v, autoRecover }));
           }}
         />
         <Group gap="sm">

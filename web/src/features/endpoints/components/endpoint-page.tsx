@@ -1,5 +1,6 @@
 import { throttleSummary } from './throttle-fields';
 import { ORDERING_LABELS } from './ordering-fields';
+import { AutoRecoverSetting, RecoveryProbeNotice } from './recovery-probe-notice';
 import {
   Anchor,
   Badge,
@@ -338,6 +339,7 @@ export function EndpointPage({
             <EndpointStateBadges endpoint={data} />
           </Group>
           <DisabledNotice endpoint={data} />
+          <RecoveryProbeNotice endpoint={data} />
           {canChange && !data.is_enabled && <EnableButton endpointId={data.id} />}
           <FailingBanner endpoint={data} />
           <Group gap={6}>
@@ -361,6 +363,7 @@ export function EndpointPage({
           <Text size="sm" data-testid="endpoint-ordering">
             Delivery order: {ORDERING_LABELS[data.ordering].label.toLowerCase()}
           </Text>
+          <AutoRecoverSetting endpoint={data} />
           <HealthFigures health={data.health} />
         </Stack>
       </Card>
