@@ -66,6 +66,7 @@ import * as ingest from './measures/ingest.mjs';
 import * as latency from './measures/latency.mjs';
 import * as memory from './measures/memory.mjs';
 import * as observability from './measures/observability.mjs';
+import * as ordering from './measures/ordering.mjs';
 import * as reads from './measures/reads.mjs';
 import * as scaleOut from './measures/scale-out.mjs';
 import * as scale from './measures/scale.mjs';
@@ -102,10 +103,22 @@ const MEASURES = [
   ['scale', 'scale', scale],
   ['scaleout', 'scaleOut', scaleOut],
   ['observability', 'observability', observability],
+  ['ordering', 'ordering', ordering],
 ];
 const STEPS = MEASURES.map(([step]) => step);
 /** The measures in the order of the table's rows. */
-const TABLE = [ingest, reads, token, dispatch, latency, scale, memory, scaleOut, observability];
+const TABLE = [
+  ingest,
+  reads,
+  token,
+  dispatch,
+  latency,
+  scale,
+  memory,
+  scaleOut,
+  observability,
+  ordering,
+];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {
   if (!STEPS.includes(step)) throw new Error(`--only: unknown step ${step}; use ${STEPS}`);
