@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import { cli, serviceEnv, startApi } from '../lib/api-process.mjs';
 import { ask, log, mapLimit, note, root, sleep, stopChild, track } from '../lib/harness.mjs';
 import { makeLeads } from '../lib/leads.mjs';
+import { cpuOfServices } from '../lib/load.mjs';
 import { count } from '../lib/report.mjs';
 import { median, percentile, ratioOf } from '../lib/stats.mjs';
 
@@ -184,16 +185,23 @@ function orderViolations(answers, path) {
   return violations;
 }
 
-/** (a): one round of N leads × 3 events to `side`'s campaign; deliveries/s. */
+/**
+ * (a): one round of N leads × 3 events to `side`'s campaign: deliveries/s, and the CPU time per
+ * delivery of the API, of the database's backends (the emitter's included) and of Redis.
+ */
 async function throughputRound(ctx, receiver, emitter, side, leads) {
   const expected = receiver.ok(side.path) + leads * 3;
+  const cpu = await cpuOfServices(ctx);
   const startedAt = Date.now();
   const { ids } = await uploadLeads(ctx, side.campaign, makeLeads(leads), `ordering ${side.name}`);
   await emitter.statusChanges(side.campaign.id, ids);
   const done = await receiver.waitFor(side.path, expected, 120_000);
   if (!done) note(`ordering ${side.name}: ${receiver.ok(side.path)} of ${expected} delivered`);
   const last = receiver.answers.findLast((a) => a.path === side.path && a.status < 300);
-  return (leads * 3) / ((last.at - startedAt) / 1000);
+  return {
+    per_s: (leads * 3) / ((last.at - startedAt) / 1000),
+    cpu_us_per_delivery: await cpu.perItem(leads * 3),
+  };
 }
 
 /**
@@ -289,15 +297,20 @@ export async function measure(ctx) {
       }),
     );
     // (a) Rounds alternate: U O | O U | U O … so neither side always runs first.
-    const perS = { unordered: [], ordered: [] };
+    const rounds = { unordered: [], ordered: [] };
     for (let round = 0; round < sizes.orderingRounds; round++) {
       const sides = round % 2 === 0 ? [unordered, ordered] : [ordered, unordered];
       for (const side of sides) {
-        const rate = await throughputRound(ctx, receiver, emitter, side, leads);
-        perS[side.name].push(rate);
-        log(`ordering: ${side.name} ${Math.round(rate)} deliveries/s (${count(leads * 3)})`);
+        const figures = await throughputRound(ctx, receiver, emitter, side, leads);
+        rounds[side.name].push(figures);
+        const cpu = figures.cpu_us_per_delivery;
+        log(
+          `ordering: ${side.name} ${Math.round(figures.per_s)} deliveries/s (${count(leads * 3)}; ` +
+            `CPU µs each: API ${cpu.api}, PostgreSQL ${cpu.postgres}, Redis ${cpu.redis})`,
+        );
       }
     }
+    const perS = (name) => median(rounds[name].map((r) => r.per_s));
     // (b) Alone, then with the failing lead.
     const alone = await lagRun(ctx, receiver, emitter, lagAlone, sizes, false);
     const withFailing = await lagRun(ctx, receiver, emitter, lagWith, sizes, true);
@@ -315,10 +328,10 @@ export async function measure(ctx) {
       leads,
       events_per_lead: 3,
       rounds: sizes.orderingRounds,
-      unordered_per_s: median(perS.unordered),
-      ordered_per_s: median(perS.ordered),
-      unordered_rounds: perS.unordered,
-      ordered_rounds: perS.ordered,
+      unordered_per_s: perS('unordered'),
+      ordered_per_s: perS('ordered'),
+      unordered_rounds: rounds.unordered,
+      ordered_rounds: rounds.ordered,
       lag_leads: sizes.orderingLagLeads,
       lag_alone: alone,
       lag_with_failing: withFailing,

@@ -14,6 +14,8 @@ export interface ReceivedCopy {
   type?: string;
   /** The verified event's `data` (null until the body is in, or when it did not verify). */
   data?: Record<string, unknown> | null;
+  /** When the event was recorded (its `timestamp`, ms since the epoch), once verified. */
+  recordedAt?: number;
   /** When the status was answered (Date.now()); null while unanswered. */
   answeredAt?: number | null;
 }
@@ -151,9 +153,10 @@ export class FaultReceiver {
           'webhook-id': String(headers['webhook-id']),
           'webhook-timestamp': String(headers['webhook-timestamp']),
           'webhook-signature': String(headers['webhook-signature']),
-        }) as { type?: string; data?: Record<string, unknown> };
+        }) as { type?: string; timestamp?: string; data?: Record<string, unknown> };
         copy.type = event.type;
         copy.data = event.data ?? null;
+        if (event.timestamp) copy.recordedAt = Date.parse(event.timestamp);
         return true;
       } catch {
         // try the next secret
