@@ -227,6 +227,55 @@ describe('Per-lead ordering', () => {
     expect(rows.map((r) => r.status)).toEqual(['first', 'second']);
   });
 
+  it("once an endpoint is switched to per_lead, a lead's new delivery waits behind its delivery recorded before the switch", async () => {
+    // Ordering is turned on while a delivery is still pending (its receiver failing): the
+    // promise ("attempted only after every earlier delivery of the same lead to the same endpoint
+    // has ended") covers that delivery too, so the lead's next event must wait for it.
+    const caller = await t.given.caller();
+    const { id: endpointId } = await t.given.endpoint(caller.campaignId, ordered.url, [
+      'lead.created',
+      'lead.status_changed',
+    ]);
+    const PHONE = '+14155550121';
+    const before = ordered.received.length;
+    let createdFailures = 0;
+    const okAnswers: boolean[] = [];
+    ordered.behaviour = (index) => {
+      const body = JSON.parse(ordered.received[index].body) as {
+        type: string;
+        data: { phone?: string };
+      };
+      // The lead's lead.created fails twice (its retries come 1 s apart), then succeeds.
+      const fail = body.type === 'lead.created' && body.data.phone === PHONE && createdFailures < 2;
+      if (fail) createdFailures += 1;
+      okAnswers[index] = !fail;
+      return { status: fail ? 500 : 204 };
+    };
+    const [lead] = await uploadLeads(caller, [PHONE]);
+    await eventually(async () => expect(createdFailures).toBe(1));
+    // Switched while lead.created waits on its retry.
+    await t.db.query(`UPDATE webhook_endpoint SET ordering = 'per_lead' WHERE id = $1`, [
+      endpointId,
+    ]);
+    await publisher.publish(caller.campaignId, [statusChanged(caller, lead, 'contacted')]);
+
+    // What this lead's endpoint got (other tests' endpoints share the receiver).
+    const ofLead = () =>
+      deliveredOf(ordered.received.slice(before), (i) => okAnswers[before + i] ?? true).filter(
+        (d) => d.leadId === lead,
+      );
+    await eventually(async () => {
+      expect(ofLead().filter((d) => d.answeredOk)).toHaveLength(2);
+    }, 15_000);
+    // lead.created failed twice, then succeeded, and only then did the status change go.
+    expect(ofLead().map((d) => `${d.status ?? d.type} ${d.answeredOk ? 'ok' : 'failed'}`)).toEqual([
+      'lead.created failed',
+      'lead.created failed',
+      'lead.created ok',
+      'contacted ok',
+    ]);
+  });
+
   it('sets ordering through the dashboard, refuses anything but none or per_lead, and audits the change', async () => {
     const caller = await t.given.caller();
     const admin = await givenUser(t, 'admin', caller.accountId);
