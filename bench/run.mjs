@@ -31,6 +31,9 @@
  *                  3,000/s (no ceiling is measured for it).
  *      - scale:    health p50/p99 at 10 connections on an endpoint with 0 recorded attempts vs
  *                  one with 1,000,000 attempts inserted with SQL (flat ≈ 1).
+ *      - ordering: per-lead ordering's cost (measures/ordering.mjs, not guarded): deliveries/s of
+ *                  N leads × 3 events to an ordered endpoint vs an unordered one, and the other
+ *                  leads' lag p99 beside a lead whose deliveries fail vs without it.
  *   3. Prints one table (measure, ours, ceiling, ratio, goal, met?) and writes it with machine
  *      information and the raw figures to bench/results/<timestamp>.json, latest.json and
  *      latest.md. A --quick run writes <timestamp>-quick.json, latest-quick.json and

@@ -49,7 +49,7 @@ export const sizesFor = (quick) =>
         // alternating the sides; the lag runs' leads, fed in uploads this far apart.
         orderingLeads: 1_000,
         orderingRounds: 2,
-        orderingLagLeads: 1_000,
+        orderingLagLeads: 500,
         orderingLagUploads: 10,
         orderingLagIntervalMs: 500,
       };

@@ -21,6 +21,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import os from 'node:os';
 import { join } from 'node:path';
 import { cli, serviceEnv, startApi } from '../lib/api-process.mjs';
 import { ask, log, mapLimit, note, root, sleep, stopChild, track } from '../lib/harness.mjs';
@@ -325,6 +326,8 @@ export async function measure(ctx) {
     if (violations > 0)
       note(`ordering: ${violations} 2xx answers to an older event after a newer one`);
     return {
+      // The machine is shared: the figures move with its load.
+      load_average_1m: +os.loadavg()[0].toFixed(2),
       leads,
       events_per_lead: 3,
       rounds: sizes.orderingRounds,
