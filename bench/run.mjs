@@ -31,6 +31,9 @@
  *                  3,000/s (no ceiling is measured for it).
  *      - scale:    health p50/p99 at 10 connections on an endpoint with 0 recorded attempts vs
  *                  one with 1,000,000 attempts inserted with SQL (flat ≈ 1).
+ *      - ordering: per-lead ordering's cost (measures/ordering.mjs, not guarded): deliveries/s of
+ *                  N leads × 3 events to an ordered endpoint vs an unordered one, and the other
+ *                  leads' lag p99 beside a lead whose deliveries fail vs without it.
  *   3. Prints one table (measure, ours, ceiling, ratio, goal, met?) and writes it with machine
  *      information and the raw figures to bench/results/<timestamp>.json, latest.json and
  *      latest.md. A --quick run writes <timestamp>-quick.json, latest-quick.json and
@@ -66,6 +69,7 @@ import * as ingest from './measures/ingest.mjs';
 import * as latency from './measures/latency.mjs';
 import * as memory from './measures/memory.mjs';
 import * as observability from './measures/observability.mjs';
+import * as ordering from './measures/ordering.mjs';
 import * as reads from './measures/reads.mjs';
 import * as scaleOut from './measures/scale-out.mjs';
 import * as scale from './measures/scale.mjs';
@@ -102,10 +106,22 @@ const MEASURES = [
   ['scale', 'scale', scale],
   ['scaleout', 'scaleOut', scaleOut],
   ['observability', 'observability', observability],
+  ['ordering', 'ordering', ordering],
 ];
 const STEPS = MEASURES.map(([step]) => step);
 /** The measures in the order of the table's rows. */
-const TABLE = [ingest, reads, token, dispatch, latency, scale, memory, scaleOut, observability];
+const TABLE = [
+  ingest,
+  reads,
+  token,
+  dispatch,
+  latency,
+  scale,
+  memory,
+  scaleOut,
+  observability,
+  ordering,
+];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {
   if (!STEPS.includes(step)) throw new Error(`--only: unknown step ${step}; use ${STEPS}`);

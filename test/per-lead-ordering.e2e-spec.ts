@@ -227,6 +227,71 @@ describe('Per-lead ordering', () => {
     expect(rows.map((r) => r.status)).toEqual(['first', 'second']);
   });
 
+  it("after a switch to per_lead, a lead's events recorded from then on go in order while one queued before the switch still fails", async () => {
+    // docs/webhooks.md#per-lead-ordering: a change of `ordering` applies to deliveries of events
+    // recorded from then on. The lead's lead.created, queued before the switch, keeps failing
+    // (it is in no order); its two status changes, recorded after, go one after the other, the
+    // second waiting for the first's retry.
+    const caller = await t.given.caller();
+    const { id: endpointId } = await t.given.endpoint(caller.campaignId, ordered.url, [
+      'lead.created',
+      'lead.status_changed',
+    ]);
+    const PHONE = '+14155550121';
+    const before = ordered.received.length;
+    let createdFailures = 0;
+    let contactedFailures = 0;
+    const okAnswers: boolean[] = [];
+    ordered.behaviour = (index) => {
+      const body = JSON.parse(ordered.received[index].body) as {
+        type: string;
+        data: { phone?: string; status?: string };
+      };
+      // lead.created fails three times (retries 1 s apart), "contacted" once; all else succeeds.
+      let fail = false;
+      if (body.type === 'lead.created' && body.data.phone === PHONE && createdFailures < 3) {
+        fail = true;
+        createdFailures += 1;
+      } else if (body.data.status === 'contacted' && contactedFailures < 1) {
+        fail = true;
+        contactedFailures += 1;
+      }
+      okAnswers[index] = !fail;
+      return { status: fail ? 500 : 204 };
+    };
+    const [lead] = await uploadLeads(caller, [PHONE]);
+    await eventually(async () => expect(createdFailures).toBe(1));
+    await t.db.query(`UPDATE webhook_endpoint SET ordering = 'per_lead' WHERE id = $1`, [
+      endpointId,
+    ]);
+    await publisher.publish(caller.campaignId, [statusChanged(caller, lead, 'contacted')]);
+    await publisher.publish(caller.campaignId, [statusChanged(caller, lead, 'qualified')]);
+
+    // What this lead's endpoint got (other tests' endpoints share the receiver).
+    const ofLead = () =>
+      deliveredOf(ordered.received.slice(before), (i) => okAnswers[before + i] ?? true).filter(
+        (d) => d.leadId === lead,
+      );
+    await eventually(async () => {
+      expect(ofLead().filter((d) => d.answeredOk)).toHaveLength(3);
+    }, 15_000);
+    const statuses = ofLead()
+      .filter((d) => d.type === 'lead.status_changed')
+      .map((d) => `${d.status} ${d.answeredOk ? 'ok' : 'failed'}`);
+    expect(statuses).toEqual(['contacted failed', 'contacted ok', 'qualified ok']);
+    const rows: Array<{ type: string; lead_id: string | null }> = await t.db.query(
+      `SELECT e.type, d.lead_id FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id
+        WHERE d.endpoint_id = $1 ORDER BY d.id`,
+      [endpointId],
+    );
+    // Only the deliveries recorded after the switch carry the lead.
+    expect(rows.map((r) => [r.type, r.lead_id === null ? null : Number(r.lead_id)])).toEqual([
+      ['lead.created', null],
+      ['lead.status_changed', lead],
+      ['lead.status_changed', lead],
+    ]);
+  });
+
   it('sets ordering through the dashboard, refuses anything but none or per_lead, and audits the change', async () => {
     const caller = await t.given.caller();
     const admin = await givenUser(t, 'admin', caller.accountId);

@@ -29,6 +29,9 @@ const env = {
   HTTP_REUSE_PORT: 'true',
 };
 
+/** The service's environment in this run (its database, queue prefix, …), for other children. */
+export const serviceEnv = () => ({ ...env });
+
 /** What the API printed besides "listening": a count by level and the first 200 lines. */
 export const apiLog = { lines: [], total: 0, byLevel: {} };
 /** Info lines, the two development-secret warnings, and the start banner (src/start-banner.ts). */

@@ -156,6 +156,7 @@ export function writeResults(rows, result, sizes, quick) {
       token_exchange: result.tokenLoad,
       scale: result.scale,
       scale_out: result.scaleOut,
+      ordering: result.ordering,
       api_exit: result.apiExit,
       api_log: apiLog,
     },

@@ -22,6 +22,11 @@ export const sizesFor = (quick) =>
         tokenSeconds: 2,
         scaleSeconds: 1,
         attempts: 10_000,
+        orderingLeads: 200,
+        orderingRounds: 1,
+        orderingLagLeads: 200,
+        orderingLagUploads: 4,
+        orderingLagIntervalMs: 500,
       }
     : {
         warmupLeads: 1_000,
@@ -40,6 +45,13 @@ export const sizesFor = (quick) =>
         tokenSeconds: 8,
         scaleSeconds: 4,
         attempts: 1_000_000,
+        // Per-lead ordering (measures/ordering.mjs): leads × 3 events per side and round, rounds
+        // alternating the sides; the lag runs' leads, fed in uploads this far apart.
+        orderingLeads: 1_000,
+        orderingRounds: 2,
+        orderingLagLeads: 500,
+        orderingLagUploads: 10,
+        orderingLagIntervalMs: 500,
       };
 export const READ_CONNECTIONS = 50;
 export const SCALE_CONNECTIONS = 10;

@@ -15,6 +15,14 @@ export interface UploadRecord {
   answer: HttpAnswer;
 }
 
+/** The deployment's endpoint, as {@link Deployment.setUp} creates it. */
+export interface EndpointOptions {
+  /** The event types it subscribes to (default `lead.created` only). */
+  events?: string[];
+  /** `endpoint create --ordering` (default: the CLI's, `none`). */
+  ordering?: 'none' | 'per_lead';
+}
+
 export interface UploadOptions {
   transport?: Transport;
   label?: string;
@@ -42,6 +50,11 @@ export class Deployment {
   progress = 'not polled yet';
   /** Whether some delivery ended failed (no more retries) with none pending. */
   settledWithFailures = false;
+  /**
+   * Deliveries each lead gets once the scenario has recorded all its events (1: its
+   * `lead.created`); "every delivery succeeded" waits for leads × this many.
+   */
+  deliveriesPerLead = 1;
   private nextPhone = 0;
   private uploadsInFlight = 0;
   private monitoring?: Promise<void>;
@@ -102,10 +115,11 @@ export class Deployment {
   }
 
   /**
-   * Account, campaign, API key and an endpoint (lead.created → the receiver) through the
-   * compiled CLI on the direct URLs; then a direct client for polling and checks.
+   * Account, campaign, API key and an endpoint (lead.created, or `endpoint.events`, → the
+   * receiver) through the compiled CLI on the direct URLs; then a direct client for polling
+   * and checks.
    */
-  async setUp(): Promise<void> {
+  async setUp(endpoint: EndpointOptions = {}): Promise<void> {
     const cli = (...args: string[]) => runCli(this.directEnv(), this.scenario.workDir, ...args);
     const account = await cli('account', 'create', '--name', `fault ${this.scenario.name}`);
     const [campaign, key] = await Promise.all([
@@ -113,7 +127,7 @@ export class Deployment {
       cli('api-key', 'create', '--account', String(account.id), '--name', 'fault'),
       this.receiver.start(),
     ]);
-    const endpoint = await cli(
+    const created = await cli(
       'endpoint',
       'create',
       '--campaign',
@@ -121,12 +135,13 @@ export class Deployment {
       '--url',
       this.receiver.url,
       '--events',
-      'lead.created',
+      (endpoint.events ?? ['lead.created']).join(','),
+      ...(endpoint.ordering ? ['--ordering', endpoint.ordering] : []),
     );
     this.campaignId = Number(campaign.id);
-    this.endpointId = Number(endpoint.id);
+    this.endpointId = Number(created.id);
     this.apiKey = String(key.api_key);
-    this.receiver.secrets.push(String(endpoint.secret));
+    this.receiver.secrets.push(String(created.secret));
     this.db = new Client({ connectionString: databaseUrl(this.dbName) });
     this.db.on('error', () => undefined);
     await this.db.connect();
@@ -275,7 +290,7 @@ export class Deployment {
           this.uploadsInFlight === 0 &&
           r.leads > 0 &&
           r.leads >= accepted &&
-          r.deliveries === r.leads &&
+          r.deliveries === r.leads * this.deliveriesPerLead &&
           r.succeeded === r.deliveries;
         if (!complete) this.deliveredSince = null;
         else if (this.deliveredSince === null) this.deliveredSince = Date.now();

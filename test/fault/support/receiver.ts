@@ -12,6 +12,18 @@ export interface ReceivedCopy {
   /** Whether the signature verified with one of the endpoint secrets; null until the body is in. */
   verified: boolean | null;
   type?: string;
+  /** The verified event's `data` (null until the body is in, or when it did not verify). */
+  data?: Record<string, unknown> | null;
+  /** When the event was recorded (its `timestamp`, ms since the epoch), once verified. */
+  recordedAt?: number;
+  /** When the status was answered (Date.now()); null while unanswered. */
+  answeredAt?: number | null;
+}
+
+/** How to answer one copy, decided once its body is in (see {@link FaultReceiver.policy}). */
+export interface ReceiverAnswer {
+  status?: number;
+  delayMs?: number;
 }
 
 /** `ok`: 2xx; `error`: 500; `down`: not listening (connections refused). */
@@ -27,6 +39,11 @@ export class FaultReceiver {
   /** The signing secrets of the endpoints that send here (`whsec_…`). */
   readonly secrets: string[] = [];
   delayMs = 0;
+  /**
+   * Per-copy answers while the mode is `ok`: status and delay for each copy (its signature
+   * checked and `data` read), overriding {@link okStatus} and {@link delayMs}.
+   */
+  policy?: (copy: ReceivedCopy) => ReceiverAnswer;
   okStatus = 204;
   errorStatus = 500;
   private mode: ReceiverMode = 'ok';
@@ -107,16 +124,20 @@ export class FaultReceiver {
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       copy.verified = this.verify(req.headers, body, copy);
+      const decided = this.mode === 'ok' ? this.policy?.(copy) : undefined;
       const answer = () => {
         this.pending.delete(res);
         if (res.destroyed) return;
-        const status = this.mode === 'error' ? this.errorStatus : this.okStatus;
+        const status =
+          this.mode === 'error' ? this.errorStatus : (decided?.status ?? this.okStatus);
         copy.status = status;
+        copy.answeredAt = Date.now();
         res.statusCode = status;
         res.end(status === 204 ? undefined : JSON.stringify({ received: status < 300 }));
       };
       this.pending.add(res);
-      if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+      const delayMs = decided?.delayMs ?? this.delayMs;
+      if (delayMs > 0) setTimeout(answer, delayMs);
       else answer();
     });
   }
@@ -132,8 +153,10 @@ export class FaultReceiver {
           'webhook-id': String(headers['webhook-id']),
           'webhook-timestamp': String(headers['webhook-timestamp']),
           'webhook-signature': String(headers['webhook-signature']),
-        }) as { type?: string };
+        }) as { type?: string; timestamp?: string; data?: Record<string, unknown> };
         copy.type = event.type;
+        copy.data = event.data ?? null;
+        if (event.timestamp) copy.recordedAt = Date.parse(event.timestamp);
         return true;
       } catch {
         // try the next secret
