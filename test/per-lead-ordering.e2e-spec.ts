@@ -162,14 +162,17 @@ describe('Per-lead ordering', () => {
     expect(delivered.findIndex((d) => d.leadId === fast && d.status === 'qualified')).toBeLessThan(
       firstSlowOk,
     );
-    const rows: Array<{ status: string; held_by: string | null; lead_id: string | null }> =
-      await t.db.query(
-        'SELECT status, held_by, lead_id FROM webhook_delivery WHERE endpoint_id = $1',
-        [orderedId],
-      );
-    expect(rows).toHaveLength(6);
-    expect(rows.every((r) => r.status === 'succeeded' && r.held_by === null)).toBe(true);
-    expect(new Set(rows.map((r) => Number(r.lead_id)))).toEqual(new Set([slow, fast]));
+    // The last answer is recorded a moment after the receiver gave it.
+    await eventually(async () => {
+      const rows: Array<{ status: string; held_by: string | null; lead_id: string | null }> =
+        await t.db.query(
+          'SELECT status, held_by, lead_id FROM webhook_delivery WHERE endpoint_id = $1',
+          [orderedId],
+        );
+      expect(rows).toHaveLength(6);
+      expect(rows.every((r) => r.status === 'succeeded' && r.held_by === null)).toBe(true);
+      expect(new Set(rows.map((r) => Number(r.lead_id)))).toEqual(new Set([slow, fast]));
+    });
 
     // The unordered endpoint holds nothing back: the slow lead's status changes arrived while
     // its lead.created still failed, and its deliveries carry no lead.
