@@ -3,11 +3,12 @@ import { UnrecoverableError } from 'bullmq';
 import pLimit from 'p-limit';
 import { AppConfig } from '../../config/app-config';
 import { DeliveryTargets, type DeliveryTarget } from '../../webhooks';
-import { DeliveryRetryError, WebhookEventPublisher } from '../outbox';
+import { DeliveryRetryError, WebhookEventPublisher, type QueuedDelivery } from '../outbox';
 import { Deliveries, type DeliveryWork } from '../deliveries';
 import { DeliveryService, GONE, nextStep } from '../attempts';
 import { bindTraceContext } from '../../tracing/trace-hooks';
 import { Metrics } from '../../metrics';
+import { MicroBatcher } from '../../common/micro-batcher';
 import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
 
 /**
@@ -84,6 +85,11 @@ export class ScheduledAttempts {
   /** The process's attempts in flight, at most `WEBHOOK_WORKER_CONCURRENCY`. */
   private readonly slots: pLimit.Limit;
   private stopping = false;
+  /** Deliveries released behind one that ended, queued together ({@link queueNextOfLead}). */
+  private readonly released = new MicroBatcher<QueuedDelivery, void>(async (deliveries) => {
+    await this.dispatcher.enqueue(deliveries);
+    return deliveries.map(() => undefined);
+  });
 
   constructor(
     private readonly repository: Deliveries,
@@ -293,11 +299,13 @@ export class ScheduledAttempts {
     target: DeliveryTarget,
   ): Promise<Map<number, number>> {
     if (target.ordering !== 'per_lead') return new Map();
+    // A lead.created is its lead's first event: no delivery of the lead can be ahead of it.
     const ordered = works.flatMap((work) =>
-      work.leadId === null || work.endpointId !== target.id
+      work.leadId === null || work.endpointId !== target.id || work.eventType === 'lead.created'
         ? []
         : [{ id: work.id, endpointId: work.endpointId, leadId: work.leadId }],
     );
+    if (ordered.length === 0) return new Map();
     const held = await this.repository.holdBehindEarlier(ordered);
     this.metrics?.recordOrderingHolds(held.size);
     return held;
@@ -306,7 +314,9 @@ export class ScheduledAttempts {
   /**
    * After a delivery of a lead ended (succeeded, failed for good, dropped), queues the lead's
    * next delivery to the endpoint, which its end released (docs/webhooks.md#per-lead-ordering).
-   * Never throws: what is not queued now, the sweeper queues.
+   * The deliveries released within one turn of the event loop are queued together, in batch
+   * jobs per endpoint like new deliveries: a job of their own each would cost every one a round
+   * through Redis. Never throws: what is not queued now, the sweeper queues.
    */
   private async queueNextOfLead(work: DeliveryWork): Promise<void> {
     if (work.leadId === null) return;
@@ -316,7 +326,7 @@ export class ScheduledAttempts {
         leadId: work.leadId,
         afterId: work.id,
       });
-      if (next) await this.dispatcher.requeue([next]);
+      if (next) await this.released.push(next);
     } catch (error) {
       this.logger.warn(
         `Could not queue the delivery after delivery ${work.id} (${(error as Error).message}); the sweeper will`,
