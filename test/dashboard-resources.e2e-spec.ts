@@ -458,7 +458,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       for (const [payload, message] of [
         [
           {},
-          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second or max_in_flight',
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or filter',
         ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],

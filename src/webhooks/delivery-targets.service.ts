@@ -6,6 +6,7 @@ import { AuditLog, SYSTEM_ACTOR } from '../audit';
 import { CampaignsService } from '../campaigns';
 import { MAX_INT4 } from '../common/ids';
 import type { CustomHeaderToSend } from './custom-headers';
+import { compileFilter, type CompiledFilter } from './payload-filter';
 import { SigningSecretBox } from './signing-secrets.service';
 import type { FailingReason } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository, type HealthIncrement } from './webhook-endpoints.repository';
@@ -41,6 +42,11 @@ export interface Subscriber {
   subscribedEvents: string[];
   /** False: its deliveries are recorded as `skipped`, never sent. */
   isEnabled: boolean;
+  /**
+   * Its payload filter, compiled (docs/webhooks.md#payload-filters): an event it does not match
+   * gets no delivery to it. Null: every event of its subscribed types.
+   */
+  filter: CompiledFilter | null;
 }
 
 /** The attempt that was answered 410 Gone, for the audit entry ({@link DeliveryTargets.disableGone}). */
@@ -288,10 +294,18 @@ export class DeliveryTargets {
    * inside the caller's transaction: an event gets a delivery for each endpoint subscribed to
    * its type when it is recorded, pending when the endpoint is enabled and `skipped` when it
    * is disabled (docs/webhooks.md#events).
-   * @returns `[{id, subscribedEvents, isEnabled}]` by id, disabled endpoints included.
+   * Each endpoint's filter comes compiled, from a cache by its text (compiling is done once
+   * per text per process).
+   * @returns `[{id, subscribedEvents, isEnabled, filter}]` by id, disabled endpoints included.
    */
-  subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
-    return this.repository.findSubscribers(manager, campaignId);
+  async subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
+    const rows = await this.repository.findSubscribers(manager, campaignId);
+    return rows.map((row) => ({
+      id: row.id,
+      subscribedEvents: row.subscribedEvents,
+      isEnabled: row.isEnabled,
+      filter: row.filter === null ? null : compileFilter(row.filter),
+    }));
   }
 
   /**

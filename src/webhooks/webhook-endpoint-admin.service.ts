@@ -27,6 +27,7 @@ import {
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { validateFilter } from './payload-filter';
 import {
   toEndpointDetail,
   toEndpointView,
@@ -64,6 +65,11 @@ export interface EndpointChanges {
   maxDeliveriesPerSecond?: number | null;
   /** Most attempts in flight at once, 1 to 100; `null` removes it. */
   maxInFlight?: number | null;
+  /**
+   * Its payload filter (docs/webhooks.md#payload-filters), a CEL expression checked against
+   * the subscribed types' schemas; `null` or blank removes it.
+   */
+  filter?: string | null;
 }
 
 /**
@@ -75,6 +81,8 @@ export type EndpointWithHeaders = WebhookEndpointView & {
   max_deliveries_per_second: number | null;
   max_in_flight: number | null;
   custom_headers: CustomHeaderView[];
+  /** Its payload filter (docs/webhooks.md#payload-filters); null: every event of its types. */
+  filter: string | null;
 };
 
 /**
@@ -111,12 +119,13 @@ export class WebhookEndpointAdmin {
    * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing) and
    * its custom headers; created disabled, it is disabled `manual`. Recorded as `endpoint.create`
    * (campaign, URL, events, description, enabled, the scheme when asymmetric, the custom
-   * headers' names; never a secret) in the same transaction.
+   * headers' names, the payload filter when it has one; never a secret) in the same transaction.
    * @returns the endpoint with its custom headers (secret values in clear this once) and its new
    *   key: for `symmetric` the plaintext secret, which is never available again; for
    *   `asymmetric` no secret and the public key.
-   * @throws InvalidInputError for a bad URL, event type, description, scheme or custom header;
-   *   CampaignNotFoundError for an unknown campaign.
+   * @throws InvalidInputError for a bad URL, event type, description, scheme, custom header or
+   *   payload filter (its message names the line and column); CampaignNotFoundError for an
+   *   unknown campaign.
    */
   async create(
     campaignId: number,
@@ -129,11 +138,13 @@ export class WebhookEndpointAdmin {
       headers?: CustomHeaderInput[];
       maxDeliveriesPerSecond?: number | null;
       maxInFlight?: number | null;
+      filter?: string | null;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
     const url = validateUrl(fields.url);
     const subscribedEvents = validateEvents(fields.events);
+    const filter = validateFilter(fields.filter, subscribedEvents);
     const description = validateDescription(fields.description ?? null);
     const key = this.newKey(validateSignatureScheme(fields.signatureScheme));
     const headers = validateCustomHeaders(fields.headers ?? []);
@@ -155,6 +166,7 @@ export class WebhookEndpointAdmin {
         fields.maxDeliveriesPerSecond ?? null,
       ),
       maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
+      filter,
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -170,6 +182,7 @@ export class WebhookEndpointAdmin {
           ...(key.shown.public_key === null ? {} : { signature_scheme: 'asymmetric' }),
           ...(headers.length > 0 ? { headers: auditedCustomHeaders(headers) } : {}),
           ...throttleDetails(entity),
+          ...(filter === null ? {} : { filter }),
         });
         return saved;
       });
@@ -188,7 +201,9 @@ export class WebhookEndpointAdmin {
    * deliveries the dashboard offers to replay (docs/webhooks.md#replaying-missed-deliveries).
    * Disabling one already disabled keeps its reason and time. Recorded as `endpoint.update`
    * with `{changes}`: each field given, as saved; for custom headers their names, plain
-   * values and whether each secret value changed, never a secret value.
+   * values and whether each secret value changed, never a secret value; a change of the payload
+   * filter also records the previous one (`previous_filter`). A filter is checked again when
+   * the subscribed types change (it must still check against one of them).
    * @returns the endpoint with its custom headers, the secret values this change set in clear.
    * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
    */
@@ -208,6 +223,12 @@ export class WebhookEndpointAdmin {
     }
     if (changes.url !== undefined) endpoint.url = validateUrl(changes.url);
     if (changes.events !== undefined) endpoint.subscribedEvents = validateEvents(changes.events);
+    const previousFilter = endpoint.filter;
+    if (changes.filter !== undefined || changes.events !== undefined)
+      endpoint.filter = validateFilter(
+        changes.filter === undefined ? endpoint.filter : changes.filter,
+        endpoint.subscribedEvents,
+      );
     if (changes.description !== undefined)
       endpoint.description = validateDescription(changes.description);
     if (changes.enabled !== undefined && changes.enabled !== endpoint.isEnabled) {
@@ -236,7 +257,13 @@ export class WebhookEndpointAdmin {
       if (changes.maxDeliveriesPerSecond !== undefined)
         changed.max_deliveries_per_second = endpoint.maxDeliveriesPerSecond;
       if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
-      await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
+      if (changes.filter !== undefined) changed.filter = endpoint.filter;
+      await this.record(manager, actor, accountId, 'endpoint.update', id, {
+        changes: changed,
+        ...(changes.filter !== undefined && previousFilter !== endpoint.filter
+          ? { previous_filter: previousFilter }
+          : {}),
+      });
       return withHeaders(saved, endpoint, headers);
     });
   }
@@ -559,6 +586,7 @@ function withHeaders(
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond,
     max_in_flight: endpoint.maxInFlight,
     custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),
+    filter: endpoint.filter ?? null,
   };
 }
 

@@ -194,4 +194,12 @@ export class WebhookEndpoint {
   /** Most attempts to it in flight at once, across every worker process, 1 to 100; null: unlimited. */
   @Column({ name: 'max_in_flight', type: 'integer', nullable: true })
   maxInFlight!: number | null;
+
+  /**
+   * Its payload filter (docs/webhooks.md#payload-filters): a CEL expression over the event,
+   * checked on save against each subscribed type's schema; an event it does not match gets no
+   * delivery to this endpoint. Null: every event of the subscribed types.
+   */
+  @Column({ type: 'text', nullable: true })
+  filter!: string | null;
 }

@@ -70,6 +70,7 @@ describe('the dashboard view of an endpoint', () => {
       custom_headers: [],
       max_deliveries_per_second: null,
       max_in_flight: null,
+      filter: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

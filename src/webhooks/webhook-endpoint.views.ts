@@ -103,6 +103,8 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   max_deliveries_per_second: number | null;
   /** Most attempts in flight at once; null: unlimited. */
   max_in_flight: number | null;
+  /** Its payload filter (docs/webhooks.md#payload-filters); null: every event of its types. */
+  filter: string | null;
 }
 
 /**
@@ -136,6 +138,7 @@ export function toEndpointDetail(
     custom_headers: customHeaderViews(endpoint.customHeaders ?? []),
     max_deliveries_per_second: endpoint.maxDeliveriesPerSecond ?? null,
     max_in_flight: endpoint.maxInFlight ?? null,
+    filter: endpoint.filter ?? null,
   };
 }
 

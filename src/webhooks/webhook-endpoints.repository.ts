@@ -264,10 +264,12 @@ export class WebhookEndpointsRepository {
   findSubscribers(
     manager: EntityManager,
     campaignId: number,
-  ): Promise<Array<{ id: number; subscribedEvents: string[]; isEnabled: boolean }>> {
+  ): Promise<
+    Array<{ id: number; subscribedEvents: string[]; isEnabled: boolean; filter: string | null }>
+  > {
     return manager.find(WebhookEndpoint, {
       where: { campaignId },
-      select: { id: true, subscribedEvents: true, isEnabled: true },
+      select: { id: true, subscribedEvents: true, isEnabled: true, filter: true },
       order: { id: 'ASC' },
     });
   }

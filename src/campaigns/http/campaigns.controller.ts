@@ -108,6 +108,7 @@ export class CampaignsController {
         headers: input.headers,
         maxDeliveriesPerSecond: input.max_deliveries_per_second,
         maxInFlight: input.max_in_flight,
+        filter: input.filter,
       },
       actor,
     );

@@ -30,6 +30,7 @@ import { EndpointSignatureScheme1795950000000 } from './1795950000000-EndpointSi
 import { EndpointThrottle1795951000000 } from './1795951000000-EndpointThrottle';
 import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFixedDeliveries';
 import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUploadIndex';
+import { EndpointPayloadFilter1795955000000 } from './1795955000000-EndpointPayloadFilter';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -67,4 +68,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointThrottle1795951000000,
   RecoveryFixedDeliveries1795952500000,
   UnstartedUploadIndex1795953000000,
+  EndpointPayloadFilter1795955000000,
 ];

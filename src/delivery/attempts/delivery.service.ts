@@ -247,11 +247,12 @@ export class DeliveryService {
    * and of the pending those waiting on the endpoint's throttle (`throttled`); with the
    * endpoint's limits and the sum of `throttled` (docs/webhooks.md#throttling).
    * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
-   * on every day. It never reaches past the retention period (docs/operations.md#retention):
+   * on every day. `filtered` is not a delivery: the events the endpoint's payload filter left
+   * out that day (docs/webhooks.md#payload-filters). It never reaches past the retention period (docs/operations.md#retention):
    * older deliveries are gone, so at most `DELIVERY_RETENTION_DAYS` days are returned.
    * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
    * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, throttled,
-   *   skipped}], throttle: {max_deliveries_per_second, max_in_flight, waiting}}`,
+   *   skipped, filtered}], throttle: {max_deliveries_per_second, max_in_flight, waiting}}`,
    *   `min(days, DELIVERY_RETENTION_DAYS)` days, newest first.
    * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
    *   unknown endpoint.

@@ -14,6 +14,7 @@ import {
   type DeliveryPair,
 } from './webhook-deliveries.repository';
 import { WebhookEventsRepository, type NewEvent } from './webhook-events.repository';
+import { FilteredEventsRepository, type FilteredCount } from './filtered-events.repository';
 
 /**
  * The face of `webhook_event` and `webhook_delivery` (docs/architecture.md#modules-and-tables):
@@ -27,6 +28,7 @@ export class Deliveries {
     private readonly events: WebhookEventsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly reads: DeliveryReadsRepository,
+    private readonly filtered: FilteredEventsRepository,
   ) {}
 
   /**
@@ -35,6 +37,9 @@ export class Deliveries {
    * (docs/webhooks.md#events).
    * @param traceContext stored with each event (docs/operations.md#traces); null when tracing
    *   is off.
+   * @param filtered the events each endpoint's payload filter left out
+   *   (docs/webhooks.md#payload-filters), added to its count for the UTC day of `filteredAt`
+   *   in the same transaction; endpoints with none are left out.
    * @returns the pending deliveries, to queue after the commit.
    */
   async record(
@@ -43,7 +48,10 @@ export class Deliveries {
     events: NewEvent[],
     pairs: DeliveryPair[],
     traceContext: TraceCarrier | null,
+    filtered: FilteredCount[] = [],
+    filteredAt: Date = new Date(),
   ): Promise<QueuedDelivery[]> {
+    await this.filtered.add(manager, filteredAt, filtered);
     if (events.length === 0) return [];
     await this.events.insertEvents(manager, campaignId, events, traceContext);
     return this.deliveries.insertDeliveries(manager, pairs);

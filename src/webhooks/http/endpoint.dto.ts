@@ -22,6 +22,7 @@ import {
   FAILING_REASONS,
   type DisabledReason,
   type FailingReason,
+  MAX_FILTER_LENGTH,
 } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
@@ -162,6 +163,15 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
     description: 'Most attempts to the endpoint in flight at once; null: unlimited',
   })
   max_in_flight!: number | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Its payload filter, a CEL expression over the event (docs/webhooks.md#payload-filters); null: every event of its subscribed types',
+    example: 'data.source == "facebook"',
+  })
+  filter!: string | null;
 }
 
 /**
@@ -252,6 +262,18 @@ export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.headers !== undefined)
   @Validate(CustomHeaderList)
   headers?: CustomHeaderInputDto[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_FILTER_LENGTH,
+    description:
+      'A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)',
+    example: 'data.source == "facebook" && "vip" in data.tags',
+  })
+  @IsOptional()
+  @IsString()
+  filter?: string | null;
 }
 
 /** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
@@ -303,6 +325,18 @@ export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.headers !== undefined)
   @Validate(CustomHeaderList)
   headers?: CustomHeaderInputDto[];
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_FILTER_LENGTH,
+    description:
+      'A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)',
+    example: 'data.source == "facebook" && "vip" in data.tags',
+  })
+  @IsOptional()
+  @IsString()
+  filter?: string | null;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

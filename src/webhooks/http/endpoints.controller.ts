@@ -118,7 +118,8 @@ export class EndpointsController {
 
   /**
    * Changes any of `url`, `description`, `events`, `enabled`, `headers`,
-   * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling); recorded as
+   * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling), `filter`
+   * (docs/webhooks.md#payload-filters); recorded as
    * `endpoint.update`. The answer shows the secret header values this change set, this once.
    */
   @Patch(':endpoint_id')
@@ -144,10 +145,11 @@ export class EndpointsController {
       headers: input.headers,
       maxDeliveriesPerSecond: input.max_deliveries_per_second,
       maxInFlight: input.max_in_flight,
+      filter: input.filter,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second or max_in_flight',
+        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or filter',
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);
