@@ -29,7 +29,8 @@ const lead = (changes: Record<string, unknown> = {}) => ({
 
 describe('validateFilter: the check on save', () => {
   it('accepts the issue example and stores it trimmed', () => {
-    const filter = ' type == "lead.created" && data.source == "facebook" && data.tags.exists(t, t == "vip") ';
+    const filter =
+      ' type == "lead.created" && data.source == "facebook" && data.tags.exists(t, t == "vip") ';
     expect(validateFilter(filter, LEAD)).toBe(filter.trim());
   });
 
@@ -59,7 +60,9 @@ describe('validateFilter: the check on save', () => {
   });
 
   it('names the position of a syntax error', () => {
-    expect(refusal('data.source ==').message).toMatch(/^filter has an error at line 1, column 15: /);
+    expect(refusal('data.source ==').message).toMatch(
+      /^filter has an error at line 1, column 15: /,
+    );
   });
 
   it('refuses an expression that is not a bool', () => {
@@ -83,7 +86,9 @@ describe('validateFilter: the check on save', () => {
 
   it('accepts a field of one subscribed type only, and refuses one no subscribed type has', () => {
     const types = ['lead.created', 'call.completed'];
-    expect(validateFilter('type == "call.completed" && data.outcome == "answered"', types)).not.toBeNull();
+    expect(
+      validateFilter('type == "call.completed" && data.outcome == "answered"', types),
+    ).not.toBeNull();
     expect(validateFilter('data.source == "facebook"', types)).not.toBeNull();
     // Reported for the first subscribed type.
     expect(refusal('data.stat == "CA"', types).message).toMatch(/for lead\.created events/);
@@ -150,9 +155,7 @@ describe('hostile filters', () => {
 
   it('keeps the costliest accepted comprehension under a few ms per event', () => {
     const filter = compileFilter(
-      validateFilter('data.lead_ids.exists(i, i == 1 || i == 2)', [
-        'leads.bulk_created',
-      ])!,
+      validateFilter('data.lead_ids.exists(i, i == 1 || i == 2)', ['leads.bulk_created'])!,
     );
     const ids = Array.from({ length: 10_000 }, (_, i) => i + 10);
     const data = { ...EVENT_EXAMPLES['leads.bulk_created'], lead_ids: ids };
@@ -173,9 +176,9 @@ describe('CompiledFilter.evaluate', () => {
 
   it('matches and does not match by the event', () => {
     expect(filter.evaluate('lead.created', TS, lead({ source: 'facebook' })).match).toBe(true);
-    expect(filter.evaluate('lead.created', TS, lead({ source: 'facebook', title: 'Intern' })).match).toBe(
-      false,
-    );
+    expect(
+      filter.evaluate('lead.created', TS, lead({ source: 'facebook', title: 'Intern' })).match,
+    ).toBe(false);
     expect(filter.evaluate('lead.created', TS, lead({ source: 'google' })).match).toBe(false);
   });
 
@@ -190,7 +193,11 @@ describe('CompiledFilter.evaluate', () => {
   });
 
   it('compares JSON numbers with int and double literals', () => {
-    const f = compileFilter(validateFilter('data.duration_seconds > 30 && data.duration_seconds < 90.5', ['call.completed'])!);
+    const f = compileFilter(
+      validateFilter('data.duration_seconds > 30 && data.duration_seconds < 90.5', [
+        'call.completed',
+      ])!,
+    );
     const call = EVENT_EXAMPLES['call.completed'];
     expect(f.evaluate('call.completed', TS, { ...call, duration_seconds: 45 }).match).toBe(true);
     expect(f.evaluate('call.completed', TS, { ...call, duration_seconds: 12 }).match).toBe(false);

@@ -1,6 +1,8 @@
 import { Environment } from '@marcbachmann/cel-js';
 import { RE2JS } from 're2js';
 import { InvalidInputError } from '../common/domain-error';
+import { validateEvents } from './endpoint-input';
+import { EVENT_EXAMPLES } from './event-examples.constants';
 import { eventJsonSchema, type JsonSchema } from './event-schemas.constants';
 import { isEventType, type EventType } from './event-types.constants';
 import {
@@ -152,7 +154,8 @@ function children(node: AstNode): AstNode[] {
 /** The call's name, receiver and arguments (`call`: `[name, args]`, `rcall`: `[name, receiver, args]`). */
 function callParts(node: AstNode): { name: string; receiver: AstNode | null; args: AstNode[] } {
   const parts = node.args as unknown[];
-  if (node.op === 'call') return { name: parts[0] as string, receiver: null, args: parts[1] as AstNode[] };
+  if (node.op === 'call')
+    return { name: parts[0] as string, receiver: null, args: parts[1] as AstNode[] };
   return { name: parts[0] as string, receiver: parts[1] as AstNode, args: parts[2] as AstNode[] };
 }
 
@@ -214,11 +217,19 @@ function regex(pattern: string): RE2JS {
 function compileRegex(input: string, node: AstNode): void {
   const pattern = node.args as string;
   if (pattern.length > MAX_FILTER_REGEX_LENGTH)
-    throw problemAt(input, node, `a pattern may have at most ${MAX_FILTER_REGEX_LENGTH} characters`);
+    throw problemAt(
+      input,
+      node,
+      `a pattern may have at most ${MAX_FILTER_REGEX_LENGTH} characters`,
+    );
   try {
     regex(pattern);
   } catch (error) {
-    throw problemAt(input, node, `invalid regular expression (RE2 syntax): ${(error as Error).message}`);
+    throw problemAt(
+      input,
+      node,
+      `invalid regular expression (RE2 syntax): ${(error as Error).message}`,
+    );
   }
 }
 
@@ -411,7 +422,11 @@ function checkExpression(expression: string, subscribedTypes: readonly string[])
     const result = parsed.check();
     if (result.valid && (result.type === 'bool' || result.type === 'dyn')) return;
     const problem = result.valid
-      ? new FilterProblem(`must be a bool expression, not ${result.type}`, positionOf(expression, 0), type)
+      ? new FilterProblem(
+          `must be a bool expression, not ${result.type}`,
+          positionOf(expression, 0),
+          type,
+        )
       : fromCelError(expression, result.error, type);
     first ??= problem;
   }
@@ -497,7 +512,12 @@ export function compileFilter(expression: string): CompiledFilter {
     const problem = error instanceof FilterProblem ? error.problem : String(error);
     run = Object.assign(
       () => {
-        throw new FilterProblem(`the filter no longer compiles: ${problem}`, null, null, 'stale_filter');
+        throw new FilterProblem(
+          `the filter no longer compiles: ${problem}`,
+          null,
+          null,
+          'stale_filter',
+        );
       },
       { ast: { op: 'value', args: false, start: 0, end: 0 }, check: () => ({ valid: false }) },
     ) as Evaluate;
@@ -506,4 +526,76 @@ export function compileFilter(expression: string): CompiledFilter {
   if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value as string);
   compiled.set(expression, filter);
   return filter;
+}
+
+/** A recorded event a filter preview evaluates: its id, type, exact body and time. */
+export interface RecordedEventBody {
+  id: string;
+  type: string;
+  /** `{"type", "timestamp", "data"}` as sent. */
+  body: string;
+  createdAt: Date;
+}
+
+/** One row of a filter preview (docs/dashboard.md#payload-filter-preview). */
+export interface FilterPreviewItem {
+  /** `example`: the type's example event; `event`: a recorded event of the campaign. */
+  source: 'example' | 'event';
+  type: string;
+  /** The recorded event's id (its `webhook-id`); null for an example. */
+  event_id: string | null;
+  /** When the event was recorded (ISO 8601); null for an example. */
+  recorded_at: string | null;
+  result: 'match' | 'no_match' | 'error';
+  /** Why the evaluation failed (`result: error`, which counts as no match); else null. */
+  error: string | null;
+}
+
+/**
+ * What a filter would do, without sending anything (the dashboard's "Try it",
+ * docs/dashboard.md#payload-filter-preview): checks it as on save against `subscribedTypes`,
+ * then evaluates it on each type's example event (`EVENT_EXAMPLES`, timestamped now) and on
+ * `recent`, in that order. A blank filter matches every event.
+ * @throws InvalidInputError (field `events`) for no or unknown types; (field `filter`) as
+ *   {@link validateFilter}.
+ */
+export function previewFilter(
+  filter: string,
+  subscribedTypes: readonly string[],
+  recent: readonly RecordedEventBody[],
+  now = new Date(),
+): FilterPreviewItem[] {
+  const types = validateEvents([...subscribedTypes]) as EventType[];
+  const expression = validateFilter(filter, types);
+  const compiledFilter = expression === null ? null : compileFilter(expression);
+  const outcome = (type: string, timestamp: string, data: unknown): FilterOutcome =>
+    compiledFilter === null ? MATCH : compiledFilter.evaluate(type, timestamp, data);
+  const item = (
+    source: FilterPreviewItem['source'],
+    type: string,
+    event: RecordedEventBody | null,
+    result: FilterOutcome,
+  ): FilterPreviewItem => ({
+    source,
+    type,
+    event_id: event?.id ?? null,
+    recorded_at: event?.createdAt.toISOString() ?? null,
+    result: result.error !== null ? 'error' : result.match ? 'match' : 'no_match',
+    error: result.error,
+  });
+  const timestamp = now.toISOString();
+  const items = types.map((type) =>
+    item('example', type, null, outcome(type, timestamp, EVENT_EXAMPLES[type])),
+  );
+  for (const event of recent) {
+    let parsed: { timestamp?: unknown; data?: unknown };
+    try {
+      parsed = JSON.parse(event.body) as typeof parsed;
+    } catch {
+      parsed = {};
+    }
+    const ts = typeof parsed.timestamp === 'string' ? parsed.timestamp : timestamp;
+    items.push(item('event', event.type, event, outcome(event.type, ts, parsed.data ?? null)));
+  }
+  return items;
 }

@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AuditLog, type AuditActor } from '../../audit';
 import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
-import { DeliveryTargets, WebhookEndpointAdmin } from '../../webhooks';
+import {
+  DeliveryTargets,
+  FILTER_PREVIEW_EVENTS,
+  previewFilter,
+  WebhookEndpointAdmin,
+  type FilterPreviewItem,
+} from '../../webhooks';
 import type { AttemptRecord, DeliveryState, FinishedAttempt } from './attempt-records';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { Deliveries } from '../deliveries';
@@ -237,6 +243,27 @@ export class DeliveryService {
       items,
       next_cursor: rows.length > filter.limit && last ? encodeLogCursor(last.position) : null,
     };
+  }
+
+  /**
+   * What a payload filter would do (the dashboard's "Try it", docs/dashboard.md#payload-filter-preview),
+   * sending nothing and writing nothing: checked as on save against `events`, then evaluated on
+   * each type's example and on the campaign's {@link FILTER_PREVIEW_EVENTS} latest recorded
+   * events of those types. The campaign is owned: the dashboard's guard checked its account.
+   * @returns one item per example, then per event (newest first): match, no match, or the
+   *   evaluation error (which counts as no match).
+   * @throws InvalidInputError (field `filter` naming the line and column, or `events`).
+   */
+  async filterPreview(
+    campaignId: number,
+    filter: string,
+    events: string[],
+  ): Promise<FilterPreviewItem[]> {
+    // Checked before any read: a refused filter costs no query.
+    previewFilter(filter, events, []);
+    const types = [...new Set(events.map((e) => e.trim()))];
+    const recent = await this.deliveries.recentEvents(campaignId, types, FILTER_PREVIEW_EVENTS);
+    return previewFilter(filter, events, recent);
   }
 
   /**

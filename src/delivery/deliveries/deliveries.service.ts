@@ -93,6 +93,18 @@ export class Deliveries {
   }
 
   /**
+   * The campaign's `limit` latest events of `types`, newest first, with their bodies (a payload
+   * filter's preview, docs/dashboard.md#payload-filter-preview).
+   */
+  recentEvents(
+    campaignId: number,
+    types: readonly string[],
+    limit: number,
+  ): Promise<Array<{ id: string; type: string; body: string; createdAt: Date }>> {
+    return this.reads.recentEvents(campaignId, types, limit);
+  }
+
+  /**
    * Moves locked deliveries back to `pending`, due now, in the caller's transaction (a bulk
    * recovery's batch, docs/webhooks.md#bulk-recovery).
    * @returns the deliveries moved, each with whether an attempt of it is under way.

@@ -143,6 +143,26 @@ export class DeliveryReadsRepository {
   }
 
   /**
+   * The campaign's `limit` most recently recorded events of `types`, newest first, with their
+   * exact bodies (a payload filter's preview, docs/dashboard.md#payload-filter-preview): one
+   * range of `idx_webhook_event_campaign_id_created_at`.
+   */
+  async recentEvents(
+    campaignId: number,
+    types: readonly string[],
+    limit: number,
+  ): Promise<Array<{ id: string; type: string; body: string; createdAt: Date }>> {
+    const rows: Array<{ id: string; type: string; body: string; created_at: Date }> =
+      await this.dataSource.query(
+        `SELECT id, type, body, created_at FROM webhook_event
+          WHERE campaign_id = $1 AND type = ANY($2::text[])
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+        [campaignId, types, limit],
+      );
+    return rows.map((r) => ({ id: r.id, type: r.type, body: r.body, createdAt: r.created_at }));
+  }
+
+  /**
    * Pending deliveries whose attempt is overdue by `graceMs` (committed but never queued, or
    * lost by Redis), oldest first, `limit` at a time.
    * @param after the last row of the previous page (keyset pagination).
