@@ -260,6 +260,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: [],
         max_deliveries_per_second: null,
         max_in_flight: null,
+        filter: null,
       });
       const {
         health: _health,
@@ -277,6 +278,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         custom_headers: _customHeaders,
         max_deliveries_per_second: _maxPerSecond,
         max_in_flight: _maxInFlight,
+        filter: _filter,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);

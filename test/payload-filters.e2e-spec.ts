@@ -171,7 +171,7 @@ describe('Payload filters (docs/webhooks.md#payload-filters)', () => {
     expect(await filteredDays(nothing)).toEqual([{ day: today, filtered: 4, errors: 0 }]);
     expect(await filteredDays(everything)).toEqual([]);
 
-    await eventually(() => expect(receivedAt('everything')).toHaveLength(4));
+    await eventually(async () => expect(receivedAt('everything')).toHaveLength(4));
     expect(
       receivedAt('named-a')
         .map((b) => b.data.first_name)
@@ -222,7 +222,7 @@ describe('Payload filters (docs/webhooks.md#payload-filters)', () => {
     expect(await deliveriesOf(failing)).toBe(0);
     const today = new Date().toISOString().slice(0, 10);
     expect(await filteredDays(failing)).toEqual([{ day: today, filtered: 50, errors: 50 }]);
-    await eventually(() => expect(receivedAt('plain')).toHaveLength(50));
+    await eventually(async () => expect(receivedAt('plain')).toHaveLength(50));
   });
 
   it('audits the filter on create, and its old and new value on change', async () => {
@@ -272,7 +272,7 @@ describe('Payload filters (docs/webhooks.md#payload-filters)', () => {
       { phone: '+14155550302', first_name: 'Bob' },
       { phone: '+14155550303' },
     ]);
-    await eventually(() => expect(receivedAt('preview')).toHaveLength(3));
+    await eventually(async () => expect(receivedAt('preview')).toHaveLength(3));
     const deliveriesBefore = await t.db.query(
       'SELECT count(*)::int AS n FROM webhook_delivery d JOIN webhook_endpoint e ON e.id = d.endpoint_id WHERE e.campaign_id = $1',
       [c.caller.campaignId],

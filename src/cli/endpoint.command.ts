@@ -127,12 +127,13 @@ interface EndpointCreateOptions {
   secretHeader?: string[];
   maxPerSecond?: string;
   maxInFlight?: string;
+  filter?: string;
 }
 
 /**
  * `endpoint create --campaign ID --url URL --events T1,T2 [--description D] [--disabled]
  * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
- * [--max-per-second N] [--max-in-flight N]` → the endpoint with its custom headers plus `secret`,
+ * [--max-per-second N] [--max-in-flight N] [--filter EXPR]` → the endpoint with its custom headers plus `secret`,
  * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
  * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
@@ -160,6 +161,7 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
         headers: headerOptions(options.header, options.secretHeader),
         maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
         maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+        filter: options.filter ?? null,
       },
       CLI_ACTOR,
     );
@@ -214,6 +216,15 @@ export class EndpointCreateCommand extends ThrottleOptionsCommand {
   parseSecretHeader(value: string, previous?: string[]): string[] {
     return collect(value, previous);
   }
+
+  @Option({
+    flags: '--filter <expr>',
+    description:
+      'Payload filter: a CEL expression over the event (docs/webhooks.md#payload-filters)',
+  })
+  parseFilter(value: string): string {
+    return value;
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -228,13 +239,16 @@ interface EndpointUpdateOptions {
   clearHeaders?: boolean;
   maxPerSecond?: string;
   maxInFlight?: string;
+  /** The expression; false for `--no-filter`. */
+  filter?: string | false;
 }
 
 /**
  * `endpoint update --id ID [--url] [--events] [--description] [--enable|--disable]
  * [--header 'Name: value']… [--secret-header 'Name[: value]']… [--clear-headers]
- * [--max-per-second N|none] [--max-in-flight N|none]` → the endpoint. Header options replace the
- * whole list (docs/cli.md#custom-headers).
+ * [--max-per-second N|none] [--max-in-flight N|none] [--filter EXPR|--no-filter]` → the endpoint.
+ * Header options replace the whole list (docs/cli.md#custom-headers); `--filter ""` or
+ * `--no-filter` removes the payload filter (docs/webhooks.md#payload-filters).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends ThrottleOptionsCommand {
@@ -258,10 +272,11 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
       headers: options.clearHeaders ? [] : headers,
       maxDeliveriesPerSecond: throttleOption('--max-per-second', options.maxPerSecond),
       maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
+      filter: options.filter === false ? null : options.filter,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second or --max-in-flight',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight, --filter or --no-filter',
       );
     }
     printJson(
@@ -318,6 +333,19 @@ export class EndpointUpdateCommand extends ThrottleOptionsCommand {
   @Option({ flags: '--clear-headers', description: 'Remove every custom header' })
   parseClearHeaders(): boolean {
     return true;
+  }
+
+  @Option({
+    flags: '--filter <expr>',
+    description: 'New payload filter, a CEL expression ("" removes it)',
+  })
+  parseFilter(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--no-filter', description: 'Remove the payload filter' })
+  parseNoFilter(): boolean {
+    return false;
   }
 }
 
