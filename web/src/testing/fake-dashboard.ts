@@ -76,6 +76,7 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     custom_headers: [],
     max_deliveries_per_second: null,
     max_in_flight: null,
+    filter: null,
     ...overrides,
   };
 }
@@ -150,7 +151,14 @@ export function fakeLedger(
   count: number,
   counts: Record<
     string,
-    { delivered?: number; failed?: number; pending?: number; throttled?: number; skipped?: number }
+    {
+      delivered?: number;
+      failed?: number;
+      pending?: number;
+      throttled?: number;
+      skipped?: number;
+      filtered?: number;
+    }
   > = {},
   throttle: { max_deliveries_per_second: number | null; max_in_flight: number | null } = {
     max_deliveries_per_second: null,
@@ -167,6 +175,7 @@ export function fakeLedger(
       pending = 0,
       throttled = 0,
       skipped = 0,
+      filtered = 0,
     } = counts[day] ?? {};
     waiting += throttled;
     return {
@@ -177,6 +186,7 @@ export function fakeLedger(
       pending,
       throttled,
       skipped,
+      filtered,
     };
   });
   return { days, throttle: { ...throttle, waiting } };

@@ -58,7 +58,9 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             enabled: endpoint.data.is_enabled,
             headers: headerRows(endpoint.data.custom_headers),
             throttle: throttleValuesOf(endpoint.data),
+            filter: endpoint.data.filter ?? '',
           }}
+          campaignId={endpoint.data.campaign_id}
           submitLabel="Save changes"
           pending={update.isPending}
           error={update.error}

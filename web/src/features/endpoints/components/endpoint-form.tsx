@@ -26,6 +26,7 @@ import {
   type HeaderRow,
 } from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
+import { FilterField, filterFieldError, toFilterInput } from './filter-field';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 import {
   hasThrottleProblem,
@@ -47,6 +48,8 @@ export interface EndpointFormValues {
   headers?: HeaderRow[];
   /** The throttle's fields (docs/webhooks.md#throttling); absent: untouched, nothing sent. */
   throttle?: ThrottleValues;
+  /** The payload filter as typed (docs/webhooks.md#payload-filters); absent: nothing sent. */
+  filter?: string;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -55,6 +58,7 @@ export const EMPTY_ENDPOINT: EndpointFormValues = {
   events: [],
   enabled: true,
   signatureScheme: 'symmetric',
+  filter: '',
 };
 
 /**
@@ -76,6 +80,7 @@ export function toEndpointInput(
     ...(values.signatureScheme ? { signature_scheme: values.signatureScheme } : {}),
     ...(headers === undefined ? {} : { headers }),
     ...toThrottleInput(values.throttle),
+    ...toFilterInput(values.filter),
   } as EndpointInput;
 }
 
@@ -140,8 +145,11 @@ export function EndpointForm({
   error,
   onSubmit,
   onCancel,
+  campaignId,
 }: {
   initial: EndpointFormValues;
+  /** The endpoint's campaign: the filter's "Try it" reads its recent events. */
+  campaignId?: number;
   submitLabel: string;
   pending: boolean;
   error: unknown;
@@ -164,6 +172,10 @@ export function EndpointForm({
     sentHeaders !== undefined && sentHeaders === values.headers
       ? headerRowError(error, sentHeaders)
       : null;
+  // Which filter the service's error is about: editing it clears the error.
+  const [sentFilter, setSentFilter] = useState<string | undefined>(undefined);
+  const filterError =
+    sentFilter !== undefined && sentFilter === values.filter ? filterFieldError(error) : null;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -174,7 +186,15 @@ export function EndpointForm({
       return;
     setSentUrl(values.url);
     setSentHeaders(values.headers);
-    onSubmit(toEndpointInput(values, initial.headers));
+    setSentFilter(values.filter);
+    // An unchanged filter is not sent: saving other fields records no filter change.
+    const unchangedFilter = values.filter?.trim() === initial.filter?.trim();
+    onSubmit(
+      toEndpointInput(
+        { ...values, ...(unchangedFilter ? { filter: undefined } : {}) },
+        initial.headers,
+      ),
+    );
   }
 
   function toggleEvent(type: string, checked: boolean) {
@@ -193,6 +213,7 @@ export function EndpointForm({
       <Stack gap="md" maw={720}>
         {error &&
         urlFieldError(error) === null &&
+        filterFieldError(error) === null &&
         headerRowError(error, sentHeaders ?? []) === null ? (
           <ErrorText error={error} title="The endpoint was not saved" />
         ) : null}
@@ -245,6 +266,15 @@ export function EndpointForm({
             </Stack>
           )}
         </Fieldset>
+        {campaignId !== undefined && values.filter !== undefined && (
+          <FilterField
+            campaignId={campaignId}
+            value={values.filter}
+            events={values.events}
+            onChange={(filter) => setValues((v) => ({ ...v, filter }))}
+            error={filterError}
+          />
+        )}
         {values.signatureScheme && (
           <SignatureSchemeFields
             value={values.signatureScheme}

@@ -1,4 +1,5 @@
 import { throttleSummary } from './throttle-fields';
+import { EndpointFilter } from './endpoint-filter';
 import {
   Anchor,
   Badge,
@@ -357,6 +358,7 @@ export function EndpointPage({
           <Text size="sm" data-testid="endpoint-throttle">
             Throttle: {throttleSummary(data)}
           </Text>
+          <EndpointFilter filter={data.filter ?? null} />
           <HealthFigures health={data.health} />
         </Stack>
       </Card>
