@@ -2,6 +2,11 @@ import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderText } from '@codemirror/view';
 import { useEffect, useLayoutEffect, useRef } from 'react';
+import { cspNonce } from '../../../lib/csp-nonce';
+
+// CodeMirror adds its styles in a <style> element: it carries the page's CSP nonce, or the
+// policy refuses it.
+const nonce = cspNonce();
 
 /**
  * A one-expression code editor (CodeMirror 6), loaded on demand by the filter field: monospace,
@@ -50,6 +55,7 @@ export default function CodeEditor({
       state: EditorState.create({
         doc: value,
         extensions: [
+          ...(nonce ? [EditorView.cspNonce.of(nonce)] : []),
           history(),
           keymap.of([
             {
