@@ -177,7 +177,9 @@ describe('Payload filters in a browser', () => {
     const results = page.getByRole('region', { name: 'Filter results' });
     await results.getByText('3 of 3 would be sent').waitFor();
     await page.keyboard.press('Tab');
-    expect(await editor.evaluate((element) => element === document.activeElement)).toBe(false);
+    expect(
+      await editor.evaluate((element) => element === element.ownerDocument.activeElement),
+    ).toBe(false);
     const body = page.locator('body');
     expect(await overhang(page.getByTestId('filter-editor'), body)).toBeLessThanOrEqual(0);
     expect(await overhang(results, body)).toBeLessThanOrEqual(0);
