@@ -14,7 +14,7 @@ const swc = [
 const shared = {
   transform: { '^.+\\.(t|j|mj)s$': swc },
   transformIgnorePatterns: [
-    '/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js|content-disposition)/)',
+    '/node_modules/(?!(@nestjs|@fastify|fastify|@faker-js|content-disposition|@marcbachmann)/)',
   ],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   testEnvironment: 'node',

@@ -12,6 +12,7 @@ import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
 import { AccountNotification } from './webhooks/account-notification.entity';
 import { WebhookEvent } from './delivery/deliveries/webhook-event.entity';
 import { WebhookDelivery } from './delivery/deliveries/webhook-delivery.entity';
+import { EndpointFilteredDay } from './delivery/deliveries/endpoint-filtered-day.entity';
 import { WebhookDeliveryAttempt } from './delivery/attempts/webhook-delivery-attempt.entity';
 import { EndpointDeliveryRollup } from './delivery/analytics/endpoint-delivery-rollup.entity';
 import { IdempotencyKey } from './idempotency/idempotency-key.entity';
@@ -43,6 +44,7 @@ export const ENTITIES = [
   AccountNotification,
   WebhookEvent,
   WebhookDelivery,
+  EndpointFilteredDay,
   WebhookDeliveryAttempt,
   EndpointDeliveryRollup,
   IdempotencyKey,

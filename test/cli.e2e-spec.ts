@@ -314,6 +314,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       custom_headers: [],
       auto_recover: false,
       recovery_probe: null,
+      filter: null,
       secret: expect.stringMatching(/^whsec_/),
     });
     const id = String(created.id);
@@ -480,6 +481,62 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
     await json('endpoint', 'delete', '--id', id);
   });
 
+  it('sets a payload filter with --filter, lists it, refuses a wrong one naming its position, and removes it with --no-filter', async () => {
+    const created = await createEndpoint(
+      'call.completed',
+      '--filter',
+      'data.duration_seconds > 60',
+    );
+    expect(created).toMatchObject({ filter: 'data.duration_seconds > 60' });
+    const id = String(created.id);
+    const listing = (await json('endpoint', 'list', '--campaign', String(campaignId))) as unknown;
+    expect(listing).toContainEqual(
+      expect.objectContaining({ id: created.id, filter: 'data.duration_seconds > 60' }),
+    );
+
+    // An event the filter does not match is not recorded for it (no other endpoint takes it).
+    const call = (seconds: number) =>
+      JSON.stringify({
+        call_id: `CA${seconds}`,
+        lead_id: null,
+        campaign_id: campaignId,
+        phone: '+12125550143',
+        duration_seconds: seconds,
+        outcome: 'answered',
+        completed_at: '2026-11-29T10:00:00.000Z',
+      });
+    expect(await emit('call.completed', call(30))).toMatchObject({
+      recorded: false,
+      deliveries: 0,
+      filtered: 1,
+    });
+    expect(await emit('call.completed', call(90))).toMatchObject({
+      recorded: true,
+      deliveries: 1,
+      filtered: 0,
+    });
+
+    await expectOneLineFailure(
+      ['endpoint', 'update', '--id', id, '--filter', 'data.duration_secs > 60'],
+      /^error: --filter has an error at line 1, column 6 \(for call\.completed events\): No such key: duration_secs\n$/,
+    );
+    const { rows } = await db.query('SELECT filter FROM webhook_endpoint WHERE id = $1', [
+      created.id,
+    ]);
+    expect(rows[0]).toEqual({ filter: 'data.duration_seconds > 60' });
+
+    expect(await json('endpoint', 'update', '--id', id, '--no-filter')).toMatchObject({
+      filter: null,
+    });
+    expect(
+      await json('endpoint', 'update', '--id', id, '--filter', 'data.outcome == "answered"'),
+    ).toMatchObject({ filter: 'data.outcome == "answered"' });
+    expect(await json('endpoint', 'update', '--id', id, '--filter', '')).toMatchObject({
+      filter: null,
+    });
+    await json('endpoint', 'delete', '--id', id);
+  });
+
   it('creates an asymmetric endpoint, rotates its key pair and switches its scheme, printing public keys and never a secret key', async () => {
     const created = await createEndpoint('lead.created', '--signature-scheme', 'asymmetric');
     const id = String(created.id);
@@ -554,6 +611,7 @@ describe('Operator CLI: webhook endpoints, deliveries and events (docs/cli.md)',
       recorded: true,
       deliveries: 1,
       skipped: 0,
+      filtered: 0,
     });
     const { rows } = await db.query('SELECT id FROM webhook_delivery WHERE event_id = $1', [
       event.id,

@@ -231,6 +231,12 @@ const ROUTES: Record<string, RouteCase> = {
     body: async () => ({ url: 'https://hooks.example.com/new', events: ['lead.created'] }),
     foreign: theirs(campaign),
   },
+  'POST /dashboard/api/campaigns/:campaign_id/filter-preview': {
+    access: 'admin',
+    params: mine(campaign),
+    body: async () => ({ filter: 'data.source == "x"', events: ['lead.created'] }),
+    foreign: theirs(campaign),
+  },
   'GET /dashboard/api/endpoints/:endpoint_id': {
     access: 'any',
     params: mine(endpoint),

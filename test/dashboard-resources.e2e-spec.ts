@@ -263,6 +263,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         ordering: 'none',
         auto_recover: false,
         recovery_probe: null,
+        filter: null,
       });
       const {
         health: _health,
@@ -283,6 +284,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         ordering: _ordering,
         auto_recover: _autoRecover,
         recovery_probe: _recoveryProbe,
+        filter: _filter,
         ...listed
       } = endpoint;
       expect(await publicEndpoints(c.caller)).toEqual([listed]);
@@ -465,6 +467,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         [
           {},
           'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering or auto_recover',
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or filter',
         ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],
@@ -1203,7 +1206,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const routes = dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
         (route) => route.method !== 'HEAD' && route.access !== undefined,
       );
-      expect(routes.length).toBe(46);
+      expect(routes.length).toBe(47);
       for (const route of routes) {
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         const operation = doc.paths[path]?.[route.method.toLowerCase() as Method];

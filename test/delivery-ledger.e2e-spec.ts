@@ -105,6 +105,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         pending: 0,
         throttled: 0,
         skipped: 0,
+        filtered: 0,
       };
       d.matched += 1;
       if (status === 'succeeded') d.delivered += 1;
@@ -199,7 +200,16 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       days: [
-        { day: created, matched: 7, delivered: 2, failed: 1, pending: 1, throttled: 0, skipped: 3 },
+        {
+          day: created,
+          matched: 7,
+          delivered: 2,
+          failed: 1,
+          pending: 1,
+          throttled: 0,
+          skipped: 3,
+          filtered: 0,
+        },
       ],
       // Not throttled: no limits, nothing waits on them.
       throttle: { max_deliveries_per_second: null, max_in_flight: null, waiting: 0 },
@@ -219,11 +229,28 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
       `UPDATE webhook_delivery SET created_at = created_at - interval '40 days' WHERE id = $1`,
       [ids.failed],
     );
-    const zero = { matched: 0, delivered: 0, failed: 0, pending: 0, throttled: 0, skipped: 0 };
+    const zero = {
+      matched: 0,
+      delivered: 0,
+      failed: 0,
+      pending: 0,
+      throttled: 0,
+      skipped: 0,
+      filtered: 0,
+    };
     const expected = new Map<string, LedgerDay>([
       [
         created,
-        { day: created, matched: 4, delivered: 1, failed: 0, pending: 1, throttled: 0, skipped: 2 },
+        {
+          day: created,
+          matched: 4,
+          delivered: 1,
+          failed: 0,
+          pending: 1,
+          throttled: 0,
+          skipped: 2,
+          filtered: 0,
+        },
       ],
       [
         daysBefore(created, 1),
@@ -235,6 +262,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
           pending: 0,
           throttled: 0,
           skipped: 1,
+          filtered: 0,
         },
       ],
       [
@@ -247,6 +275,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
           pending: 0,
           throttled: 0,
           skipped: 0,
+          filtered: 0,
         },
       ],
     ]);
@@ -276,6 +305,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         pending: sum.pending + d.pending,
         throttled: sum.throttled + d.throttled,
         skipped: sum.skipped + d.skipped,
+        filtered: sum.filtered + d.filtered,
       }),
       zero,
     );
@@ -286,6 +316,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
       pending: 1,
       throttled: 0,
       skipped: 3,
+      filtered: 0,
     });
 
     // The domain service answers the same (the CLI and the dashboard share it).
@@ -315,6 +346,7 @@ describe('Delivery ledger (docs/dashboard.md#delivery-ledger)', () => {
         pending: 0,
         throttled: 0,
         skipped: 0,
+        filtered: 0,
       });
     }
   });

@@ -116,6 +116,18 @@ describe('Retention (docs/operations.md#retention)', () => {
     await rollupRow(endpointId, 'hour', noonDaysAgo(420)); // older than 13 months
     await rollupRow(endpointId, 'minute', noonDaysAgo(10)); // older than 7 days
     await rollupRow(endpointId, 'minute', noonDaysAgo(3)); // kept
+    // Filtered-out counts (docs/webhooks.md#payload-filters): the expired days' go with the events.
+    const dayOf = (at: Date) => at.toISOString().slice(0, 10);
+    for (const [at, filtered] of [
+      [noonDaysAgo(40), 5],
+      [noonDaysAgo(31), 6],
+      [noonDaysAgo(29), 7],
+    ] as const) {
+      await t.db.query(
+        'INSERT INTO endpoint_filtered_day (endpoint_id, day, filtered) VALUES ($1, $2, $3)',
+        [endpointId, dayOf(at), filtered],
+      );
+    }
 
     const admin = await signIn(t, await givenUser(t, 'admin', caller.accountId));
     const ledger = (days: number) =>
@@ -177,6 +189,13 @@ describe('Retention (docs/operations.md#retention)', () => {
         [endpointId, today],
       ),
     ).toEqual(recentAttempts);
+
+    expect(
+      await t.db.query(
+        'SELECT day::text, filtered FROM endpoint_filtered_day WHERE endpoint_id = $1',
+        [endpointId],
+      ),
+    ).toEqual([{ day: dayOf(noonDaysAgo(29)), filtered: 7 }]);
 
     // Rollups: expired rows pruned, the rest untouched.
     const periods = await t.db.query(

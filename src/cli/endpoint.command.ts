@@ -139,6 +139,7 @@ interface EndpointCreateOptions {
   ordering?: string;
   /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
   autoRecover?: boolean;
+  filter?: string;
 }
 
 /**
@@ -146,6 +147,7 @@ interface EndpointCreateOptions {
  * [--signature-scheme symmetric|asymmetric] [--header 'Name: value']… [--secret-header 'Name: value']…
  * [--max-per-second N] [--max-in-flight N] [--ordering none|per_lead] [--auto-recover]` → the
  * endpoint with its custom headers plus `secret`,
+ * [--max-per-second N] [--max-in-flight N] [--filter EXPR]` → the endpoint with its custom headers plus `secret`,
  * the only time the signing secret and secret header values are shown; an `asymmetric` endpoint
  * has no `secret` to show, and gets `signature_scheme` and its `public_key` instead (docs/cli.md).
  */
@@ -175,6 +177,7 @@ export class EndpointCreateCommand extends DeliveryOptionsCommand {
         maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
         ordering: options.ordering,
         autoRecover: options.autoRecover,
+        filter: options.filter ?? null,
       },
       CLI_ACTOR,
     );
@@ -242,6 +245,15 @@ export class EndpointCreateCommand extends DeliveryOptionsCommand {
   parseNoAutoRecover(): boolean {
     return false;
   }
+
+  @Option({
+    flags: '--filter <expr>',
+    description:
+      'Payload filter: a CEL expression over the event (docs/webhooks.md#payload-filters)',
+  })
+  parseFilter(value: string): string {
+    return value;
+  }
 }
 
 interface EndpointUpdateOptions {
@@ -259,6 +271,8 @@ interface EndpointUpdateOptions {
   ordering?: string;
   /** `--auto-recover` / `--no-auto-recover` (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
   autoRecover?: boolean;
+  /** The expression; false for `--no-filter`. */
+  filter?: string | false;
 }
 
 /**
@@ -267,6 +281,9 @@ interface EndpointUpdateOptions {
  * [--max-per-second N|none] [--max-in-flight N|none] [--ordering none|per_lead]
  * [--auto-recover|--no-auto-recover]` → the endpoint. Header options replace the
  * whole list (docs/cli.md#custom-headers).
+ * [--max-per-second N|none] [--max-in-flight N|none] [--filter EXPR|--no-filter]` → the endpoint.
+ * Header options replace the whole list (docs/cli.md#custom-headers); `--filter ""` or
+ * `--no-filter` removes the payload filter (docs/webhooks.md#payload-filters).
  */
 @SubCommand({ name: 'update', description: 'Change a webhook endpoint' })
 export class EndpointUpdateCommand extends DeliveryOptionsCommand {
@@ -292,10 +309,11 @@ export class EndpointUpdateCommand extends DeliveryOptionsCommand {
       maxInFlight: throttleOption('--max-in-flight', options.maxInFlight),
       ordering: options.ordering,
       autoRecover: options.autoRecover,
+      filter: options.filter === false ? null : options.filter,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw new InvalidInputError(
-        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight, --ordering, --auto-recover or --no-auto-recover',
+        'nothing to change: give --url, --events, --description, --enable, --disable, header options, --max-per-second, --max-in-flight, --ordering, --auto-recover, --no-auto-recover, --filter or --no-filter',
       );
     }
     printJson(
@@ -364,6 +382,19 @@ export class EndpointUpdateCommand extends DeliveryOptionsCommand {
 
   @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
   parseNoAutoRecover(): boolean {
+    return false;
+  }
+
+  @Option({
+    flags: '--filter <expr>',
+    description: 'New payload filter, a CEL expression ("" removes it)',
+  })
+  parseFilter(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--no-filter', description: 'Remove the payload filter' })
+  parseNoFilter(): boolean {
     return false;
   }
 }

@@ -17,9 +17,11 @@ interface EventEmitOptions {
 
 /**
  * `event emit --campaign ID --type TYPE --data JSON` → `{id, type, campaign_id, created_at,
- * recorded, deliveries, skipped}`: `deliveries` to send (enabled endpoints), `skipped` ones
- * recorded for disabled endpoints. An event no endpoint subscribes to is not recorded (`id`
- * null, `recorded` false), as with every event (docs/webhooks.md#events).
+ * recorded, deliveries, skipped, filtered}`: `deliveries` to send (enabled endpoints), `skipped`
+ * ones recorded for disabled endpoints, `filtered` endpoints whose payload filter left it out
+ * (docs/webhooks.md#payload-filters). An event no endpoint subscribes to, or every subscribed
+ * endpoint's filter left out, is not recorded (`id` null, `recorded` false), as with every event
+ * (docs/webhooks.md#events).
  */
 @SubCommand({ name: 'emit', description: 'Record and deliver an event' })
 export class EventEmitCommand extends CommandRunner {
@@ -57,6 +59,7 @@ export class EventEmitCommand extends CommandRunner {
       recorded: event !== undefined,
       deliveries: event?.deliveries ?? 0,
       skipped: event?.skipped ?? 0,
+      filtered: recorded.filtered,
     });
   }
 

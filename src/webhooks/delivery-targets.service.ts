@@ -7,6 +7,7 @@ import { CampaignsService } from '../campaigns';
 import { MAX_INT4 } from '../common/ids';
 import { AppConfig } from '../config/app-config';
 import type { CustomHeaderToSend } from './custom-headers';
+import { compileFilter, type CompiledFilter } from './payload-filter';
 import { SigningSecretBox } from './signing-secrets.service';
 import type { EndpointOrdering, FailingReason } from './webhook-endpoint.entity';
 import { nextProbeAt } from './recovery-probes';
@@ -51,6 +52,11 @@ export interface Subscriber {
   isEnabled: boolean;
   /** `per_lead`: its deliveries of events that name a lead carry the lead, to keep their order. */
   ordering: EndpointOrdering;
+  /**
+   * Its payload filter, compiled (docs/webhooks.md#payload-filters): an event it does not match
+   * gets no delivery to it. Null: every event of its subscribed types.
+   */
+  filter: CompiledFilter | null;
 }
 
 /** The attempt that was answered 410 Gone, for the audit entry ({@link DeliveryTargets.disableGone}). */
@@ -463,10 +469,19 @@ export class DeliveryTargets {
    * inside the caller's transaction: an event gets a delivery for each endpoint subscribed to
    * its type when it is recorded, pending when the endpoint is enabled and `skipped` when it
    * is disabled (docs/webhooks.md#events).
-   * @returns `[{id, subscribedEvents, isEnabled}]` by id, disabled endpoints included.
+   * Each endpoint's filter comes compiled, from a cache by its text (compiling is done once
+   * per text per process).
+   * @returns `[{id, subscribedEvents, isEnabled, ordering, filter}]` by id, disabled endpoints included.
    */
-  subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
-    return this.repository.findSubscribers(manager, campaignId);
+  async subscribers(manager: EntityManager, campaignId: number): Promise<Subscriber[]> {
+    const rows = await this.repository.findSubscribers(manager, campaignId);
+    return rows.map((row) => ({
+      id: row.id,
+      subscribedEvents: row.subscribedEvents,
+      isEnabled: row.isEnabled,
+      ordering: row.ordering,
+      filter: row.filter === null ? null : compileFilter(row.filter),
+    }));
   }
 
   /**

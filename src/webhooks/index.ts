@@ -12,6 +12,8 @@ export * from './event-examples.constants';
 export * from './event-schemas.constants';
 export * from './event-types.constants';
 export * from './recovery-probes';
+export * from './payload-filter';
+export * from './payload-filter.constants';
 export * from './signature-schemes.constants';
 export * from './webhook-endpoint-admin.service';
 export * from './webhook-endpoint-reads.service';

@@ -28,6 +28,7 @@ import {
 import { generateSigningSecret, SigningSecretBox } from './signing-secrets.service';
 import type { EndpointOrdering, WebhookEndpoint } from './webhook-endpoint.entity';
 import { WebhookEndpointsRepository } from './webhook-endpoints.repository';
+import { validateFilter } from './payload-filter';
 import {
   recoveryProbeView,
   toEndpointDetail,
@@ -74,6 +75,11 @@ export interface EndpointChanges {
    * (docs/webhooks.md#endpoints-that-come-back-by-themselves).
    */
   autoRecover?: boolean;
+  /**
+   * Its payload filter (docs/webhooks.md#payload-filters), a CEL expression checked against
+   * the subscribed types' schemas; `null` or blank removes it.
+   */
+  filter?: string | null;
 }
 
 /**
@@ -90,6 +96,8 @@ export type EndpointWithHeaders = WebhookEndpointView & {
   auto_recover: boolean;
   /** Its recovery probing while it is probed or has given up; null otherwise. */
   recovery_probe: RecoveryProbeView | null;
+  /** Its payload filter (docs/webhooks.md#payload-filters); null: every event of its types. */
+  filter: string | null;
 };
 
 /**
@@ -126,12 +134,13 @@ export class WebhookEndpointAdmin {
    * given: a `whsec_` secret; `asymmetric`: an ed25519 key pair, docs/webhooks.md#signing) and
    * its custom headers; created disabled, it is disabled `manual`. Recorded as `endpoint.create`
    * (campaign, URL, events, description, enabled, the scheme when asymmetric, the custom
-   * headers' names; never a secret) in the same transaction.
+   * headers' names, the payload filter when it has one; never a secret) in the same transaction.
    * @returns the endpoint with its custom headers (secret values in clear this once) and its new
    *   key: for `symmetric` the plaintext secret, which is never available again; for
    *   `asymmetric` no secret and the public key.
-   * @throws InvalidInputError for a bad URL, event type, description, scheme or custom header;
-   *   CampaignNotFoundError for an unknown campaign.
+   * @throws InvalidInputError for a bad URL, event type, description, scheme, custom header or
+   *   payload filter (its message names the line and column); CampaignNotFoundError for an
+   *   unknown campaign.
    */
   async create(
     campaignId: number,
@@ -146,11 +155,13 @@ export class WebhookEndpointAdmin {
       maxInFlight?: number | null;
       ordering?: string;
       autoRecover?: boolean;
+      filter?: string | null;
     },
     actor?: AuditActor,
   ): Promise<NewSigningKey & { endpoint: EndpointWithHeaders }> {
     const url = validateUrl(fields.url);
     const subscribedEvents = validateEvents(fields.events);
+    const filter = validateFilter(fields.filter, subscribedEvents);
     const description = validateDescription(fields.description ?? null);
     const key = this.newKey(validateSignatureScheme(fields.signatureScheme));
     const headers = validateCustomHeaders(fields.headers ?? []);
@@ -174,6 +185,7 @@ export class WebhookEndpointAdmin {
       maxInFlight: validateThrottleLimit('max_in_flight', fields.maxInFlight ?? null),
       ordering: validateOrdering(fields.ordering),
       autoRecover: validateAutoRecover(fields.autoRecover ?? false),
+      filter,
     });
     if (campaignId > MAX_INT4) throw new CampaignNotFoundError(campaignId);
     const accountId = await this.accountOf(actor, campaignId);
@@ -191,6 +203,7 @@ export class WebhookEndpointAdmin {
           ...throttleDetails(entity),
           ...(entity.ordering === 'none' ? {} : { ordering: entity.ordering }),
           ...(entity.autoRecover ? { auto_recover: true } : {}),
+          ...(filter === null ? {} : { filter }),
         });
         return saved;
       });
@@ -213,7 +226,9 @@ export class WebhookEndpointAdmin {
    * `WEBHOOK_RECOVERY_PROBE_FIRST` from now), off ends it
    * (docs/webhooks.md#endpoints-that-come-back-by-themselves). Recorded as `endpoint.update`
    * with `{changes}`: each field given, as saved; for custom headers their names, plain
-   * values and whether each secret value changed, never a secret value.
+   * values and whether each secret value changed, never a secret value; a change of the payload
+   * filter also records the previous one (`previous_filter`). A filter is checked again when
+   * the subscribed types change (it must still check against one of them).
    * @returns the endpoint with its custom headers, the secret values this change set in clear.
    * @throws NotFoundError for an unknown endpoint; InvalidInputError for a bad value.
    */
@@ -233,6 +248,12 @@ export class WebhookEndpointAdmin {
     }
     if (changes.url !== undefined) endpoint.url = validateUrl(changes.url);
     if (changes.events !== undefined) endpoint.subscribedEvents = validateEvents(changes.events);
+    const previousFilter = endpoint.filter;
+    if (changes.filter !== undefined || changes.events !== undefined)
+      endpoint.filter = validateFilter(
+        changes.filter === undefined ? endpoint.filter : changes.filter,
+        endpoint.subscribedEvents,
+      );
     if (changes.description !== undefined)
       endpoint.description = validateDescription(changes.description);
     if (changes.enabled !== undefined && changes.enabled !== endpoint.isEnabled) {
@@ -276,6 +297,13 @@ export class WebhookEndpointAdmin {
       if (changes.ordering !== undefined) changed.ordering = endpoint.ordering;
       if (changes.autoRecover !== undefined) changed.auto_recover = endpoint.autoRecover;
       await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
+      if (changes.filter !== undefined) changed.filter = endpoint.filter;
+      await this.record(manager, actor, accountId, 'endpoint.update', id, {
+        changes: changed,
+        ...(changes.filter !== undefined && previousFilter !== endpoint.filter
+          ? { previous_filter: previousFilter }
+          : {}),
+      });
       return withHeaders(saved, endpoint, headers);
     });
   }
@@ -636,6 +664,7 @@ function withHeaders(
     custom_headers: customHeaderViews(endpoint.customHeaders ?? [], revealed),
     auto_recover: endpoint.autoRecover ?? false,
     recovery_probe: recoveryProbeView(endpoint),
+    filter: endpoint.filter ?? null,
   };
 }
 

@@ -248,4 +248,12 @@ export class WebhookEndpoint {
   /** When probing stopped for good, its window over without a success; null otherwise. */
   @Column({ name: 'probe_gave_up_at', type: 'timestamptz', nullable: true })
   probeGaveUpAt!: Date | null;
+
+  /**
+   * Its payload filter (docs/webhooks.md#payload-filters): a CEL expression over the event,
+   * checked on save against each subscribed type's schema; an event it does not match gets no
+   * delivery to this endpoint. Null: every event of the subscribed types.
+   */
+  @Column({ type: 'text', nullable: true })
+  filter!: string | null;
 }

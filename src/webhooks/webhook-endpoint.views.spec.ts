@@ -79,6 +79,7 @@ describe('the dashboard view of an endpoint', () => {
       ordering: 'none',
       auto_recover: false,
       recovery_probe: null,
+      filter: null,
     });
     expect(JSON.stringify(detail)).not.toContain('secret"');
   });

@@ -117,6 +117,8 @@ export interface WebhookEndpointDetail extends WebhookEndpointView {
   auto_recover: boolean;
   /** Its recovery probing while it is probed or has given up; null otherwise. */
   recovery_probe: RecoveryProbeView | null;
+  /** Its payload filter (docs/webhooks.md#payload-filters); null: every event of its types. */
+  filter: string | null;
 }
 
 /**
@@ -182,6 +184,7 @@ export function toEndpointDetail(
     ordering: endpoint.ordering ?? 'none',
     auto_recover: endpoint.autoRecover ?? false,
     recovery_probe: recoveryProbeView(endpoint),
+    filter: endpoint.filter ?? null,
   };
 }
 

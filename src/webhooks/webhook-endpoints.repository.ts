@@ -415,11 +415,12 @@ export class WebhookEndpointsRepository {
       subscribedEvents: string[];
       isEnabled: boolean;
       ordering: EndpointOrdering;
+      filter: string | null;
     }>
   > {
     return manager.find(WebhookEndpoint, {
       where: { campaignId },
-      select: { id: true, subscribedEvents: true, isEnabled: true, ordering: true },
+      select: { id: true, subscribedEvents: true, isEnabled: true, ordering: true, filter: true },
       order: { id: 'ASC' },
     });
   }

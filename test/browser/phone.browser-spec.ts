@@ -287,6 +287,7 @@ describe('The dashboard on a phone, and in its own words', () => {
       ['Pending', 'pending'],
       ['Of which throttled', 'throttled'],
       ['Skipped', 'skipped'],
+      ['Filtered out', 'filtered'],
     ]) {
       await expectOnScreen(page, cardValue(today, label), String(expected[key]));
     }

@@ -110,6 +110,7 @@ export class CampaignsController {
         maxInFlight: input.max_in_flight,
         ordering: input.ordering,
         autoRecover: input.auto_recover,
+        filter: input.filter,
       },
       actor,
     );

@@ -32,6 +32,7 @@ import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFi
 import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUploadIndex';
 import { PerLeadOrdering1795954000000 } from './1795954000000-PerLeadOrdering';
 import { EndpointAutoRecovery1795956000000 } from './1795956000000-EndpointAutoRecovery';
+import { EndpointPayloadFilter1795955000000 } from './1795955000000-EndpointPayloadFilter';
 
 /**
  * Migrations in the order they run. Generate a new one from the entities with
@@ -71,4 +72,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   UnstartedUploadIndex1795953000000,
   PerLeadOrdering1795954000000,
   EndpointAutoRecovery1795956000000,
+  EndpointPayloadFilter1795955000000,
 ];

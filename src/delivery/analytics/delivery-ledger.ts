@@ -27,6 +27,12 @@ export interface LedgerDay {
    * recorded) plus `dropped` (it was disabled or deleted before an attempt).
    */
   skipped: number;
+  /**
+   * Not deliveries, so outside the identity above: events of a subscribed type recorded that
+   * day that the endpoint's payload filter left out (docs/webhooks.md#payload-filters), no match
+   * or an evaluation error.
+   */
+  filtered: number;
 }
 
 /**

@@ -2,7 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AuditLog, type AuditActor } from '../../audit';
 import { AppConfig } from '../../config/app-config';
 import { InvalidInputError, NotFoundError } from '../../common/domain-error';
-import { DeliveryTargets, WebhookEndpointAdmin } from '../../webhooks';
+import {
+  DeliveryTargets,
+  FILTER_PREVIEW_EVENTS,
+  previewFilter,
+  WebhookEndpointAdmin,
+  type FilterPreviewItem,
+} from '../../webhooks';
 import type { AttemptRecord, DeliveryState, FinishedAttempt } from './attempt-records';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { Deliveries } from '../deliveries';
@@ -240,6 +246,27 @@ export class DeliveryService {
   }
 
   /**
+   * What a payload filter would do (the dashboard's "Try it", docs/dashboard.md#payload-filter-preview),
+   * sending nothing and writing nothing: checked as on save against `events`, then evaluated on
+   * each type's example and on the campaign's {@link FILTER_PREVIEW_EVENTS} latest recorded
+   * events of those types. The campaign is owned: the dashboard's guard checked its account.
+   * @returns one item per example, then per event (newest first): match, no match, or the
+   *   evaluation error (which counts as no match).
+   * @throws InvalidInputError (field `filter` naming the line and column, or `events`).
+   */
+  async filterPreview(
+    campaignId: number,
+    filter: string,
+    events: string[],
+  ): Promise<FilterPreviewItem[]> {
+    // Checked before any read: a refused filter costs no query.
+    previewFilter(filter, events, []);
+    const types = [...new Set(events.map((e) => e.trim()))];
+    const recent = await this.deliveries.recentEvents(campaignId, types, FILTER_PREVIEW_EVENTS);
+    return previewFilter(filter, events, recent);
+  }
+
+  /**
    * An endpoint's delivery ledger (the dashboard's `GET /endpoints/{endpoint_id}/ledger`,
    * docs/dashboard.md#delivery-ledger): for each of the last `days` UTC days, today first, the
    * deliveries created that day for the endpoint (`matched`) split by where they stand now:
@@ -247,11 +274,12 @@ export class DeliveryService {
    * and of the pending those waiting on the endpoint's throttle (`throttled`); with the
    * endpoint's limits and the sum of `throttled` (docs/webhooks.md#throttling).
    * A day without deliveries is all zeros; `matched = delivered + failed + pending + skipped`
-   * on every day. It never reaches past the retention period (docs/operations.md#retention):
+   * on every day. `filtered` is not a delivery: the events the endpoint's payload filter left
+   * out that day (docs/webhooks.md#payload-filters). It never reaches past the retention period (docs/operations.md#retention):
    * older deliveries are gone, so at most `DELIVERY_RETENTION_DAYS` days are returned.
    * @param days 1 to {@link LEDGER_MAX_DAYS}, default {@link LEDGER_DEFAULT_DAYS}.
    * @returns `{days: [{day: 'YYYY-MM-DD', matched, delivered, failed, pending, throttled,
-   *   skipped}], throttle: {max_deliveries_per_second, max_in_flight, waiting}}`,
+   *   skipped, filtered}], throttle: {max_deliveries_per_second, max_in_flight, waiting}}`,
    *   `min(days, DELIVERY_RETENTION_DAYS)` days, newest first.
    * @throws InvalidInputError (field `days`) for another number of days; NotFoundError for an
    *   unknown endpoint.

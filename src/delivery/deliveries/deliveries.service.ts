@@ -15,6 +15,7 @@ import {
   type DeliveryPair,
 } from './webhook-deliveries.repository';
 import { WebhookEventsRepository, type NewEvent } from './webhook-events.repository';
+import { FilteredEventsRepository, type FilteredCount } from './filtered-events.repository';
 
 /**
  * The face of `webhook_event` and `webhook_delivery` (docs/architecture.md#modules-and-tables):
@@ -33,6 +34,7 @@ export class Deliveries {
     private readonly events: WebhookEventsRepository,
     private readonly deliveries: WebhookDeliveriesRepository,
     private readonly reads: DeliveryReadsRepository,
+    private readonly filtered: FilteredEventsRepository,
   ) {}
 
   /**
@@ -41,6 +43,9 @@ export class Deliveries {
    * (docs/webhooks.md#events).
    * @param traceContext stored with each event (docs/operations.md#traces); null when tracing
    *   is off.
+   * @param filtered the events each endpoint's payload filter left out
+   *   (docs/webhooks.md#payload-filters), added to its count for the UTC day of `filteredAt`
+   *   in the same transaction; endpoints with none are left out.
    * @returns the pending deliveries, to queue after the commit.
    */
   async record(
@@ -49,7 +54,10 @@ export class Deliveries {
     events: NewEvent[],
     pairs: DeliveryPair[],
     traceContext: TraceCarrier | null,
+    filtered: FilteredCount[] = [],
+    filteredAt: Date = new Date(),
   ): Promise<QueuedDelivery[]> {
+    await this.filtered.add(manager, filteredAt, filtered);
     if (events.length === 0) return [];
     // A lead's deliveries to an ordered endpoint go in commit order: recordings for the same
     // lead wait for each other. A `lead.created` is its lead's first event, recorded in the
@@ -123,6 +131,18 @@ export class Deliveries {
   /** An endpoint's deliveries of the last `days` UTC days by status (docs/dashboard.md#delivery-ledger). */
   countByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
     return this.reads.countDeliveriesByDay(endpointId, days);
+  }
+
+  /**
+   * The campaign's `limit` latest events of `types`, newest first, with their bodies (a payload
+   * filter's preview, docs/dashboard.md#payload-filter-preview).
+   */
+  recentEvents(
+    campaignId: number,
+    types: readonly string[],
+    limit: number,
+  ): Promise<Array<{ id: string; type: string; body: string; createdAt: Date }>> {
+    return this.reads.recentEvents(campaignId, types, limit);
   }
 
   /**

@@ -112,6 +112,8 @@ export class DeliveryReadsRepository {
    * pending ones put back by the endpoint's throttle and not attempted since (`throttled_until`
    * at or after `next_attempt_at`: a failed attempt moves `next_attempt_at` past it). The
    * deliveries are read from one range of `idx_webhook_delivery_endpoint_id_created_at` (endpoint, time).
+   * `filtered` is not a delivery: the events of the day the endpoint's payload filter left out
+   * (`endpoint_filtered_day`, docs/webhooks.md#payload-filters).
    * @param days 1 to 90 (the caller checks).
    */
   async countDeliveriesByDay(endpointId: number, days: number): Promise<LedgerDay[]> {
@@ -136,13 +138,35 @@ export class DeliveryReadsRepository {
               COALESCE(c.matched, 0) AS matched, COALESCE(c.delivered, 0) AS delivered,
               COALESCE(c.failed, 0) AS failed, COALESCE(c.pending, 0) AS pending,
               COALESCE(c.throttled, 0) AS throttled,
-              COALESCE(c.skipped, 0) AS skipped
+              COALESCE(c.skipped, 0) AS skipped,
+              COALESCE(f.filtered, 0) AS filtered
          FROM bounds b
         CROSS JOIN LATERAL generate_series(b.first_day, b.today, interval '1 day') AS s(day)
          LEFT JOIN counts c ON c.day = s.day::date
+         LEFT JOIN endpoint_filtered_day f ON f.endpoint_id = $1 AND f.day = s.day::date
         ORDER BY s.day DESC`,
       [endpointId, days],
     );
+  }
+
+  /**
+   * The campaign's `limit` most recently recorded events of `types`, newest first, with their
+   * exact bodies (a payload filter's preview, docs/dashboard.md#payload-filter-preview): one
+   * range of `idx_webhook_event_campaign_id_created_at`.
+   */
+  async recentEvents(
+    campaignId: number,
+    types: readonly string[],
+    limit: number,
+  ): Promise<Array<{ id: string; type: string; body: string; createdAt: Date }>> {
+    const rows: Array<{ id: string; type: string; body: string; created_at: Date }> =
+      await this.dataSource.query(
+        `SELECT id, type, body, created_at FROM webhook_event
+          WHERE campaign_id = $1 AND type = ANY($2::text[])
+          ORDER BY created_at DESC, id DESC LIMIT $3`,
+        [campaignId, types, limit],
+      );
+    return rows.map((r) => ({ id: r.id, type: r.type, body: r.body, createdAt: r.created_at }));
   }
 
   /**

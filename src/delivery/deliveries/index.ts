@@ -7,3 +7,4 @@ export type { QueuedDelivery } from './queued-delivery';
 export type { DeliveryWork, OverdueDelivery } from './delivery-reads.repository';
 export type { DeliveryMove, DeliveryPair } from './webhook-deliveries.repository';
 export type { NewEvent } from './webhook-events.repository';
+export type { FilteredCount } from './filtered-events.repository';

@@ -56,6 +56,15 @@ export class DeliveryLedgerDayDto {
     example: 1,
   })
   skipped!: number;
+
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    description:
+      'Not deliveries: events of a subscribed type recorded that day that the endpoint’s payload filter left out (no match, or an evaluation error)',
+    example: 4,
+  })
+  filtered!: number;
 }
 
 /** The endpoint's throttle and what waits on it (docs/webhooks.md#throttling). */

@@ -3,9 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import type { EventInput, EventType } from '../../webhooks';
-import { DeliveryTargets, type Subscriber } from '../../webhooks';
+import {
+  DeliveryTargets,
+  FILTER_BUDGET_BASE_MS,
+  FILTER_BUDGET_PER_EVENT_MS,
+  type Subscriber,
+} from '../../webhooks';
 import { DeliveryDispatcher } from './delivery.dispatcher';
-import { Deliveries, type DeliveryPair, type NewEvent } from '../deliveries';
+import { Deliveries, type DeliveryPair, type FilteredCount, type NewEvent } from '../deliveries';
 import type { QueuedDelivery } from './delivery.queue';
 import { captureTraceContext } from '../../tracing/trace-hooks';
 
@@ -50,6 +55,27 @@ export interface RecordedEvents {
   events: RecordedEvent[];
   /** The pending deliveries, to queue (skipped ones are never queued). */
   deliveries: QueuedDelivery[];
+  /**
+   * (event, endpoint) pairs a payload filter left out (docs/webhooks.md#payload-filters): no
+   * delivery was written for them. An event every subscribed endpoint's filter left out is not
+   * recorded at all.
+   */
+  filtered: number;
+}
+
+/** How often a failing filter is logged, at most: once per endpoint per this many ms. */
+const FILTER_ERROR_LOG_INTERVAL_MS = 60_000;
+
+/** One endpoint's filter during one {@link WebhookEventPublisher.record} call. */
+interface FilterRun {
+  filtered: number;
+  errors: number;
+  /** ms spent evaluating it so far in this call. */
+  spentMs: number;
+  /** The evaluation error that stopped it (the budget ran out), or null. */
+  stoppedBy: string | null;
+  /** The first error code seen in this call, to log. */
+  firstError: string | null;
 }
 
 /**
@@ -83,7 +109,7 @@ export class WebhookEventPublisher {
     campaignId: number,
     inputs: readonly EventInput[],
   ): Promise<RecordedEvents> {
-    if (inputs.length === 0) return { events: [], deliveries: [] };
+    if (inputs.length === 0) return { events: [], deliveries: [], filtered: 0 };
     const subscribers = await this.endpoints.subscribers(manager, campaignId);
     const createdAt = new Date();
     const timestamp = createdAt.toISOString();
@@ -91,6 +117,9 @@ export class WebhookEventPublisher {
     const summary: RecordedEvent[] = [];
     const pairs: DeliveryPair[] = [];
     const endpointsByType = new Map<string, Subscriber[]>();
+    const runs = new Map<number, FilterRun>();
+    const budgetMs = FILTER_BUDGET_BASE_MS + FILTER_BUDGET_PER_EVENT_MS * inputs.length;
+    let filteredPairs = 0;
     for (const input of inputs) {
       let targets = endpointsByType.get(input.type);
       if (!targets) {
@@ -98,6 +127,12 @@ export class WebhookEventPublisher {
         endpointsByType.set(input.type, targets);
       }
       if (targets.length === 0) continue;
+      if (targets.some((s) => s.filter !== null)) {
+        const before = targets.length;
+        targets = targets.filter((s) => passes(s, input, timestamp, runs, budgetMs));
+        filteredPairs += before - targets.length;
+        if (targets.length === 0) continue;
+      }
       const id = randomUUID();
       const leadId = leadIdOf(input.type, input.data);
       events.push({
@@ -125,14 +160,41 @@ export class WebhookEventPublisher {
         });
       }
     }
+    const filtered: FilteredCount[] = [];
+    for (const [endpointId, run] of runs) {
+      if (run.filtered > 0)
+        filtered.push({ endpointId, filtered: run.filtered, errors: run.errors });
+      if (run.errors > 0) this.logFilterErrors(endpointId, run);
+    }
     const deliveries = await this.deliveries.record(
       manager,
       campaignId,
       events,
       pairs,
       captureTraceContext(),
+      filtered,
+      createdAt,
     );
-    return { events: summary, deliveries };
+    return { events: summary, deliveries, filtered: filteredPairs };
+  }
+
+  /** When each endpoint's failing filter was last logged (ms since the epoch). */
+  private readonly filterErrorLoggedAt = new Map<number, number>();
+
+  /**
+   * Logs that an endpoint's filter failed on some events (docs/webhooks.md#when-a-filter-fails),
+   * at most once per endpoint per minute: the endpoint, how many events, the first error's
+   * code. Never the event's data nor the evaluator's message (which may quote a value).
+   */
+  private logFilterErrors(endpointId: number, run: FilterRun): void {
+    const now = Date.now();
+    const last = this.filterErrorLoggedAt.get(endpointId);
+    if (last !== undefined && now - last < FILTER_ERROR_LOG_INTERVAL_MS) return;
+    if (this.filterErrorLoggedAt.size > 10_000) this.filterErrorLoggedAt.clear();
+    this.filterErrorLoggedAt.set(endpointId, now);
+    this.logger.warn(
+      `The payload filter of endpoint ${endpointId} failed on ${run.errors} event(s) (${run.stoppedBy ?? run.firstError}): counted as no match`,
+    );
   }
 
   /**
@@ -201,4 +263,41 @@ export class WebhookEventPublisher {
   nextInLineQueuedAt(): Promise<number | null> {
     return this.dispatcher.nextInLineQueuedAt();
   }
+}
+
+/**
+ * Whether endpoint `s` gets `input` (docs/webhooks.md#payload-filters): always without a
+ * filter; with one, when it evaluates to true. An evaluation error is no match; so is every
+ * event after the filter spent `budgetMs` in this call (`cost_limit`). Counts what it leaves
+ * out in `runs`.
+ */
+function passes(
+  s: Subscriber,
+  input: EventInput,
+  timestamp: string,
+  runs: Map<number, FilterRun>,
+  budgetMs: number,
+): boolean {
+  if (s.filter === null) return true;
+  let run = runs.get(s.id);
+  if (!run) {
+    run = { filtered: 0, errors: 0, spentMs: 0, stoppedBy: null, firstError: null };
+    runs.set(s.id, run);
+  }
+  if (run.stoppedBy !== null) {
+    run.filtered++;
+    run.errors++;
+    return false;
+  }
+  const started = performance.now();
+  const outcome = s.filter.evaluate(input.type, timestamp, input.data);
+  run.spentMs += performance.now() - started;
+  if (run.spentMs > budgetMs) run.stoppedBy = 'cost_limit';
+  if (outcome.match) return true;
+  run.filtered++;
+  if (outcome.error !== null) {
+    run.errors++;
+    run.firstError ??= outcome.code;
+  }
+  return false;
 }

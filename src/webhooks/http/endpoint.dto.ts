@@ -24,6 +24,7 @@ import {
   type FailingReason,
   ENDPOINT_ORDERINGS,
   type EndpointOrdering,
+  MAX_FILTER_LENGTH,
 } from '..';
 import { WebhookEndpointDto, WebhookEndpointHealthDto } from './webhook-endpoint.dto';
 import { CustomHeaderDto, CustomHeaderInputDto, CustomHeaderList } from './custom-header.dto';
@@ -186,6 +187,15 @@ export class DashboardEndpointDto extends WebhookEndpointDto implements WebhookE
       'Its recovery probing while it is disabled `auto`, opted in, and probed or given up; null otherwise',
   })
   recovery_probe!: RecoveryProbeDto | null;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    description:
+      'Its payload filter, a CEL expression over the event (docs/webhooks.md#payload-filters); null: every event of its subscribed types',
+    example: 'data.source == "facebook"',
+  })
+  filter!: string | null;
 }
 
 /** The recovery probing of an endpoint (docs/webhooks.md#endpoints-that-come-back-by-themselves). */
@@ -330,6 +340,18 @@ export class CreateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: CreateEndpointRequestDto) => body.auto_recover !== undefined)
   @IsBoolean()
   auto_recover?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_FILTER_LENGTH,
+    description:
+      'A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)',
+    example: 'data.source == "facebook" && "vip" in data.tags',
+  })
+  @IsOptional()
+  @IsString()
+  filter?: string | null;
 }
 
 /** Body of `POST /dashboard/api/endpoints/{endpoint_id}/signature-scheme`. */
@@ -398,6 +420,18 @@ export class UpdateEndpointRequestDto extends EndpointThrottleRequestDto {
   @ValidateIf((body: UpdateEndpointRequestDto) => body.auto_recover !== undefined)
   @IsBoolean()
   auto_recover?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'string',
+    nullable: true,
+    maxLength: MAX_FILTER_LENGTH,
+    description:
+      'A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)',
+    example: 'data.source == "facebook" && "vip" in data.tags',
+  })
+  @IsOptional()
+  @IsString()
+  filter?: string | null;
 }
 
 /** Answer of the creation: the endpoint and its signing secret, shown this once. */

@@ -121,6 +121,8 @@ export class EndpointsController {
    * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling), `ordering`
    * (docs/webhooks.md#per-lead-ordering), `auto_recover`
    * (docs/webhooks.md#endpoints-that-come-back-by-themselves); recorded as
+   * `max_deliveries_per_second`, `max_in_flight` (docs/webhooks.md#throttling), `filter`
+   * (docs/webhooks.md#payload-filters); recorded as
    * `endpoint.update`. The answer shows the secret header values this change set, this once.
    */
   @Patch(':endpoint_id')
@@ -148,10 +150,11 @@ export class EndpointsController {
       maxInFlight: input.max_in_flight,
       ordering: input.ordering,
       autoRecover: input.auto_recover,
+      filter: input.filter,
     };
     if (Object.values(changes).every((value) => value === undefined)) {
       throw ApiError.validationFailed([
-        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering or auto_recover',
+        'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering, auto_recover or filter',
       ]);
     }
     const updated = await this.endpoints.update(id, changes, actor);

@@ -122,6 +122,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/campaigns/{campaign_id}/filter-preview': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Try a payload filter on examples and recent events, without sending */
+    post: operations['previewEndpointFilter'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/campaigns/{campaign_id}/imports': {
     parameters: {
       query?: never;
@@ -815,6 +832,11 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /**
+       * @description A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)
+       * @example data.source == "facebook" && "vip" in data.tags
+       */
+      filter?: string | null;
       /** @description Headers to send with every request (docs/webhooks.md#custom-headers) */
       headers?: components['schemas']['CustomHeaderInput'][];
       /**
@@ -960,6 +982,11 @@ export interface components {
        * @description Since when the endpoint is failing (most of the last hour’s attempts, or every attempt of the last 24 hours, failed); null while it is not
        */
       failing_since: string | null;
+      /**
+       * @description Its payload filter, a CEL expression over the event (docs/webhooks.md#payload-filters); null: every event of its subscribed types
+       * @example data.source == "facebook"
+       */
+      filter: string | null;
       health: components['schemas']['DashboardEndpointHealth'];
       /** @example 7 */
       id: number;
@@ -1218,6 +1245,11 @@ export interface components {
        */
       failed: number;
       /**
+       * @description Not deliveries: events of a subscribed type recorded that day that the endpoint’s payload filter left out (no match, or an evaluation error)
+       * @example 4
+       */
+      filtered: number;
+      /**
        * @description Deliveries created that day for the endpoint; always delivered + failed + pending + skipped
        * @example 12
        */
@@ -1379,6 +1411,61 @@ export interface components {
       server_error: number;
       /** @description No answer within the timeout */
       timeout: number;
+    };
+    FilterPreview: {
+      items: components['schemas']['FilterPreviewItem'][];
+    };
+    FilterPreviewItem: {
+      /** @description Why the evaluation failed */
+      error: string | null;
+      /** @description The recorded event’s id (its webhook-id); null for an example */
+      event_id: string | null;
+      /**
+       * Format: date-time
+       * @description When the event was recorded; null for an example
+       */
+      recorded_at: string | null;
+      /**
+       * @description `error`: the evaluation failed, which counts as no match
+       * @enum {string}
+       */
+      result: 'match' | 'no_match' | 'error';
+      /**
+       * @description `example`: the type’s example event; `event`: a recorded event of the campaign
+       * @enum {string}
+       */
+      source: 'example' | 'event';
+      /** @enum {string} */
+      type:
+        | 'lead.created'
+        | 'leads.bulk_created'
+        | 'lead.status_changed'
+        | 'lead.converted'
+        | 'call.started'
+        | 'call.completed'
+        | 'form.submitted';
+    };
+    FilterPreviewRequest: {
+      /**
+       * @description The event types the endpoint subscribes to (as in the form)
+       * @example [
+       *       "lead.created"
+       *     ]
+       */
+      events: (
+        | 'lead.created'
+        | 'leads.bulk_created'
+        | 'lead.status_changed'
+        | 'lead.converted'
+        | 'call.started'
+        | 'call.completed'
+        | 'form.submitted'
+      )[];
+      /**
+       * @description The CEL expression to try (docs/webhooks.md#payload-filters); blank matches every event
+       * @example data.source == "facebook"
+       */
+      filter: string;
     };
     ImportApiKey: {
       /** @example 3 */
@@ -2101,6 +2188,11 @@ export interface components {
         | 'call.completed'
         | 'form.submitted'
       )[];
+      /**
+       * @description A payload filter: a CEL expression over the event, checked against the subscribed types’ schemas (422 naming the line, column and problem); null or blank: every event (docs/webhooks.md#payload-filters)
+       * @example data.source == "facebook" && "vip" in data.tags
+       */
+      filter?: string | null;
       /** @description The whole list of custom headers, replacing the current one (`[]` removes them all); a secret header given without `value` keeps its current value */
       headers?: components['schemas']['CustomHeaderInput'][];
       /**
@@ -2829,6 +2921,104 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['CreatedEndpoint'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  previewEndpointFilter: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Campaign id (positive integer) */
+        campaign_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['FilterPreviewRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FilterPreview'];
         };
       };
       /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */

@@ -45,3 +45,7 @@ export type LeadDeliveryAttempt = Schemas['LeadDeliveryAttempt'];
 export type LeadDeliveryPage = Schemas['LeadDeliveryPage'];
 /** What a search's text is: guessed by the service when empty. */
 export type LeadSearchField = '' | 'phone' | 'email' | 'name';
+/** A payload filter's "Try it": what it made of each example and recent event. */
+export type FilterPreview = Schemas['FilterPreview'];
+export type FilterPreviewItem = Schemas['FilterPreviewItem'];
+export type FilterPreviewRequest = Schemas['FilterPreviewRequest'];

@@ -79,6 +79,7 @@ export function fakeEndpoint(overrides: Record<string, unknown> = {}) {
     ordering: 'none',
     auto_recover: false,
     recovery_probe: null,
+    filter: null,
     ...overrides,
   };
 }
@@ -153,7 +154,14 @@ export function fakeLedger(
   count: number,
   counts: Record<
     string,
-    { delivered?: number; failed?: number; pending?: number; throttled?: number; skipped?: number }
+    {
+      delivered?: number;
+      failed?: number;
+      pending?: number;
+      throttled?: number;
+      skipped?: number;
+      filtered?: number;
+    }
   > = {},
   throttle: { max_deliveries_per_second: number | null; max_in_flight: number | null } = {
     max_deliveries_per_second: null,
@@ -170,6 +178,7 @@ export function fakeLedger(
       pending = 0,
       throttled = 0,
       skipped = 0,
+      filtered = 0,
     } = counts[day] ?? {};
     waiting += throttled;
     return {
@@ -180,6 +189,7 @@ export function fakeLedger(
       pending,
       throttled,
       skipped,
+      filtered,
     };
   });
   return { days, throttle: { ...throttle, waiting } };

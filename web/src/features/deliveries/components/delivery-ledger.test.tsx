@@ -11,7 +11,7 @@ function ledgerApi() {
   return fakeDashboard({
     'GET /endpoints/5/ledger': (_request, url) =>
       fakeLedger(Number(url.searchParams.get('days') ?? 30), {
-        '2026-11-25': { delivered: 9, failed: 1, pending: 2, skipped: 3 },
+        '2026-11-25': { delivered: 9, failed: 1, pending: 2, skipped: 3, filtered: 4 },
         '2026-11-23': { delivered: 4, skipped: 1 },
       }),
   });
@@ -21,7 +21,7 @@ const ledgerReads = (requests: () => Request[]) =>
   requests().filter((r) => r.url.includes('/ledger'));
 
 describe('the delivery ledger', () => {
-  it('shows one row per day of the last week, today first, under the six column headers, zeros included', async () => {
+  it('shows one row per day of the last week, today first, under the seven column headers, zeros included', async () => {
     const { requests } = ledgerApi();
     renderWithProviders(<DeliveryLedger endpointId={5} />);
     const table = await screen.findByRole('table', { name: 'Delivery ledger' });
@@ -38,15 +38,16 @@ describe('the delivery ledger', () => {
       'Pending',
       'Of which throttled',
       'Skipped',
+      'Filtered out',
     ]);
     const rows = within(table).getAllByTestId('ledger-row');
     expect(rows).toHaveLength(7);
     const cells = (row: HTMLElement) =>
       [...row.querySelectorAll('th, td')].map((cell) => cell.textContent);
-    expect(cells(rows[0])).toEqual(['2026-11-25', '15', '9', '1', '2', '0', '3']);
-    expect(cells(rows[1])).toEqual(['2026-11-24', '0', '0', '0', '0', '0', '0']);
-    expect(cells(rows[2])).toEqual(['2026-11-23', '5', '4', '0', '0', '0', '1']);
-    expect(cells(rows[6])).toEqual(['2026-11-19', '0', '0', '0', '0', '0', '0']);
+    expect(cells(rows[0])).toEqual(['2026-11-25', '15', '9', '1', '2', '0', '3', '4']);
+    expect(cells(rows[1])).toEqual(['2026-11-24', '0', '0', '0', '0', '0', '0', '0']);
+    expect(cells(rows[2])).toEqual(['2026-11-23', '5', '4', '0', '0', '0', '1', '0']);
+    expect(cells(rows[6])).toEqual(['2026-11-19', '0', '0', '0', '0', '0', '0', '0']);
     // No throttle, nothing waiting on one: no line about it.
     expect(screen.queryByTestId('ledger-throttle')).toBeNull();
     // Each day names its row for screen readers.
@@ -102,6 +103,7 @@ describe('the delivery ledger', () => {
       '0',
       '40',
       '37',
+      '0',
       '0',
     ]);
   });

@@ -11,7 +11,7 @@ export const LEDGER_WINDOWS = [7, 30, 90] as const;
 /** A week: enough to see a trend without pushing the delivery log below a long table. */
 const DEFAULT_WINDOW = 7;
 
-/** The six counts of a day, in the table's column order, with their headers. */
+/** The seven counts of a day, in the table's column order, with their headers. */
 const COUNTS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = [
   { key: 'matched', label: 'Matched' },
   { key: 'delivered', label: 'Delivered' },
@@ -19,6 +19,8 @@ const COUNTS: Array<{ key: Exclude<keyof LedgerDay, 'day'>; label: string }> = [
   { key: 'pending', label: 'Pending' },
   { key: 'throttled', label: 'Of which throttled' },
   { key: 'skipped', label: 'Skipped' },
+  // Not deliveries: events the endpoint's payload filter left out (docs/webhooks.md#payload-filters).
+  { key: 'filtered', label: 'Filtered out' },
 ];
 
 /** The day as each row's header, then its counts (zeros dimmed). */
@@ -72,8 +74,9 @@ export function DeliveryLedger({ endpointId }: { endpointId: number }) {
           </Title>
           <Text size="sm" c="dimmed" maw={640}>
             One delivery per event this endpoint subscribed to, per day (UTC), by where it stands
-            now. Skipped deliveries were never sent: the endpoint was disabled. Each delivery
-            attempt is in the delivery log below.
+            now. Skipped deliveries were never sent: the endpoint was disabled. Filtered out counts
+            the events its filter left out (no delivery was made). Each delivery attempt is in the
+            delivery log below.
           </Text>
         </Stack>
         <Group gap="sm" align="flex-end">
@@ -106,7 +109,7 @@ export function DeliveryLedger({ endpointId }: { endpointId: number }) {
             rows={ledger.data.days}
             rowKey={(day) => day.day}
             labelledBy="delivery-ledger-title"
-            minWidth={480}
+            minWidth={540}
             striped
             testId="delivery-ledger"
             rowTestId="ledger-row"

@@ -4,6 +4,8 @@ import type {
   CreatedEndpoint,
   Endpoint,
   EndpointInput,
+  FilterPreview,
+  FilterPreviewRequest,
   RevealedHeader,
   RotatedSecret,
   SignatureScheme,
@@ -126,5 +128,22 @@ export function useChangeSignatureScheme(endpointId: number) {
         }),
       ),
     onSuccess: () => invalidateEndpoints(queryClient),
+  });
+}
+
+/**
+ * Tries a payload filter on the subscribed types' examples and the campaign's recent events
+ * (docs/dashboard.md#payload-filter-preview): nothing is sent or saved; a wrong filter is a 422
+ * naming its line and column.
+ */
+export function usePreviewFilter(campaignId: number) {
+  return useMutation({
+    mutationFn: (input: { filter: string; events: string[] }): Promise<FilterPreview> =>
+      body(
+        api.POST('/dashboard/api/campaigns/{campaign_id}/filter-preview', {
+          params: { path: { campaign_id: campaignId } },
+          body: input as FilterPreviewRequest,
+        }),
+      ),
   });
 }

@@ -60,7 +60,9 @@ export function EditEndpointPage({ endpointId }: { endpointId: number }) {
             throttle: throttleValuesOf(endpoint.data),
             ordering: endpoint.data.ordering,
             autoRecover: endpoint.data.auto_recover,
+            filter: endpoint.data.filter ?? '',
           }}
+          campaignId={endpoint.data.campaign_id}
           submitLabel="Save changes"
           pending={update.isPending}
           error={update.error}

@@ -32,6 +32,7 @@ import {
 } from './custom-headers-fields';
 import { EventSchemaPanel } from './event-schema-panel';
 import { OrderingFields } from './ordering-fields';
+import { FilterField, filterFieldError, toFilterInput } from './filter-field';
 import { SignatureSchemeFields } from './signature-scheme-fields';
 import {
   hasThrottleProblem,
@@ -60,6 +61,8 @@ export interface EndpointFormValues {
    * (docs/webhooks.md#endpoints-that-come-back-by-themselves); absent: untouched, nothing sent.
    */
   autoRecover?: boolean;
+  /** The payload filter as typed (docs/webhooks.md#payload-filters); absent: nothing sent. */
+  filter?: string;
 }
 
 export const EMPTY_ENDPOINT: EndpointFormValues = {
@@ -68,6 +71,7 @@ export const EMPTY_ENDPOINT: EndpointFormValues = {
   events: [],
   enabled: true,
   signatureScheme: 'symmetric',
+  filter: '',
 };
 
 /**
@@ -91,6 +95,7 @@ export function toEndpointInput(
     ...toThrottleInput(values.throttle),
     ...(values.ordering ? { ordering: values.ordering } : {}),
     ...(values.autoRecover === undefined ? {} : { auto_recover: values.autoRecover }),
+    ...toFilterInput(values.filter),
   } as EndpointInput;
 }
 
@@ -155,8 +160,11 @@ export function EndpointForm({
   error,
   onSubmit,
   onCancel,
+  campaignId,
 }: {
   initial: EndpointFormValues;
+  /** The endpoint's campaign: the filter's "Try it" reads its recent events. */
+  campaignId?: number;
   submitLabel: string;
   pending: boolean;
   error: unknown;
@@ -179,6 +187,10 @@ export function EndpointForm({
     sentHeaders !== undefined && sentHeaders === values.headers
       ? headerRowError(error, sentHeaders)
       : null;
+  // Which filter the service's error is about: editing it clears the error.
+  const [sentFilter, setSentFilter] = useState<string | undefined>(undefined);
+  const filterError =
+    sentFilter !== undefined && sentFilter === values.filter ? filterFieldError(error) : null;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -189,7 +201,15 @@ export function EndpointForm({
       return;
     setSentUrl(values.url);
     setSentHeaders(values.headers);
-    onSubmit(toEndpointInput(values, initial.headers));
+    setSentFilter(values.filter);
+    // An unchanged filter is not sent: saving other fields records no filter change.
+    const unchangedFilter = values.filter?.trim() === initial.filter?.trim();
+    onSubmit(
+      toEndpointInput(
+        { ...values, ...(unchangedFilter ? { filter: undefined } : {}) },
+        initial.headers,
+      ),
+    );
   }
 
   function toggleEvent(type: string, checked: boolean) {
@@ -208,6 +228,7 @@ export function EndpointForm({
       <Stack gap="md" maw={720}>
         {error &&
         urlFieldError(error) === null &&
+        filterFieldError(error) === null &&
         headerRowError(error, sentHeaders ?? []) === null ? (
           <ErrorText error={error} title="The endpoint was not saved" />
         ) : null}
@@ -260,6 +281,15 @@ export function EndpointForm({
             </Stack>
           )}
         </Fieldset>
+        {campaignId !== undefined && values.filter !== undefined && (
+          <FilterField
+            campaignId={campaignId}
+            value={values.filter}
+            events={values.events}
+            onChange={(filter) => setValues((v) => ({ ...v, filter }))}
+            error={filterError}
+          />
+        )}
         {values.signatureScheme && (
           <SignatureSchemeFields
             value={values.signatureScheme}

@@ -89,7 +89,21 @@ describe('the endpoint page', () => {
       '0',
       '0',
       '1',
+      '0',
     ]);
+  });
+
+  it('shows the payload filter in monospace, or that there is none', async () => {
+    fakeDashboard(
+      endpointApi({
+        'GET /endpoints/5': fakeEndpoint({ filter: 'data.source == "facebook"' }),
+      }),
+      'viewer',
+    );
+    renderApp('/endpoints/5');
+    const shown = await screen.findByTestId('endpoint-filter');
+    expect(shown).toHaveTextContent('Filter: only events it matches are sent');
+    expect(within(shown).getByText('data.source == "facebook"').tagName).toBe('PRE');
   });
 
   it('shows the throttle, or that there is none', async () => {

@@ -1,6 +1,7 @@
 import { throttleSummary } from './throttle-fields';
 import { ORDERING_LABELS } from './ordering-fields';
 import { AutoRecoverSetting, RecoveryProbeNotice } from './recovery-probe-notice';
+import { EndpointFilter } from './endpoint-filter';
 import {
   Anchor,
   Badge,
@@ -364,6 +365,7 @@ export function EndpointPage({
             Delivery order: {ORDERING_LABELS[data.ordering].label.toLowerCase()}
           </Text>
           <AutoRecoverSetting endpoint={data} />
+          <EndpointFilter filter={data.filter ?? null} />
           <HealthFigures health={data.health} />
         </Stack>
       </Card>

@@ -67,6 +67,7 @@ export function NewEndpointPage({ campaign }: { campaign: Campaign }) {
       ) : (
         <EndpointForm
           initial={EMPTY_ENDPOINT}
+          campaignId={campaignId}
           submitLabel="Create endpoint"
           pending={create.isPending}
           error={create.error}
