@@ -96,10 +96,24 @@ function throttleOption(
 
 /**
  * The delivery options shared by `endpoint create` and `endpoint update`: the throttle's
- * `--max-per-second` and `--max-in-flight` (docs/webhooks.md#throttling) and `--ordering`
- * (docs/webhooks.md#per-lead-ordering).
+ * `--max-per-second` and `--max-in-flight` (docs/webhooks.md#throttling), `--ordering`
+ * (docs/webhooks.md#per-lead-ordering) and `--auto-recover` / `--no-auto-recover`
+ * (docs/webhooks.md#endpoints-that-come-back-by-themselves).
  */
 abstract class DeliveryOptionsCommand extends CommandRunner {
+  @Option({
+    flags: '--auto-recover',
+    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
+  })
+  parseAutoRecover(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
+  parseNoAutoRecover(): boolean {
+    return false;
+  }
+
   @Option({
     flags: '--ordering <order>',
     description: "none (the default) or per_lead: each lead's deliveries one after another",
@@ -234,19 +248,6 @@ export class EndpointCreateCommand extends DeliveryOptionsCommand {
   }
 
   @Option({
-    flags: '--auto-recover',
-    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
-  })
-  parseAutoRecover(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
-  parseNoAutoRecover(): boolean {
-    return false;
-  }
-
-  @Option({
     flags: '--filter <expr>',
     description:
       'Payload filter: a CEL expression over the event (docs/webhooks.md#payload-filters)',
@@ -370,19 +371,6 @@ export class EndpointUpdateCommand extends DeliveryOptionsCommand {
   @Option({ flags: '--clear-headers', description: 'Remove every custom header' })
   parseClearHeaders(): boolean {
     return true;
-  }
-
-  @Option({
-    flags: '--auto-recover',
-    description: 'Come back by itself: probe once disabled auto, enable again on a 2xx',
-  })
-  parseAutoRecover(): boolean {
-    return true;
-  }
-
-  @Option({ flags: '--no-auto-recover', description: 'Stay disabled until enabled by hand' })
-  parseNoAutoRecover(): boolean {
-    return false;
   }
 
   @Option({
