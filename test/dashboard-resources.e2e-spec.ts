@@ -466,8 +466,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       for (const [payload, message] of [
         [
           {},
-          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering or auto_recover',
-          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight or filter',
+          'nothing to change: give url, description, events, enabled, headers, max_deliveries_per_second, max_in_flight, ordering, auto_recover or filter',
         ],
         [{ url: null }, 'url must be a string'],
         [{ events: null }, 'events must be an array'],

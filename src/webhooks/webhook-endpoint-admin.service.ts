@@ -296,7 +296,6 @@ export class WebhookEndpointAdmin {
       if (changes.maxInFlight !== undefined) changed.max_in_flight = endpoint.maxInFlight;
       if (changes.ordering !== undefined) changed.ordering = endpoint.ordering;
       if (changes.autoRecover !== undefined) changed.auto_recover = endpoint.autoRecover;
-      await this.record(manager, actor, accountId, 'endpoint.update', id, { changes: changed });
       if (changes.filter !== undefined) changed.filter = endpoint.filter;
       await this.record(manager, actor, accountId, 'endpoint.update', id, {
         changes: changed,
