@@ -8,6 +8,7 @@ import {
   submitSignIn,
   type ViewportName,
   type WatchedPage,
+  until,
 } from './support/browser';
 import { overhang } from './support/geometry';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
@@ -166,9 +167,12 @@ describe('Payload filters in a browser', () => {
     const watched = await signedIn('mobile');
     const { page } = watched;
     await page.goto(`/dashboard/endpoints/${endpointId}/edit`);
+    // Until the code editor has loaded, a plain text area stands in for it (its value is not
+    // its inner text): wait for the editor showing the saved filter.
     const editor = page.getByRole('textbox', { name: 'Filter' });
-    await editor.waitFor();
-    expect(await editor.innerText()).toContain(FILTER);
+    await until('the code editor with the saved filter', async () =>
+      (await editor.innerText()).includes(FILTER) ? true : undefined,
+    );
     // Keyboard only: Tab reaches the editor and leaves it; Mod-Enter tries the filter.
     await editor.focus();
     await page.keyboard.press('End');
