@@ -9,6 +9,7 @@ import { LeadImport } from './leads/lead-import.entity';
 import { LeadImportRejection } from './leads/lead-import-rejection.entity';
 import { SpreadsheetImport, SpreadsheetImportFilePart } from './leads/spreadsheet-import.entity';
 import { WebhookEndpoint } from './webhooks/webhook-endpoint.entity';
+import { TransformationVersion } from './webhooks/transformation-version.entity';
 import { AccountNotification } from './webhooks/account-notification.entity';
 import { WebhookEvent } from './delivery/deliveries/webhook-event.entity';
 import { WebhookDelivery } from './delivery/deliveries/webhook-delivery.entity';
@@ -41,6 +42,7 @@ export const ENTITIES = [
   LeadImportRejection,
   Lead,
   WebhookEndpoint,
+  TransformationVersion,
   AccountNotification,
   WebhookEvent,
   WebhookDelivery,

@@ -210,3 +210,41 @@ export function auditedCustomHeaders(
       : { name: header.name, secret: false, value: header.value },
   );
 }
+
+/**
+ * The headers a transformation returned (docs/webhooks.md#transformations), checked by the
+ * custom-header rules ({@link validateCustomHeaders}: names, reserved names, values, counts),
+ * except that `content-type` may be set: it is taken out and returned on its own. The
+ * `webhook-*` headers can therefore be neither forged nor removed: the service sets them after
+ * the transformation, and a returned one is refused.
+ * @param headers the returned record (its own enumerable string entries).
+ * @returns the headers to add to the request in the order returned, and the content type if set.
+ * @throws InvalidInputError (field `header`) naming the header, as for an endpoint's headers.
+ */
+export function checkTransformedHeaders(headers: Record<string, string>): {
+  headers: CustomHeaderToSend[];
+  contentType: string | null;
+} {
+  let contentType: string | null = null;
+  const input: CustomHeaderInput[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.trim().toLowerCase() === 'content-type') {
+      if (LINE_BREAK_OR_NUL.test(value) || !FIELD_VALUE.test(value.trim())) {
+        throw headerError(
+          'header "content-type": the value may hold only visible ASCII characters',
+        );
+      }
+      contentType = value.trim();
+    } else {
+      input.push({ name, value, secret: false });
+    }
+  }
+  return {
+    headers: validateCustomHeaders(input).map((h) => ({
+      name: h.name,
+      value: h.value ?? '',
+      secret: false,
+    })),
+    contentType,
+  };
+}

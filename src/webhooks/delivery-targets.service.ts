@@ -41,6 +41,17 @@ export interface DeliveryTarget {
   maxInFlight: number | null;
   /** Its deliveries' order (docs/webhooks.md#per-lead-ordering). */
   ordering: EndpointOrdering;
+  /**
+   * Its transformation in force (docs/webhooks.md#transformations): the code, and its version
+   * (recorded on each attempt it shapes); null: requests are sent as the event is.
+   */
+  transformation: EndpointTransformation | null;
+}
+
+/** An endpoint's transformation in force: one saved version of its code. */
+export interface EndpointTransformation {
+  version: number;
+  code: string;
 }
 
 /** An endpoint of a campaign as the outbox sees it when an event is recorded. */
@@ -457,6 +468,10 @@ export class DeliveryTargets {
           maxDeliveriesPerSecond: row.max_deliveries_per_second,
           maxInFlight: row.max_in_flight,
           ordering: row.ordering,
+          transformation:
+            row.transformation !== null && row.transformation_version !== null
+              ? { version: row.transformation_version, code: row.transformation }
+              : null,
         };
         return [row.id, target];
       }),

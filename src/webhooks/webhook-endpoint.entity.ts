@@ -256,4 +256,17 @@ export class WebhookEndpoint {
    */
   @Column({ type: 'text', nullable: true })
   filter!: string | null;
+
+  /**
+   * The transformation in force (docs/webhooks.md#transformations): JavaScript defining
+   * `handler(webhook)`, a copy of version {@link transformationVersion} of
+   * `webhook_transformation_version`, read with the endpoint by each attempt. Null: requests are
+   * sent as the event is.
+   */
+  @Column({ type: 'text', nullable: true })
+  transformation!: string | null;
+
+  /** The version of {@link transformation} (1, 2, …); null when the endpoint has none in force. */
+  @Column({ name: 'transformation_version', type: 'integer', nullable: true })
+  transformationVersion!: number | null;
 }

@@ -28,6 +28,9 @@ export interface TargetRow {
   max_in_flight: number | null;
   /** Its deliveries' order (docs/webhooks.md#per-lead-ordering). */
   ordering: EndpointOrdering;
+  /** Its transformation in force and its version (docs/webhooks.md#transformations); null: none. */
+  transformation: string | null;
+  transformation_version: number | null;
 }
 
 /**
@@ -191,7 +194,8 @@ export class WebhookEndpointsRepository {
       `SELECT id, url, is_enabled, secret_encrypted, previous_secret_encrypted,
               coalesce(previous_secret_expires_at > now(), false) AS previous_secret_valid,
               custom_headers,
-              max_deliveries_per_second, max_in_flight, ordering
+              max_deliveries_per_second, max_in_flight, ordering,
+              transformation, transformation_version
          FROM webhook_endpoint WHERE id = ANY($1::int[])`,
       [ids],
     );

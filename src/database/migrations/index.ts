@@ -32,6 +32,7 @@ import { RecoveryFixedDeliveries1795952500000 } from './1795952500000-RecoveryFi
 import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUploadIndex';
 import { PerLeadOrdering1795954000000 } from './1795954000000-PerLeadOrdering';
 import { EndpointAutoRecovery1795956000000 } from './1795956000000-EndpointAutoRecovery';
+import { EndpointTransformations1795957000000 } from './1795957000000-EndpointTransformations';
 import { EndpointPayloadFilter1795955000000 } from './1795955000000-EndpointPayloadFilter';
 
 /**
@@ -73,4 +74,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   PerLeadOrdering1795954000000,
   EndpointAutoRecovery1795956000000,
   EndpointPayloadFilter1795955000000,
+  EndpointTransformations1795957000000,
 ];

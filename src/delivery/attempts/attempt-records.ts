@@ -1,4 +1,4 @@
-import type { DeliveryStatus } from '../deliveries';
+import type { DeliveryStatus, DeliveryStatusReason } from '../deliveries';
 import type { SendResult } from '../sending';
 
 /** The shapes of `webhook_delivery_attempt` rows as the attempt log writes and reads them. */
@@ -10,6 +10,8 @@ import type { SendResult } from '../sending';
  * event's).
  */
 export interface RecordedRequest {
+  /** POST (when absent), or what a transformation chose (docs/webhooks.md#transformations). */
+  method?: 'POST' | 'PUT' | 'PATCH';
   url: string;
   headers: Record<string, string>;
   body: string | null;
@@ -25,6 +27,8 @@ export interface AttemptStart {
   eventType: string;
   attemptedAt: Date;
   request: RecordedRequest;
+  /** The version of the endpoint's transformation that shaped it; null or absent: none did. */
+  transformationVersion?: number | null;
   /**
    * Set for a scheduled attempt (absent for redeliveries and test messages): the delivery's
    * attempt count as the caller read it. The attempt is recorded as number `attemptCount + 1`
@@ -40,7 +44,12 @@ export interface NewAttempt {
   deliveryId: number | null;
   messageId: string;
   result: SendResult;
-  next: { status: DeliveryStatus; nextAttemptAt: Date | null } | null;
+  next: {
+    status: DeliveryStatus;
+    nextAttemptAt: Date | null;
+    /** Why, where the status alone does not say (a transformation's failure). */
+    reason?: DeliveryStatusReason | null;
+  } | null;
 }
 
 /**

@@ -55,16 +55,19 @@ export class AttemptsRepository {
       // array in JavaScript (each body and header set twice over), JSON.stringify natively.
       `INSERT INTO webhook_delivery_attempt (endpoint_id, delivery_id, message_id, event_type, attempted_at,
                                              duration_ms, success, request_url, request_headers, request_body,
-                                             attempt_number, delivery_created_at)
+                                             attempt_number, delivery_created_at, request_method,
+                                             transformation_version)
        SELECT a.endpoint_id, a.delivery_id, a.message_id, a.event_type, a.attempted_at,
               0, false, a.request_url, a.request_headers, a.request_body, a.attempt_number,
-              date_trunc('milliseconds', COALESCE(d.created_at, a.attempted_at))
+              date_trunc('milliseconds', COALESCE(d.created_at, a.attempted_at)),
+              a.request_method, a.transformation_version
          FROM ROWS FROM (json_to_recordset($1::json)
                 AS (endpoint_id int, delivery_id bigint, message_id text, event_type text,
                     attempted_at timestamptz, request_url text, request_headers json,
-                    request_body text, attempt_number int))
+                    request_body text, attempt_number int, request_method text,
+                    transformation_version int))
               WITH ORDINALITY
-              AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, ord)
+              AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, request_method, transformation_version, ord)
          LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
         ORDER BY a.ord
            ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING
@@ -81,6 +84,11 @@ export class AttemptsRepository {
             request_headers: a.request.headers,
             request_body: a.request.body,
             attempt_number: a.scheduled ? a.scheduled.attemptCount + 1 : null,
+            // Absent (null) for POST, the method of every request a transformation did not change.
+            ...(a.request.method && a.request.method !== 'POST'
+              ? { request_method: a.request.method }
+              : {}),
+            ...(a.transformationVersion ? { transformation_version: a.transformationVersion } : {}),
           })),
         ),
       ],

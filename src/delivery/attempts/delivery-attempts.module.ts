@@ -12,6 +12,7 @@ import { AttemptRunner } from './attempt.runner';
 import { AttemptsRepository } from './attempts.repository';
 import { DeliveryLogRepository } from './delivery-log.repository';
 import { DeliveryService } from './delivery.service';
+import { TransformationTrials } from './transformation-trials.service';
 import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
 
 /**
@@ -38,7 +39,8 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
     AttemptLog,
     AttemptRunner,
     DeliveryService,
+    TransformationTrials,
   ],
-  exports: [DeliveryService],
+  exports: [DeliveryService, TransformationTrials],
 })
 export class DeliveryAttemptsModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditLog, type AuditActor } from '../../audit';
 import { AppConfig } from '../../config/app-config';
-import { InvalidInputError, NotFoundError } from '../../common/domain-error';
+import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import {
   DeliveryTargets,
   FILTER_PREVIEW_EVENTS,
@@ -17,7 +17,7 @@ import type { EntityManager } from 'typeorm';
 import type { BegunAttempt } from './attempt-log.service';
 import type { SendResult } from '../sending';
 import { AttemptLog } from './attempt-log.service';
-import { AttemptRunner } from './attempt.runner';
+import { AttemptRunner, type AttemptRun } from './attempt.runner';
 import {
   encodeLogCursor,
   parseDeliveryLogQuery,
@@ -117,13 +117,10 @@ export class DeliveryService {
       eventType: work.eventType,
     };
     // Not a scheduled start (no attempt number): it is always begun, never null.
-    const { id, deliveryCreatedAt, result } = (await this.runner.run(
-      start,
-      target,
-      work.body,
-      false,
-      work.traceContext,
-    ))!;
+    const { id, deliveryCreatedAt, result } = begunOrCancelled(
+      await this.runner.run(start, target, work.body, false, work.traceContext),
+      `delivery ${deliveryId}`,
+    );
     const record = this.finished(
       await this.attempts.finish({
         ...start,
@@ -189,7 +186,10 @@ export class DeliveryService {
       eventType: message.eventType,
     };
     // Not a scheduled start: always begun, never null.
-    const { id, deliveryCreatedAt, result } = (await this.runner.run(start, target, message.body))!;
+    const { id, deliveryCreatedAt, result } = begunOrCancelled(
+      await this.runner.run(start, target, message.body),
+      'the test message',
+    );
     const attempt = this.finished(
       await this.attempts.finish({ ...start, id, deliveryCreatedAt, result, next: null }),
     );
@@ -349,9 +349,7 @@ export class DeliveryService {
    * {@link finishAttempt}.
    * @returns the begun attempt with its result; null for a `scheduled` start another job began.
    */
-  runAttempt(
-    ...args: Parameters<AttemptRunner['run']>
-  ): Promise<(BegunAttempt & { result: SendResult }) | null> {
+  runAttempt(...args: Parameters<AttemptRunner['run']>): Promise<AttemptRun> {
     return this.runner.run(...args);
   }
 
@@ -389,4 +387,19 @@ function attemptDetails(attempt: AttemptRecord): Record<string, unknown> {
     success: attempt.success,
     status_code: attempt.status_code,
   };
+}
+
+/**
+ * The attempt a redelivery or a test message began (never null: not a scheduled start).
+ * @throws StateConflictError when the endpoint's transformation returned null: nothing was sent
+ *   (docs/webhooks.md#transformations).
+ */
+function begunOrCancelled(run: AttemptRun, what: string): BegunAttempt & { result: SendResult } {
+  if (run === null) throw new Error(`${what} was not begun`);
+  if ('cancelled' in run) {
+    throw new StateConflictError(
+      `the endpoint's transformation (version ${run.version}) returned null for ${what}: nothing was sent`,
+    );
+  }
+  return run;
 }

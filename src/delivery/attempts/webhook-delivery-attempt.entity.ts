@@ -140,4 +140,15 @@ export class WebhookDeliveryAttempt {
    */
   @Column({ name: 'attempt_number', type: 'integer', nullable: true })
   attemptNumber!: number | null;
+
+  /**
+   * The version of its endpoint's transformation that shaped its request
+   * (docs/webhooks.md#transformations); null when none did.
+   */
+  @Column({ name: 'transformation_version', type: 'integer', nullable: true })
+  transformationVersion!: number | null;
+
+  /** The request's method when a transformation chose PUT or PATCH; null: POST. */
+  @Column({ name: 'request_method', type: 'varchar', length: 8, nullable: true })
+  requestMethod!: string | null;
 }

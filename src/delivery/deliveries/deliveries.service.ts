@@ -1,3 +1,4 @@
+import type { DeliveryStatusReason } from './webhook-delivery.entity';
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { MicroBatcher } from '../../common/micro-batcher';
@@ -106,6 +107,15 @@ export class Deliveries {
     afterId: number;
   }): Promise<QueuedDelivery | null> {
     return this.nextOfLeads.push(ended);
+  }
+
+  /**
+   * Marks a pending delivery skipped because its endpoint's transformation returned null
+   * (docs/webhooks.md#transformations).
+   * @returns whether it was still pending.
+   */
+  markSkipped(deliveryId: number, reason: DeliveryStatusReason): Promise<boolean> {
+    return this.deliveries.markSkipped(deliveryId, reason);
   }
 
   /** Marks a pending delivery dropped (its endpoint was disabled or deleted). */

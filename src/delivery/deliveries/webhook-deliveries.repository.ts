@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { QueuedDelivery } from './queued-delivery';
-import type { DeliveryStatus } from './webhook-delivery.entity';
+import type { DeliveryStatus, DeliveryStatusReason } from './webhook-delivery.entity';
 
 /** A delivery about to be recorded: an event to an endpoint subscribed to its type. */
 export interface DeliveryPair {
@@ -26,7 +26,12 @@ export const LEAD_SEQUENCE_LOCK = 0x4c454144;
 /** One more attempt of a delivery, and its next state (null: leave status and schedule as they are). */
 export interface DeliveryMove {
   deliveryId: number;
-  next: { status: DeliveryStatus; nextAttemptAt: Date | null } | null;
+  next: {
+    status: DeliveryStatus;
+    nextAttemptAt: Date | null;
+    /** Why it moved there, where the status alone does not say; absent or null: no reason. */
+    reason?: DeliveryStatusReason | null;
+  } | null;
 }
 
 /**
@@ -94,15 +99,18 @@ export class WebhookDeliveriesRepository {
       `UPDATE webhook_delivery d
           SET attempt_count = d.attempt_count + u.n,
               status = COALESCE(u.status, d.status),
-              next_attempt_at = CASE WHEN u.status IS NULL THEN d.next_attempt_at ELSE u.next_attempt_at END
-         FROM (SELECT id, count(*)::int AS n, (array_agg(status))[1] AS status, (array_agg(next_attempt_at))[1] AS next_attempt_at
-                 FROM unnest($1::bigint[], $2::varchar[], $3::timestamptz[]) AS m(id, status, next_attempt_at)
+              next_attempt_at = CASE WHEN u.status IS NULL THEN d.next_attempt_at ELSE u.next_attempt_at END,
+              status_reason = CASE WHEN u.status IS NULL THEN d.status_reason ELSE u.reason END
+         FROM (SELECT id, count(*)::int AS n, (array_agg(status))[1] AS status, (array_agg(next_attempt_at))[1] AS next_attempt_at,
+                      (array_agg(reason))[1] AS reason
+                 FROM unnest($1::bigint[], $2::varchar[], $3::timestamptz[], $4::varchar[]) AS m(id, status, next_attempt_at, reason)
                 GROUP BY id) AS u
         WHERE d.id = u.id`,
       [
         moves.map((m) => m.deliveryId),
         moves.map((m) => m.next?.status ?? null),
         moves.map((m) => m.next?.nextAttemptAt ?? null),
+        moves.map((m) => m.next?.reason ?? null),
       ],
     );
   }
@@ -186,6 +194,20 @@ export class WebhookDeliveriesRepository {
     return next;
   }
 
+  /**
+   * Marks a pending delivery skipped with `reason` (its endpoint's transformation returned
+   * null: docs/webhooks.md#transformations). Nothing was sent; no attempt is recorded.
+   * @returns whether it was still pending (and so is skipped now).
+   */
+  async markSkipped(deliveryId: number, reason: DeliveryStatusReason): Promise<boolean> {
+    const [, count]: [unknown, number] = await this.dataSource.query(
+      `UPDATE webhook_delivery SET status = 'skipped', status_reason = $2, next_attempt_at = NULL
+        WHERE id = $1 AND status = 'pending'`,
+      [deliveryId, reason],
+    );
+    return count > 0;
+  }
+
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */
   async markDropped(deliveryId: number): Promise<void> {
     await this.dataSource.query(
@@ -208,7 +230,7 @@ export class WebhookDeliveriesRepository {
     const [rows]: [Array<{ id: string; endpoint_id: number; in_flight: boolean }>, number] =
       await manager.query(
         `UPDATE webhook_delivery d
-            SET status = 'pending',
+            SET status = 'pending', status_reason = NULL,
                 next_attempt_at = CASE WHEN d.status = 'pending'
                                        THEN LEAST(d.next_attempt_at, now()) ELSE now() END
           WHERE d.id = ANY($1::bigint[])

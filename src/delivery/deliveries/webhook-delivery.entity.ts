@@ -20,6 +20,15 @@ import { bigintToNumber } from '../../database/transformers';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 'skipped';
 
 /**
+ * Why a delivery ended as it did, where its status alone does not say
+ * (docs/webhooks.md#transformations): `transformation`, skipped because the endpoint's
+ * transformation returned null (nothing sent); `transformation_error`, failed on the
+ * transformation (a throw, a time, memory or output limit, a wrong return shape), not retried on
+ * the schedule (recovery scope `transformation_errors`).
+ */
+export type DeliveryStatusReason = 'transformation' | 'transformation_error';
+
+/**
  * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the
  * next one is due. Its id is the BullMQ job id, so queuing it twice never doubles it.
  */
@@ -55,6 +64,11 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
   where: `status = 'pending' AND lead_id IS NOT NULL`,
 })
 @Index('idx_webhook_delivery_held_by', ['heldBy'], { where: `held_by IS NOT NULL` })
+// The recovery of deliveries that failed on their endpoint's transformation (scope
+// `transformation_errors`, docs/webhooks.md#transformations), walked by id.
+@Index('idx_webhook_delivery_transformation_failed_id', ['endpointId', 'id'], {
+  where: `status = 'failed' AND status_reason = 'transformation_error'`,
+})
 export class WebhookDelivery {
   @PrimaryColumn({ type: 'bigint', generated: 'increment', transformer: bigintToNumber })
   id!: number;
@@ -108,4 +122,8 @@ export class WebhookDelivery {
    */
   @Column({ name: 'held_by', type: 'bigint', nullable: true, transformer: bigintToNumber })
   heldBy!: number | null;
+
+  /** Why it ended as it did where {@link status} alone does not say; null otherwise. */
+  @Column({ name: 'status_reason', type: 'varchar', length: 24, nullable: true })
+  statusReason!: DeliveryStatusReason | null;
 }

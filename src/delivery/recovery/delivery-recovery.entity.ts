@@ -21,7 +21,7 @@ export type RecoveryStatus = 'running' | 'done' | 'cancelled';
  * disabled) and `dropped` (disabled before their attempt): a replay
  * (docs/webhooks.md#replaying-missed-deliveries).
  */
-export const RECOVERY_SCOPES = ['failed', 'missed'] as const;
+export const RECOVERY_SCOPES = ['failed', 'missed', 'transformation_errors'] as const;
 
 /** One of {@link RECOVERY_SCOPES}. */
 export type RecoveryScope = (typeof RECOVERY_SCOPES)[number];
@@ -40,7 +40,7 @@ export type RecoveryScope = (typeof RECOVERY_SCOPES)[number];
   where: `status = 'running'`,
 })
 @Index('idx_delivery_recovery_endpoint', ['endpointId', 'id'])
-@Check('chk_delivery_recovery_scope', `"scope" IN ('failed', 'missed')`)
+@Check('chk_delivery_recovery_scope', `"scope" IN ('failed', 'missed', 'transformation_errors')`)
 export class DeliveryRecovery {
   @PrimaryGeneratedColumn({ type: 'integer' })
   id!: number;

@@ -68,6 +68,8 @@ const RETRYING = `status = 'pending' AND attempt_count > 0`;
 const SCOPE_BRANCHES: Record<RecoveryScope, readonly string[]> = {
   failed: [`status = 'failed'`, RETRYING],
   missed: [`status IN ('failed', 'skipped', 'dropped')`, RETRYING],
+  // Failed on the endpoint's transformation (docs/webhooks.md#transformations): never retrying.
+  transformation_errors: [`status = 'failed' AND status_reason = 'transformation_error'`],
 };
 
 /**

@@ -4,6 +4,7 @@ export {
   WebhookSender,
   loggedHeaders,
   WEBHOOK_USER_AGENT,
+  type RequestMethod,
   type SendResult,
   type SignedRequest,
   type WebhookMessage,
@@ -13,3 +14,9 @@ export {
   withCustomHeaders,
   REDACTED_HEADER_VALUE,
 } from './custom-request-headers';
+export {
+  RequestShaper,
+  transformationErrorText,
+  TRANSFORMATION_ERROR,
+  type ShapedRequest,
+} from './request-shaper';

@@ -40,6 +40,8 @@ export interface SendResult {
 
 /** A request of one attempt, signed and ready to send ({@link WebhookSender.sign}). */
 export interface SignedRequest {
+  /** POST, or what the endpoint's transformation chose (docs/webhooks.md#transformations). */
+  method: RequestMethod;
   url: string;
   /** Exactly the headers sent, full signatures included: never store or show these as is. */
   headers: Record<string, string>;
@@ -49,12 +51,16 @@ export interface SignedRequest {
   signingError: string | null;
 }
 
+/** The methods a webhook request may use: POST, or PUT or PATCH set by a transformation. */
+export type RequestMethod = 'POST' | 'PUT' | 'PATCH';
+
 /** The `User-Agent` of every webhook request (docs/webhooks.md#payloads). */
 export const WEBHOOK_USER_AGENT = 'campaign-api-webhooks/1';
 
 /** How many characters of each signature the delivery log keeps (docs/dashboard.md#routes). */
 export const LOGGED_SIGNATURE_CHARS = 12;
 
+const DEFAULT_SHAPE = { method: 'POST', contentType: 'application/json' } as const;
 const EXCERPT_BYTES = 1024;
 const MAX_ERROR_LENGTH = 500;
 
@@ -194,8 +200,16 @@ export class WebhookSender implements OnModuleDestroy {
    * throws: a message that cannot be signed comes back with `signingError` set.
    * @param secrets `whsec_…` secrets or `whsk_…` keys; during a rotation both the new and the
    *   previous one.
+   * @param shape the method and content type when a transformation set them
+   *   (docs/webhooks.md#transformations): the body signed is still exactly the body sent.
    */
-  sign(url: string, secrets: string[], message: WebhookMessage, at: Date): SignedRequest {
+  sign(
+    url: string,
+    secrets: string[],
+    message: WebhookMessage,
+    at: Date,
+    shape: { method: RequestMethod; contentType: string } = DEFAULT_SHAPE,
+  ): SignedRequest {
     const timestamp = new Date(Math.floor(at.getTime() / 1000) * 1000);
     let signature = '';
     let signingError: string | null = null;
@@ -208,9 +222,10 @@ export class WebhookSender implements OnModuleDestroy {
       );
     }
     return {
+      method: shape.method,
       url,
       headers: {
-        'content-type': 'application/json',
+        'content-type': shape.contentType,
         'user-agent': WEBHOOK_USER_AGENT,
         'webhook-id': message.id,
         'webhook-timestamp': String(timestamp.getTime() / 1000),
@@ -239,7 +254,7 @@ export class WebhookSender implements OnModuleDestroy {
     try {
       assertLiteralHostAllowed(new URL(signed.url), this.allowPrivate);
       const response = await request(signed.url, {
-        method: 'POST',
+        method: signed.method,
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.timeoutMs),
         headers: signed.headers,

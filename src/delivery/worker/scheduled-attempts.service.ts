@@ -10,6 +10,8 @@ import { bindTraceContext } from '../../tracing/trace-hooks';
 import { Metrics } from '../../metrics';
 import { MicroBatcher } from '../../common/micro-batcher';
 import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
+import { RequestShaper, type ShapedRequest } from '../sending';
+import { TransformationBusyError } from '../../transformations';
 
 /**
  * What became of a queued delivery: `skipped` (no longer pending, not due yet in a batch, or
@@ -68,7 +70,8 @@ export class ThrottledError extends NotDueError {
 
 /** The result of one scheduled attempt of a delivery. */
 type Attempted =
-  | { kind: 'succeeded' | 'taken' | 'left' | 'dropped' }
+  | { kind: 'succeeded' | 'taken' | 'left' | 'dropped' | 'cancelled' }
+  | { kind: 'busy'; waitMs: number }
   | { kind: 'retry'; delayMs: number; reason: string }
   | { kind: 'failed'; reason: string };
 
@@ -98,6 +101,7 @@ export class ScheduledAttempts {
     private readonly dispatcher: WebhookEventPublisher,
     private readonly config: AppConfig,
     private readonly throttle: EndpointThrottle,
+    private readonly shaper: RequestShaper,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.slots = pLimit(config.webhookWorkerConcurrency);
@@ -163,7 +167,12 @@ export class ScheduledAttempts {
         return this.drop(work);
       case 'taken':
       case 'left':
+      case 'cancelled':
         return 'skipped';
+      case 'busy':
+        // The process's transformation budget is used up: put back like a throttled delivery.
+        await this.repository.markThrottled([work.id], attempted.waitMs);
+        throw new ThrottledError(attempted.waitMs, null);
       case 'retry':
         throw new DeliveryRetryError(attempted.reason, attempted.delayMs);
       case 'failed':
@@ -243,6 +252,8 @@ export class ScheduledAttempts {
     }
     const leaseOf = new Map(due.slice(0, grant.granted).map((w, i) => [w.id, grant.leases[i]]));
     const waiting = new Set(heldBack);
+    // Put back because this process's transformation budget was used up (with the longest wait).
+    const busy = { deliveryIds: [] as number[], waitMs: 0 };
     await Promise.all(
       works.map(async (work, i) => {
         if (work && (waiting.has(work.id) || held.has(work.id))) return;
@@ -266,8 +277,11 @@ export class ScheduledAttempts {
           const attempted = await this.attempt(work, target, resumed, true, leaseOf.get(work.id));
           if (attempted.kind === 'dropped') tally[await this.drop(work)] += 1;
           else if (attempted.kind === 'left') tally.left += 1;
-          else if (attempted.kind === 'taken') tally.skipped += 1;
-          else if (attempted.kind === 'succeeded') tally.succeeded += 1;
+          else if (attempted.kind === 'taken' || attempted.kind === 'cancelled') tally.skipped += 1;
+          else if (attempted.kind === 'busy') {
+            busy.deliveryIds.push(work.id);
+            busy.waitMs = Math.max(busy.waitMs, attempted.waitMs);
+          } else if (attempted.kind === 'succeeded') tally.succeeded += 1;
           else if (attempted.kind === 'failed') tally.failed += 1;
           else if (attempted.kind === 'retry') {
             tally.retrying += 1;
@@ -284,8 +298,43 @@ export class ScheduledAttempts {
         }
       }),
     );
+    if (busy.deliveryIds.length > 0) {
+      await this.repository.markThrottled(busy.deliveryIds, busy.waitMs);
+      tally.throttled += busy.deliveryIds.length;
+      tally.putBack = {
+        deliveryIds: [...(tally.putBack?.deliveryIds ?? []), ...busy.deliveryIds],
+        waitMs: Math.max(tally.putBack?.waitMs ?? 0, busy.waitMs),
+      };
+    }
     if (errors.length > 0) throw errors[0];
     return tally;
+  }
+
+  /**
+   * Runs the endpoint's transformation on the delivery's event (docs/webhooks.md#transformations)
+   * before an attempt slot is taken, so slow code never holds one. A transformation that
+   * returned null skips the delivery at once (reason `transformation`; nothing recorded as an
+   * attempt) and releases the lead's next delivery.
+   * @returns the shaped request (null: no transformation), `cancelled`, or `busy` with the
+   *   wait when this process's transformation budget is used up.
+   */
+  private async shapeOf(
+    work: DeliveryWork,
+    target: DeliveryTarget,
+  ): Promise<ShapedRequest | null | { busy: number } | 'cancelled'> {
+    if (target.transformation === null) return null;
+    let shaped: ShapedRequest | null;
+    try {
+      shaped = await this.shaper.shape(target, work.eventType, work.body);
+    } catch (error) {
+      if (error instanceof TransformationBusyError) return { busy: error.waitMs };
+      throw error;
+    }
+    if (shaped?.kind !== 'cancelled') return shaped;
+    if (await this.repository.markSkipped(work.id, 'transformation')) {
+      await this.queueNextOfLead(work);
+    }
+    return 'cancelled';
   }
 
   /**
@@ -387,6 +436,16 @@ export class ScheduledAttempts {
       eventType: work.eventType,
       scheduled: { attemptCount: work.attemptCount },
     };
+    let shaped: ShapedRequest | null;
+    try {
+      const shape = await this.shapeOf(work, target);
+      if (shape === 'cancelled') return { kind: 'cancelled' };
+      if (shape !== null && 'busy' in shape) return { kind: 'busy', waitMs: shape.busy };
+      shaped = shape;
+    } catch (error) {
+      if (lease !== undefined) void this.throttle.release(target.id, lease, 0);
+      throw error;
+    }
     // Bound to this job's trace context: a slot may start it from another job's.
     const begun = await this.slots(
       bindTraceContext(async () => {
@@ -401,6 +460,7 @@ export class ScheduledAttempts {
             work.body,
             resumed,
             work.traceContext,
+            shaped,
           );
         } finally {
           if (lease !== undefined) {
@@ -412,11 +472,18 @@ export class ScheduledAttempts {
     if (begun === 'left' || begun === 'dropped') return { kind: begun };
     // Another job of the delivery attempted it since it was read, or is attempting it now.
     if (!begun) return { kind: 'taken' };
+    // The shape was given: the runner never cancels (only its own transformation run could).
+    if ('cancelled' in begun) return { kind: 'cancelled' };
     const { id: attemptId, deliveryCreatedAt, closedBefore, result } = begun;
     // Attempts closed as abandoned just now count too: the schedule goes on after them.
     const attemptNumber = work.attemptCount + closedBefore + 1;
-    // A 410 fails the delivery at once; a 429 or 503 may move its next attempt (Retry-After).
-    const next = nextStep(attemptNumber, result, this.config.webhookRetryScheduleMs);
+    // Waiting does not fix code: a failed transformation fails the delivery at once
+    // (docs/webhooks.md#transformations). A 410 fails it at once too; a 429 or 503 may move
+    // its next attempt (Retry-After).
+    const transformationFailed = begun.shaped?.kind === 'error';
+    const next = transformationFailed
+      ? ({ status: 'failed', delayMs: 0 } as const)
+      : nextStep(attemptNumber, result, this.config.webhookRetryScheduleMs);
     await this.attempts.finishAttempt({
       ...start,
       id: attemptId,
@@ -427,6 +494,7 @@ export class ScheduledAttempts {
       next: {
         status: next.status,
         nextAttemptAt: next.status === 'pending' ? new Date(Date.now() + next.delayMs) : null,
+        reason: transformationFailed ? 'transformation_error' : null,
       },
     });
     // Its end released the lead's next delivery, if one waits behind it.
@@ -434,7 +502,11 @@ export class ScheduledAttempts {
     if (result.success) return { kind: 'succeeded' };
     const reason = `delivery ${work.id} attempt ${attemptNumber} failed: ${result.error}`;
     if (next.status === 'failed') {
-      const why = result.statusCode === GONE ? 'the endpoint is gone' : 'no retries left';
+      const why = transformationFailed
+        ? 'its transformation failed (not retried on the schedule)'
+        : result.statusCode === GONE
+          ? 'the endpoint is gone'
+          : 'no retries left';
       return { kind: 'failed', reason: `${reason}; ${why}` };
     }
     return { kind: 'retry', delayMs: next.delayMs, reason };
