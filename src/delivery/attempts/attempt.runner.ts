@@ -6,7 +6,6 @@ import { GONE } from './retry-schedule';
 import {
   loggedHeaders,
   redactSecretHeaders,
-  RequestShaper,
   withCustomHeaders,
   WebhookSender,
   type SendResult,
@@ -54,7 +53,6 @@ export class AttemptRunner {
     private readonly attempts: AttemptLog,
     private readonly sender: WebhookSender,
     private readonly endpoints: DeliveryTargets,
-    private readonly shaper: RequestShaper,
   ) {}
 
   /**
@@ -103,7 +101,7 @@ export class AttemptRunner {
     const giveUpAt = Date.now() + BUSY_WAIT_LIMIT_MS;
     for (;;) {
       try {
-        return await this.shaper.shape(
+        return await this.sender.shape(
           { id: target.id, url: target.url, headers: target.headers ?? [], transformation: null },
           eventType,
           body,

@@ -41,6 +41,6 @@ import { WebhookDeliveryAttempt } from './webhook-delivery-attempt.entity';
     DeliveryService,
     TransformationTrials,
   ],
-  exports: [DeliveryService, TransformationTrials],
+  exports: [DeliveryService],
 })
 export class DeliveryAttemptsModule {}

@@ -18,6 +18,7 @@ import type { BegunAttempt } from './attempt-log.service';
 import type { SendResult } from '../sending';
 import { AttemptLog } from './attempt-log.service';
 import { AttemptRunner, type AttemptRun } from './attempt.runner';
+import { TransformationTrials, type TrialOutcome } from './transformation-trials.service';
 import {
   encodeLogCursor,
   parseDeliveryLogQuery,
@@ -89,7 +90,16 @@ export class DeliveryService {
     private readonly config: AppConfig,
     private readonly audit: AuditLog,
     private readonly admin: WebhookEndpointAdmin,
+    private readonly trials: TransformationTrials,
   ) {}
+
+  /**
+   * Runs a transformation on an example or a past delivery of the endpoint without sending
+   * anything ({@link TransformationTrials.run}, docs/dashboard.md#transformations).
+   */
+  runTransformation(...args: Parameters<TransformationTrials['run']>): Promise<TrialOutcome> {
+    return this.trials.run(...args);
+  }
 
   /**
    * Sends a delivery again now, whatever its state (CLI `delivery redeliver`, the dashboard's

@@ -30,8 +30,4 @@ export { PING, testMessage, type TestMessage } from './test-messages.constants';
 export { GONE, nextStep, type AttemptAnswer, type NextStep } from './retry-schedule';
 export { DAY_MS, partitionName, utcDay } from './attempt-partitions';
 export { microsecondsOf, timestampFromMicroseconds } from './delivery-log.repository';
-export {
-  TransformationTrials,
-  type TrialOutcome,
-  type TrialSource,
-} from './transformation-trials.service';
+export { type TrialOutcome, type TrialSource } from './transformation-trials.service';

@@ -6,7 +6,6 @@ import { Deliveries } from '../deliveries';
 import {
   loggedHeaders,
   redactSecretHeaders,
-  RequestShaper,
   withCustomHeaders,
   WebhookSender,
   type RequestMethod,
@@ -59,7 +58,6 @@ export class TransformationTrials {
   constructor(
     private readonly endpoints: DeliveryTargets,
     private readonly deliveries: Deliveries,
-    private readonly shaper: RequestShaper,
     private readonly sender: WebhookSender,
   ) {}
 
@@ -89,7 +87,7 @@ export class TransformationTrials {
     const started = performance.now();
     let shaped;
     try {
-      shaped = await this.shaper.shape(target, message.eventType, message.body, transformation);
+      shaped = await this.sender.shape(target, message.eventType, message.body, transformation);
     } catch (error) {
       if (error instanceof TransformationBusyError) {
         throw new StateConflictError(

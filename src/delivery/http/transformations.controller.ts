@@ -18,7 +18,7 @@ import {
   type TransformationState,
   type TransformationVersionDetail,
 } from '../../webhooks';
-import { TransformationTrials, type TrialOutcome } from '../attempts';
+import { DeliveryService, type TrialOutcome } from '../attempts';
 import {
   RestoreTransformationRequestDto,
   RunTransformationRequestDto,
@@ -39,7 +39,7 @@ import {
 export class TransformationsController {
   constructor(
     private readonly transformations: EndpointTransformations,
-    private readonly trials: TransformationTrials,
+    private readonly deliveries: DeliveryService,
   ) {}
 
   @Get(':endpoint_id/transformation')
@@ -161,7 +161,7 @@ export class TransformationsController {
     @Body() body: Record<string, unknown>,
   ): Promise<TrialOutcome> {
     const input = checkedInput(RunTransformationRequestDto, body);
-    return this.trials.run(id, input.code, {
+    return this.deliveries.runTransformation(id, input.code, {
       eventType: input.event_type,
       deliveryId: input.delivery_id,
     });

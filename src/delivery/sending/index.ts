@@ -15,7 +15,6 @@ export {
   REDACTED_HEADER_VALUE,
 } from './custom-request-headers';
 export {
-  RequestShaper,
   transformationErrorText,
   TRANSFORMATION_ERROR,
   type ShapedRequest,

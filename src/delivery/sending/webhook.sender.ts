@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { AppConfig } from '../../config/app-config';
@@ -6,6 +6,7 @@ import { assertLiteralHostAllowed, guardedLookup, RefusedAddressError } from './
 import { signatureHeader } from './message-signer';
 import { outboundProxy, ProxyTunnelError, proxyConnector } from './proxy-tunnel';
 import { retryAfterOfResponse } from './retry-after';
+import { RequestShaper, type ShapedRequest } from './request-shaper';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
 export interface WebhookMessage {
@@ -167,7 +168,11 @@ export class WebhookSender implements OnModuleDestroy {
   private readonly timeoutMs: number;
   private readonly allowPrivate: boolean;
 
-  constructor(config: AppConfig) {
+  constructor(
+    config: AppConfig,
+    // Absent only where a test builds a sender by hand (it then shapes nothing).
+    @Optional() private readonly shaper?: RequestShaper,
+  ) {
     this.timeoutMs = config.webhookTimeoutMs;
     this.allowPrivate = config.webhookAllowPrivateUrls;
     this.agent = new Agent({
@@ -180,6 +185,17 @@ export class WebhookSender implements OnModuleDestroy {
       bodyTimeout: this.timeoutMs,
       keepAliveTimeout: 4_000,
     });
+  }
+
+  /**
+   * Runs an endpoint's transformation on a message ({@link RequestShaper.shape},
+   * docs/webhooks.md#transformations): the request to sign and send, `cancelled`, or the
+   * error; null when there is no transformation to run. Sends nothing.
+   * @throws TransformationBusyError when this process's transformation budget is used up.
+   */
+  shape(...args: Parameters<RequestShaper['shape']>): Promise<ShapedRequest | null> {
+    if (!this.shaper) throw new Error('this WebhookSender was built without a RequestShaper');
+    return this.shaper.shape(...args);
   }
 
   /**

@@ -10,7 +10,7 @@ import { bindTraceContext } from '../../tracing/trace-hooks';
 import { Metrics } from '../../metrics';
 import { MicroBatcher } from '../../common/micro-batcher';
 import { EndpointThrottle, type ThrottleGrant, type ThrottleLimit } from './endpoint-throttle';
-import { RequestShaper, type ShapedRequest } from '../sending';
+import { WebhookSender, type ShapedRequest } from '../sending';
 import { TransformationBusyError } from '../../transformations';
 
 /**
@@ -101,7 +101,7 @@ export class ScheduledAttempts {
     private readonly dispatcher: WebhookEventPublisher,
     private readonly config: AppConfig,
     private readonly throttle: EndpointThrottle,
-    private readonly shaper: RequestShaper,
+    private readonly sender: WebhookSender,
     @Optional() private readonly metrics?: Metrics,
   ) {
     this.slots = pLimit(config.webhookWorkerConcurrency);
@@ -325,7 +325,7 @@ export class ScheduledAttempts {
     if (target.transformation === null) return null;
     let shaped: ShapedRequest | null;
     try {
-      shaped = await this.shaper.shape(target, work.eventType, work.body);
+      shaped = await this.sender.shape(target, work.eventType, work.body);
     } catch (error) {
       if (error instanceof TransformationBusyError) return { busy: error.waitMs };
       throw error;
