@@ -136,8 +136,12 @@ export interface AttemptRequestRecord extends AttemptRecord {
   /** Null for attempts recorded before requests were (migration DeliveryLog1795500000001). */
   request_url: string | null;
   request_headers: Record<string, string> | null;
-  /** The attempt's own body (pings, test events), else its event's. */
+  /** The attempt's own body (pings, test events, a transformation's), else its event's. */
   request_body: string | null;
+  /** POST, or the method a transformation chose. */
+  request_method: 'POST' | 'PUT' | 'PATCH';
+  /** The version of the endpoint's transformation that shaped it; null: none did. */
+  transformation_version: number | null;
   /**
    * The response's headers as kept (bounded, credentials redacted: `boundedResponseHeaders`);
    * null when no response came, or for attempts recorded before they were stored.

@@ -117,7 +117,12 @@ export class DeliveryLogRepository {
       AttemptRow &
         Pick<
           AttemptRequestRecord,
-          'request_url' | 'request_headers' | 'request_body' | 'response_headers'
+          | 'request_url'
+          | 'request_headers'
+          | 'request_body'
+          | 'response_headers'
+          | 'request_method'
+          | 'transformation_version'
         > & {
           delivery_status: DeliveryStatus | null;
           delivery_attempt_count: number | null;
@@ -126,6 +131,7 @@ export class DeliveryLogRepository {
     > = await this.dataSource.query(
       `SELECT ${ATTEMPT_COLUMNS}, a.request_url, a.request_headers, a.response_headers,
               COALESCE(a.request_body, e.body) AS request_body,
+              COALESCE(a.request_method, 'POST') AS request_method, a.transformation_version,
               d.status AS delivery_status, d.attempt_count AS delivery_attempt_count,
               CASE WHEN d.status = 'pending' THEN d.next_attempt_at END AS delivery_next_attempt_at
          FROM webhook_delivery_attempt a
@@ -141,6 +147,8 @@ export class DeliveryLogRepository {
       request_url: row.request_url,
       request_headers: row.request_headers,
       request_body: row.request_body,
+      request_method: row.request_method,
+      transformation_version: row.transformation_version,
       response_headers: row.response_headers,
       delivery:
         row.delivery_status === null

@@ -40,6 +40,10 @@ export const MAX_CLI_LIST_LIMIT = 1000;
 
 /** The request of an attempt as it was sent (docs/dashboard.md#attempt-detail). */
 export interface SentRequest {
+  /** POST, or the method the endpoint's transformation chose (docs/webhooks.md#transformations). */
+  method: 'POST' | 'PUT' | 'PATCH';
+  /** The version of the endpoint's transformation that shaped it; null: none did. */
+  transformation_version: number | null;
   /** The URL it went to; null for attempts recorded before requests were kept. */
   url: string | null;
   /**
@@ -328,10 +332,24 @@ export class DeliveryService {
         ? await this.repository.findAttemptRequest(attemptId)
         : null;
     if (!row) throw new NotFoundError(`attempt ${attemptId} does not exist`);
-    const { request_url, request_headers, request_body, delivery, ...record } = row;
+    const {
+      request_url,
+      request_headers,
+      request_body,
+      request_method,
+      transformation_version,
+      delivery,
+      ...record
+    } = row;
     return {
       ...record,
-      request: { url: request_url, headers: request_headers, body: request_body },
+      request: {
+        method: request_method,
+        url: request_url,
+        headers: request_headers,
+        body: request_body,
+        transformation_version,
+      },
       delivery,
     };
   }

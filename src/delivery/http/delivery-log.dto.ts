@@ -85,6 +85,19 @@ export class DeliveryLogPageDto {
 @ApiSchema({ name: 'SentRequest' })
 export class SentRequestDto {
   @ApiProperty({
+    enum: ['POST', 'PUT', 'PATCH'],
+    description: 'POST, or the method the endpoint’s transformation chose',
+  })
+  method!: 'POST' | 'PUT' | 'PATCH';
+
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    description: 'The version of the endpoint’s transformation that shaped it; null: none did',
+  })
+  transformation_version!: number | null;
+
+  @ApiProperty({
     type: 'string',
     nullable: true,
     description: 'Where it went; null for attempts recorded before the dashboard existed',

@@ -29,7 +29,7 @@ export class StartRecoveryRequestDto {
   @ApiPropertyOptional({
     enum: RECOVERY_SCOPES,
     description:
-      '`failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled',
+      '`failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled. `transformation_errors`: only the deliveries that failed on the endpoint’s transformation (send them again once the code is fixed)',
   })
   @IsOptional()
   @IsString()
@@ -69,7 +69,7 @@ export class RecoveryDto {
   @ApiProperty({
     enum: RECOVERY_SCOPES,
     description:
-      '`failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries',
+      '`failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries; `transformation_errors`: the deliveries that failed on the endpoint’s transformation',
   })
   scope!: string;
   @ApiProperty({ format: 'date-time' })
