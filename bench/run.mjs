@@ -34,6 +34,9 @@
  *      - ordering: per-lead ordering's cost (measures/ordering.mjs, not guarded): deliveries/s of
  *                  N leads × 3 events to an ordered endpoint vs an unordered one, and the other
  *                  leads' lag p99 beside a lead whose deliveries fail vs without it.
+ *      - transformed: a transformation's cost (measures/transformed.mjs, not guarded):
+ *                  deliveries/s of N leads to an endpoint running the README's HubSpot example
+ *                  vs one without, rounds alternating.
  *   3. Prints one table (measure, ours, ceiling, ratio, goal, met?) and writes it with machine
  *      information and the raw figures to bench/results/<timestamp>.json, latest.json and
  *      latest.md. A --quick run writes <timestamp>-quick.json, latest-quick.json and
@@ -70,6 +73,7 @@ import * as latency from './measures/latency.mjs';
 import * as memory from './measures/memory.mjs';
 import * as observability from './measures/observability.mjs';
 import * as ordering from './measures/ordering.mjs';
+import * as transformed from './measures/transformed.mjs';
 import * as reads from './measures/reads.mjs';
 import * as scaleOut from './measures/scale-out.mjs';
 import * as scale from './measures/scale.mjs';
@@ -107,6 +111,7 @@ const MEASURES = [
   ['scaleout', 'scaleOut', scaleOut],
   ['observability', 'observability', observability],
   ['ordering', 'ordering', ordering],
+  ['transformed', 'transformed', transformed],
 ];
 const STEPS = MEASURES.map(([step]) => step);
 /** The measures in the order of the table's rows. */
@@ -121,6 +126,7 @@ const TABLE = [
   scaleOut,
   observability,
   ordering,
+  transformed,
 ];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {

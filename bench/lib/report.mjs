@@ -157,6 +157,7 @@ export function writeResults(rows, result, sizes, quick) {
       scale: result.scale,
       scale_out: result.scaleOut,
       ordering: result.ordering,
+      transformed: result.transformed,
       api_exit: result.apiExit,
       api_log: apiLog,
     },

@@ -27,6 +27,8 @@ export const sizesFor = (quick) =>
         orderingLagLeads: 200,
         orderingLagUploads: 4,
         orderingLagIntervalMs: 500,
+        transformedLeads: 500,
+        transformedRounds: 1,
       }
     : {
         warmupLeads: 1_000,
@@ -52,6 +54,9 @@ export const sizesFor = (quick) =>
         orderingLagLeads: 500,
         orderingLagUploads: 10,
         orderingLagIntervalMs: 500,
+        // Transformations (measures/transformed.mjs): leads per side and round, rounds alternating.
+        transformedLeads: 5_000,
+        transformedRounds: 2,
       };
 export const READ_CONNECTIONS = 50;
 export const SCALE_CONNECTIONS = 10;
