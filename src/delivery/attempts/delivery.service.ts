@@ -201,7 +201,16 @@ export class DeliveryService {
     };
     // Not a scheduled start: always begun, never null.
     const { id, deliveryCreatedAt, result } = begunOrCancelled(
-      await this.runner.run(start, target, message.body),
+      // A ping checks that the endpoint answers: never transformed
+      // (docs/webhooks.md#transformations); an example event is, like a delivery.
+      await this.runner.run(
+        start,
+        target,
+        message.body,
+        false,
+        null,
+        message.eventType === PING ? null : undefined,
+      ),
       'the test message',
     );
     const attempt = this.finished(
