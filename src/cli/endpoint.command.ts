@@ -1,13 +1,15 @@
+import { readFile, stat } from 'node:fs/promises';
 import { Command, CommandRunner, Option, SubCommand } from 'nest-commander';
 import { CLI_ACTOR } from '../audit/audit-log.service';
 import { InvalidInputError } from '../common/domain-error';
 import { DeliveryAttemptsModule, DeliveryService } from '../delivery/attempts';
-import { WebhookEndpointsModule } from '../webhooks';
+import { EndpointTransformations, WebhookEndpointsModule } from '../webhooks';
 import {
   WebhookEndpointAdmin,
   type EndpointChanges,
   type NewSigningKey,
 } from '../webhooks/webhook-endpoint-admin.service';
+import { TRANSFORMATION_MAX_CODE_BYTES } from '../transformations';
 import { isSignatureScheme, SIGNATURE_SCHEMES } from '../webhooks/signature-schemes.constants';
 import type { CustomHeaderInput } from '../webhooks/custom-headers';
 import {
@@ -509,6 +511,123 @@ export class EndpointListCommand extends CommandRunner {
   }
 }
 
+/**
+ * The code of `--file PATH` for `endpoint set-transformation`: the file's text, read as UTF-8.
+ * Its size is checked before it is read, so a large file is never loaded.
+ * @throws InvalidInputError naming the file: missing, not a regular file, over 64 KiB, or not
+ *   UTF-8.
+ */
+export async function readTransformationFile(path: string): Promise<string> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw new InvalidInputError(`--file ${path} is not a file`);
+    size = info.size;
+  } catch (error) {
+    if (error instanceof InvalidInputError) throw error;
+    const code = (error as { code?: string }).code;
+    throw new InvalidInputError(
+      code === 'ENOENT'
+        ? `--file ${path}: no such file`
+        : `--file ${path} cannot be read (${code ?? 'error'})`,
+    );
+  }
+  if (size > TRANSFORMATION_MAX_CODE_BYTES) {
+    throw new InvalidInputError(
+      `--file ${path} is ${Math.ceil(size / 1024)} KiB; a transformation is at most ` +
+        `${TRANSFORMATION_MAX_CODE_BYTES / 1024} KiB`,
+    );
+  }
+  const bytes = await readFile(path);
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new InvalidInputError(`--file ${path} is not UTF-8 text`);
+  }
+}
+
+/**
+ * The one-line refusal of a transformation that did not pass the check on save: `the
+ * transformation in hook.js was not saved: line 3, column 15: SyntaxError: …` (the first
+ * line of the sandbox's message, without the service's field name, which names no CLI option).
+ */
+export function transformationRefusal(path: string, error: InvalidInputError): InvalidInputError {
+  const problem = error.message.replace(/^transformation /, '').split('\n')[0];
+  return new InvalidInputError(`the transformation in ${path} was not saved: ${problem}`);
+}
+
+interface SetTransformationOptions {
+  file?: string;
+  clearTransformation?: boolean;
+}
+
+/**
+ * `endpoint set-transformation ENDPOINT_ID --file PATH` → `{endpoint_id, version,
+ * previous_version, bytes, created_by, created_at}`: the file's code, checked by the sandbox,
+ * saved as the endpoint's next version and in force at once; or `--clear-transformation` →
+ * `{endpoint_id, version: null, previous_version}`: none in force, the versions kept
+ * (docs/webhooks.md#transformations). Audited as `transformation.save` or
+ * `transformation.clear`, by `cli`.
+ */
+@SubCommand({
+  name: 'set-transformation',
+  arguments: '<endpoint_id>',
+  description: "Save an endpoint's transformation from a file (a new version), or clear it",
+})
+export class EndpointSetTransformationCommand extends CommandRunner {
+  constructor(private readonly transformations: EndpointTransformations) {
+    super();
+  }
+
+  async run(params: string[], options: SetTransformationOptions): Promise<void> {
+    const endpointId = positiveIntOption(params[0], 'endpoint_id');
+    if (options.file !== undefined && options.clearTransformation) {
+      throw new InvalidInputError('--file and --clear-transformation cannot be used together');
+    }
+    if (options.file === undefined && !options.clearTransformation) {
+      throw new InvalidInputError('give --file PATH, or --clear-transformation');
+    }
+    const before = await this.transformations.state(endpointId);
+    const previous = before.current?.version ?? null;
+    if (options.clearTransformation) {
+      await this.transformations.clear(endpointId, CLI_ACTOR);
+      printJson({ endpoint_id: endpointId, version: null, previous_version: previous });
+      return;
+    }
+    const path = requiredOption(options.file, '--file');
+    const code = await readTransformationFile(path);
+    let saved;
+    try {
+      saved = await this.transformations.save(endpointId, code, CLI_ACTOR);
+    } catch (error) {
+      if (error instanceof InvalidInputError) throw transformationRefusal(path, error);
+      throw error;
+    }
+    const current = saved.current!;
+    printJson({
+      endpoint_id: endpointId,
+      version: current.version,
+      previous_version: previous,
+      bytes: current.bytes,
+      created_by: current.created_by,
+      created_at: current.created_at,
+    });
+  }
+
+  @Option({ flags: '--file <path>', description: 'JavaScript defining handler(webhook), ≤ 64 KiB' })
+  parseFile(value: string): string {
+    return value;
+  }
+
+  @Option({
+    flags: '--clear-transformation',
+    description: 'Take the transformation out of force (its versions are kept)',
+  })
+  parseClearTransformation(): boolean {
+    return true;
+  }
+}
+
 const ENDPOINT_SUBCOMMANDS = [
   EndpointCreateCommand,
   EndpointListCommand,
@@ -517,6 +636,7 @@ const ENDPOINT_SUBCOMMANDS = [
   EndpointRotateSecretCommand,
   EndpointChangeSchemeCommand,
   EndpointPingCommand,
+  EndpointSetTransformationCommand,
 ];
 
 /** `endpoint …` commands. */
@@ -529,7 +649,8 @@ export class EndpointCommand extends CommandGroup {}
 
 /**
  * The `endpoint` group: endpoints and the attempt log for `ping` (no queue); the endpoints
- * service brings the audit log it records changes in.
+ * module brings the audit log it records changes in, and the transformations' sandbox that
+ * `set-transformation` checks code in.
  */
 export const ENDPOINT_GROUP: CliGroup = {
   commands: [EndpointCommand, ...ENDPOINT_SUBCOMMANDS],
