@@ -197,7 +197,13 @@ export function TransformationHistory({
               <Button
                 variant="default"
                 leftSection={<IconGitCompare size={16} aria-hidden />}
-                onClick={() => setCompared({ older, newer })}
+                onClick={() => {
+                  // Kept as chosen, so that the choices still say what the diff shows once a
+                  // restore adds a version.
+                  setOlder(older);
+                  setNewer(newer);
+                  setCompared({ older, newer });
+                }}
               >
                 Compare
               </Button>

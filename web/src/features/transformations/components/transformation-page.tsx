@@ -200,6 +200,7 @@ function Workbench({
   const [code, setCode] = useState(state.current?.code ?? STARTER_CODE);
   const [mark, setMark] = useState<CodeMark | null>(null);
   const [saved, setSaved] = useState<number | null>(null);
+  const [ranCode, setRanCode] = useState<string | null>(null);
   const descriptionId = useId();
   const errorId = useId();
   const run = useRunTransformation(endpoint.id);
@@ -216,6 +217,7 @@ function Workbench({
   };
   const runOn = (input: { event_type?: TrialEventType; delivery_id?: number }) => {
     save.reset();
+    setRanCode(code);
     run.mutate(
       { code, ...input },
       {
@@ -356,7 +358,13 @@ function Workbench({
           )}
         </Stack>
       </Card>
-      {canChange && <TransformationResult trial={run.data} error={run.error} />}
+      {canChange && (
+        <TransformationResult
+          trial={run.data}
+          error={run.error}
+          stale={run.data !== undefined && ranCode !== code}
+        />
+      )}
       <TransformationHistory
         endpointId={endpoint.id}
         state={state}

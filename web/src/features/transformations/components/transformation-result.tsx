@@ -103,9 +103,12 @@ function RequestShown({ request }: { request: NonNullable<TransformationTrial['r
 export function TransformationResult({
   trial,
   error,
+  stale,
 }: {
   trial: TransformationTrial | undefined;
   error: unknown;
+  /** The code in the editor changed since this run. */
+  stale: boolean;
 }) {
   return (
     <Card
@@ -134,6 +137,11 @@ export function TransformationResult({
             <Text size="xs" c="dimmed" data-testid="result-source">
               {sourceText(trial)}
             </Text>
+            {stale && (
+              <Text size="xs" c="orange.8" data-testid="result-stale">
+                The code in the editor has changed since this run.
+              </Text>
+            )}
             {trial.outcome === 'request' && trial.request && (
               <RequestShown request={trial.request} />
             )}

@@ -12,8 +12,9 @@ const SAID: Record<DiffLine['kind'], string> = {
 const lines = (n: number) => `${n} ${n === 1 ? 'line' : 'lines'}`;
 
 /**
- * A unified line diff of two versions' code: each line with its sign (+ added, − removed, a
- * space unchanged), its line number and colour, and for screen readers the word. Long lines wrap.
+ * A unified line diff of two versions' code: each line with its line numbers in the older and
+ * the newer version, its sign (+ added, − removed, a space unchanged) and colour, and for screen
+ * readers the word. Long lines wrap.
  */
 export function VersionDiff({
   older,
@@ -38,7 +39,10 @@ export function VersionDiff({
         {rows.map((row, i) => (
           <li key={i} className={classes[row.kind]} data-kind={row.kind}>
             <span className={classes.number} aria-hidden>
-              {row.newLine ?? row.oldLine}
+              {row.oldLine ?? ''}
+            </span>
+            <span className={classes.number} aria-hidden>
+              {row.newLine ?? ''}
             </span>
             <span className={classes.sign} aria-hidden>
               {SIGN[row.kind]}
