@@ -38,6 +38,12 @@ const V1 = `function handler(webhook) {
 }
 `;
 
+/** Code that throws on line 2. */
+const THROWS = `function handler(webhook) {
+  throw new Error('no phone in ' + webhook.event_type);
+}
+`;
+
 /** The second: one more header. */
 const V2 = V1.replace(
   '  return webhook;',
@@ -159,7 +165,17 @@ describe('Transformations in a browser', () => {
         : undefined,
     );
 
+    // Code that throws: the error names its line and column, and the editor marks that line.
+    await pasteCode(page, THROWS);
+    await page.getByRole('button', { name: 'Run on the example' }).click();
+    const failed = page.getByRole('region', { name: 'Result' }).locator('[data-outcome="error"]');
+    await failed.getByText(/at line 2, column \d+/).waitFor();
+    expect(await editor(page).getAttribute('aria-invalid')).toBe('true');
+    await page.locator('.cm-lintRange-error').first().waitFor();
+    await watched.screenshot('transformation-error-desktop');
+
     await pasteCode(page, V1);
+    expect(await editor(page).getAttribute('aria-invalid')).toBeNull();
     expect(await page.getByRole('combobox', { name: 'Example event type' }).inputValue()).toBe(
       'lead.created',
     );
