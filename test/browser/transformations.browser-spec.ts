@@ -238,6 +238,7 @@ describe('Transformations in a browser', () => {
 
     await page.goto(`/dashboard/endpoints/${endpointId}`);
     await line.getByText('Transformation: version 3 in force').waitFor();
+    await watched.screenshot('transformation-endpoint-desktop');
   });
 
   it('runs the code in force on a past delivery and compares versions at 390 px, nothing wider than the screen', async () => {

@@ -126,7 +126,8 @@ function RunControls({
   onRun,
 }: {
   endpoint: Endpoint;
-  pending: boolean;
+  /** Which run is under way, if any. */
+  pending: 'example' | 'delivery' | null;
   onRun: (input: { event_type?: TrialEventType; delivery_id?: number }) => void;
 }) {
   const deliveries = useRecentDeliveries(endpoint.id);
@@ -147,7 +148,8 @@ function RunControls({
         <Button
           variant="light"
           leftSection={<IconPlayerPlay size={16} aria-hidden />}
-          loading={pending}
+          loading={pending === 'example'}
+          disabled={pending === 'delivery'}
           onClick={() => onRun({ event_type: eventType as TrialEventType })}
         >
           Run on the example
@@ -172,8 +174,8 @@ function RunControls({
         <Button
           variant="light"
           leftSection={<IconHistory size={16} aria-hidden />}
-          loading={pending}
-          disabled={delivery === ''}
+          loading={pending === 'delivery'}
+          disabled={delivery === '' || pending === 'example'}
           onClick={() => onRun({ delivery_id: Number(delivery) })}
         >
           Run on a past delivery
@@ -319,7 +321,17 @@ function Workbench({
           {save.isError && !refusal && <ErrorText error={save.error} title="Not saved" />}
           {canChange && (
             <>
-              <RunControls endpoint={endpoint} pending={run.isPending} onRun={runOn} />
+              <RunControls
+                endpoint={endpoint}
+                pending={
+                  !run.isPending
+                    ? null
+                    : run.variables?.delivery_id === undefined
+                      ? 'example'
+                      : 'delivery'
+                }
+                onRun={runOn}
+              />
               <Group gap="sm" wrap="wrap">
                 <Button
                   leftSection={<IconDeviceFloppy size={16} aria-hidden />}
