@@ -418,6 +418,76 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/endpoints/{endpoint_id}/transformation': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The endpoint’s transformation in force and its versions */
+    get: operations['getTransformation'];
+    /** Save the endpoint’s transformation as its next version (in force at once) */
+    put: operations['saveTransformation'];
+    post?: never;
+    /** Take the transformation out of force (its versions are kept) */
+    delete: operations['clearTransformation'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/endpoints/{endpoint_id}/transformation/code': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One saved version of the endpoint’s transformation, with its code */
+    get: operations['getTransformationVersion'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/endpoints/{endpoint_id}/transformation/restore': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Restore a saved version: its code becomes the next version */
+    post: operations['restoreTransformation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/dashboard/api/endpoints/{endpoint_id}/transformation/run': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Run a transformation on an example or a past delivery: the request it would send, without sending */
+    post: operations['runTransformation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/event-types': {
     parameters: {
       query?: never;
@@ -702,6 +772,9 @@ export interface components {
         | 'secret.reveal'
         | 'secret.change_scheme'
         | 'header.reveal'
+        | 'transformation.save'
+        | 'transformation.restore'
+        | 'transformation.clear'
         | 'endpoint.test'
         | 'delivery.redeliver'
         | 'delivery.bulk_redeliver'
@@ -1754,7 +1827,7 @@ export interface components {
        * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
        * @enum {string}
        */
-      scope: 'failed' | 'missed';
+      scope: 'failed' | 'missed' | 'transformation_errors';
       /** Format: date-time */
       since: string;
       /**
@@ -1801,6 +1874,10 @@ export interface components {
        * @description Since when it is probed: the window’s start
        */
       since: string;
+    };
+    RestoreTransformationRequest: {
+      /** @description The saved version whose code becomes the next version */
+      version: number;
     };
     RevealedHeader: {
       /** @example Authorization */
@@ -1855,6 +1932,34 @@ export interface components {
        * @enum {string}
        */
       signature_scheme: 'symmetric' | 'asymmetric';
+    };
+    RunTransformationRequest: {
+      /** @description The code to run (not saved); absent: the version in force */
+      code?: string;
+      /** @description Run on this past delivery of the endpoint instead of an example */
+      delivery_id?: number;
+      /**
+       * @description Run on this type’s example (the default: `lead.created`)
+       * @enum {string}
+       */
+      event_type?:
+        | 'lead.created'
+        | 'leads.bulk_created'
+        | 'lead.status_changed'
+        | 'lead.converted'
+        | 'call.started'
+        | 'call.completed'
+        | 'form.submitted';
+    };
+    SaveTransformationRequest: {
+      /**
+       * @description JavaScript defining `function handler(webhook) { …; return webhook; }` (at most 64 KiB of UTF-8)
+       * @example function handler(webhook) {
+       *       webhook.payload = { properties: { phone: webhook.payload.data.phone } };
+       *       return webhook;
+       *     }
+       */
+      code: string;
     };
     SentRequest: {
       /** @description The exact body sent and signed */
@@ -2105,7 +2210,7 @@ export interface components {
        * @description `failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
        * @enum {string}
        */
-      scope?: 'failed' | 'missed';
+      scope?: 'failed' | 'missed' | 'transformation_errors';
       /**
        * Format: date-time
        * @description Send again the endpoint’s deliveries of the scope created at or after this time (ISO 8601 with a zone, not in the future)
@@ -2159,6 +2264,83 @@ export interface components {
         | 'call.started'
         | 'call.completed'
         | 'form.submitted';
+    };
+    TransformationError: {
+      /** @description 1-based column */
+      column: number | null;
+      /** @description syntax, no_handler, throw, timeout, memory, stack, output_too_large, code_too_large or shape */
+      kind: string;
+      /** @description 1-based line in the code */
+      line: number | null;
+      message: string;
+    };
+    TransformationState: {
+      /** @description The version in force; null when requests are sent as the events are */
+      current: components['schemas']['TransformationVersion'] | null;
+      endpoint_id: number;
+      /** @description The latest 100 versions, newest first */
+      versions: components['schemas']['TransformationVersionSummary'][];
+    };
+    TransformationTrial: {
+      /** @description ms the run took */
+      duration_ms: number;
+      error: components['schemas']['TransformationError'] | null;
+      /** @enum {string} */
+      outcome: 'request' | 'cancelled' | 'error';
+      request: components['schemas']['TransformedRequest'] | null;
+      source: components['schemas']['TransformationTrialSource'];
+      /** @description The version run; 0 for code not saved */
+      version: number;
+    };
+    TransformationTrialSource: {
+      delivery_id: number | null;
+      /** @enum {string} */
+      event_type:
+        | 'lead.created'
+        | 'leads.bulk_created'
+        | 'lead.status_changed'
+        | 'lead.converted'
+        | 'call.started'
+        | 'call.completed'
+        | 'form.submitted';
+      /** @enum {string} */
+      kind: 'example' | 'delivery';
+      /** @description The webhook-id the request would carry */
+      webhook_id: string;
+    };
+    TransformationVersion: {
+      /** @description Its size in UTF-8 bytes */
+      bytes: number;
+      code: string;
+      /** Format: date-time */
+      created_at: string;
+      /** @description The dashboard user’s email, or `cli` */
+      created_by: string | null;
+      /** @description The version it restored, when saved by a restore */
+      restored_from: number | null;
+      version: number;
+    };
+    TransformationVersionSummary: {
+      /** @description Its size in UTF-8 bytes */
+      bytes: number;
+      /** Format: date-time */
+      created_at: string;
+      /** @description The dashboard user’s email, or `cli` */
+      created_by: string | null;
+      /** @description The version it restored, when saved by a restore */
+      restored_from: number | null;
+      version: number;
+    };
+    TransformedRequest: {
+      /** @description The exact body that would be signed and sent */
+      body: string;
+      /** @description All headers, in order: signatures truncated, secret header values `[redacted]` */
+      headers: {
+        [key: string]: string;
+      };
+      /** @enum {string} */
+      method: 'POST' | 'PUT' | 'PATCH';
+      url: string;
     };
     UpdatedNotificationSetting: {
       /**
@@ -2701,6 +2883,9 @@ export interface operations {
           | 'secret.reveal'
           | 'secret.change_scheme'
           | 'header.reveal'
+          | 'transformation.save'
+          | 'transformation.restore'
+          | 'transformation.clear'
           | 'endpoint.test'
           | 'delivery.redeliver'
           | 'delivery.bulk_redeliver'
@@ -4870,6 +5055,540 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getTransformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationState'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  saveTransformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SaveTransformationRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationState'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  clearTransformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationState'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getTransformationVersion: {
+    parameters: {
+      query: {
+        /** @description The version */
+        version: number;
+      };
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationVersion'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  restoreTransformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RestoreTransformationRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationState'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  runTransformation: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Endpoint id (positive integer) */
+        endpoint_id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RunTransformationRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TransformationTrial'];
+        };
+      };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found, or not of your account (one answer for both) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Conflict: the resource is not in a state that allows this (a cancelled or failed import started, a recovery of a disabled endpoint) */
+      409: {
         headers: {
           [name: string]: unknown;
         };

@@ -42,6 +42,12 @@ export const routes: RouteObject[] = [
             }),
           },
           {
+            path: 'endpoints/:endpointId/transformation',
+            lazy: async () => ({
+              Component: (await import('./routes/transformation')).TransformationRoute,
+            }),
+          },
+          {
             path: 'campaigns/:campaignId/charts',
             lazy: async () => ({
               Component: (await import('./routes/charts')).CampaignChartsRoute,

@@ -4,12 +4,14 @@ import { DeliveryLedger } from '../../features/deliveries/components/delivery-le
 import { DeliveryLog } from '../../features/deliveries/components/delivery-log';
 import { ReplayOffer } from '../../features/deliveries/components/replay-offer';
 import { EndpointPage } from '../../features/endpoints/components/endpoint-page';
+import { TransformationSummary } from '../../features/transformations/components/transformation-summary';
 import { pageTitle } from '../page-title';
 import { useIdParam } from './id-param';
 import { NotFoundRoute } from './not-found';
 
 /**
  * `/dashboard/endpoints/:endpointId`: the endpoint's page (the endpoints feature) with, from the
+ * transformations feature, the line saying which transformation is in force; from the
  * deliveries feature, the offer to replay what it missed while disabled, then its delivery
  * ledger, bulk recovery and delivery log.
  */
@@ -21,6 +23,7 @@ export function EndpointRoute() {
     <EndpointPage
       key={endpointId}
       endpointId={endpointId}
+      transformation={(endpoint) => <TransformationSummary endpointId={endpoint.id} />}
       notice={(endpoint) => <ReplayOffer endpoint={endpoint} />}
       deliveries={(endpoint) => (
         <>

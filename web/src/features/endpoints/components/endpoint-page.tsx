@@ -17,6 +17,7 @@ import {
 } from '@mantine/core';
 import {
   IconChartLine,
+  IconCode,
   IconEdit,
   IconEye,
   IconPlugConnected,
@@ -241,15 +242,19 @@ function EnableButton({ endpointId }: { endpointId: number }) {
 /**
  * One endpoint: details, health, test events, secret and deletion. What the page shows of the
  * endpoint's deliveries comes from the route (app/routes/endpoint.tsx), which composes features:
- * `notice` under the endpoint's card (the offer to replay what it missed while disabled), and
- * `deliveries` at the end of the page (its delivery ledger, bulk recovery and delivery log).
+ * `transformation` in the endpoint's card (which transformation is in force), `notice` under the
+ * card (the offer to replay what it missed while disabled), and `deliveries` at the end of the
+ * page (its delivery ledger, bulk recovery and delivery log). **Transformation** links to the
+ * endpoint's transformation page.
  */
 export function EndpointPage({
   endpointId,
+  transformation,
   notice,
   deliveries,
 }: {
   endpointId: number;
+  transformation?: (endpoint: Endpoint) => ReactNode;
   notice: (endpoint: Endpoint) => ReactNode;
   deliveries: (endpoint: Endpoint) => ReactNode;
 }) {
@@ -296,6 +301,14 @@ export function EndpointPage({
                 leftSection={<IconChartLine size={16} aria-hidden />}
               >
                 Delivery charts
+              </Button>
+              <Button
+                component={Link}
+                to={`/endpoints/${data.id}/transformation`}
+                variant="default"
+                leftSection={<IconCode size={16} aria-hidden />}
+              >
+                Transformation
               </Button>
               {canChange && (
                 <>
@@ -366,6 +379,7 @@ export function EndpointPage({
           </Text>
           <AutoRecoverSetting endpoint={data} />
           <EndpointFilter filter={data.filter ?? null} />
+          {transformation?.(data)}
           <HealthFigures health={data.health} />
         </Stack>
       </Card>

@@ -17,7 +17,7 @@ import { usePreviewFilter } from '../api/queries';
 
 // CodeMirror is loaded only when a form shows the filter field (its own chunk, out of the
 // initial bundle's budget).
-const CodeEditor = lazy(() => import('./code-editor'));
+const CodeEditor = lazy(() => import('../../../components/ui/code-editor'));
 
 /**
  * The service's refusal when it is about the filter (`filter has an error at line 1, column 6

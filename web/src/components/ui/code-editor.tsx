@@ -1,18 +1,21 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
-import { Compartment, EditorState } from '@codemirror/state';
+import { Compartment, EditorState, type Extension } from '@codemirror/state';
 import { EditorView, keymap, placeholder as placeholderText } from '@codemirror/view';
-import { useEffect, useLayoutEffect, useRef } from 'react';
-import { cspNonce } from '../../../lib/csp-nonce';
+import { useEffect, useLayoutEffect, useRef, type RefObject } from 'react';
+import { cspNonce } from '../../lib/csp-nonce';
 
 // CodeMirror adds its styles in a <style> element: it carries the page's CSP nonce, or the
 // policy refuses it.
 const nonce = cspNonce();
 
 /**
- * A one-expression code editor (CodeMirror 6), loaded on demand by the filter field: monospace,
- * wrapping, with undo. Tab is not taken (it moves focus, as in any field); Mod-Enter calls
- * `onSubmit`. `ariaLabel` is its accessible name; `describedBy` the ids of its description and
- * error.
+ * A code editor (CodeMirror 6), loaded on demand (import it with `lazy`: CodeMirror is its own
+ * chunk): monospace, wrapping, with undo. Tab is not taken (it moves focus, as in any field);
+ * Mod-Enter calls `onSubmit`. `ariaLabel` is its accessible name; `describedBy` the ids of its
+ * description and error. `extensions` (a language, highlighting…) are read once, when it is
+ * built; `readOnly` shows the text without letting it change (still focusable and selectable);
+ * `viewRef` receives the editor's view, for a caller that marks lines. `minHeight` is a CSS
+ * length (4.5em, three lines, when absent).
  */
 export default function CodeEditor({
   value,
@@ -22,6 +25,11 @@ export default function CodeEditor({
   invalid,
   placeholder,
   onSubmit,
+  extensions = [],
+  readOnly = false,
+  viewRef,
+  minHeight = '4.5em',
+  testId = 'filter-editor',
 }: {
   value: string;
   onChange: (value: string) => void;
@@ -30,6 +38,11 @@ export default function CodeEditor({
   invalid?: boolean;
   placeholder?: string;
   onSubmit?: () => void;
+  extensions?: Extension[];
+  readOnly?: boolean;
+  viewRef?: RefObject<EditorView | null>;
+  minHeight?: string;
+  testId?: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
@@ -47,6 +60,7 @@ export default function CodeEditor({
       autocorrect: 'off',
       ...(describedBy ? { 'aria-describedby': describedBy } : {}),
       ...(isInvalid ? { 'aria-invalid': 'true' } : {}),
+      ...(readOnly ? { 'aria-readonly': 'true' } : {}),
     });
 
   useEffect(() => {
@@ -56,6 +70,8 @@ export default function CodeEditor({
         doc: value,
         extensions: [
           ...(nonce ? [EditorView.cspNonce.of(nonce)] : []),
+          ...(readOnly ? [EditorState.readOnly.of(true)] : []),
+          ...extensions,
           history(),
           keymap.of([
             {
@@ -85,7 +101,7 @@ export default function CodeEditor({
             '&:has([aria-invalid="true"])': { borderColor: 'var(--mantine-color-error)' },
             '.cm-content': {
               fontFamily: 'var(--mantine-font-family-monospace)',
-              minHeight: '4.5em',
+              minHeight,
               padding: '6px 4px',
             },
           }),
@@ -93,7 +109,11 @@ export default function CodeEditor({
       }),
     });
     view.current = editor;
-    return () => editor.destroy();
+    if (viewRef) viewRef.current = editor;
+    return () => {
+      if (viewRef) viewRef.current = null;
+      editor.destroy();
+    };
     // The editor is built once; the value and `invalid` are pushed in below, the callbacks
     // through the ref.
     // eslint-disable-next-line react-hooks/exhaustive-deps
@@ -113,5 +133,5 @@ export default function CodeEditor({
     }
   }, [value]);
 
-  return <div ref={host} data-testid="filter-editor" />;
+  return <div ref={host} data-testid={testId} />;
 }
