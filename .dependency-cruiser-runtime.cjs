@@ -68,8 +68,27 @@ const PARSE_THREAD_LEAN = {
   to: SCREENING_THREAD_LEAN.to,
 };
 
+/**
+ * A transformation thread loads the QuickJS engine and the output rules only, like a screening
+ * thread: each of the sandbox's threads runs customer code (docs/security.md#transformation-sandbox)
+ * and gains nothing from Nest or TypeORM.
+ */
+const TRANSFORMATION_THREAD_LEAN = {
+  name: 'transformation-thread-lean',
+  severity: 'error',
+  comment:
+    'A transformation thread loads the QuickJS engine and the output rules only: no index.ts face, TypeORM or Nest.',
+  from: { path: '^src/transformations/transformation[.]worker[.]ts$' },
+  to: SCREENING_THREAD_LEAN.to,
+};
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
-  forbidden: [WORKER_WITHOUT_HTTP, SCREENING_THREAD_LEAN, PARSE_THREAD_LEAN],
+  forbidden: [
+    WORKER_WITHOUT_HTTP,
+    SCREENING_THREAD_LEAN,
+    PARSE_THREAD_LEAN,
+    TRANSFORMATION_THREAD_LEAN,
+  ],
   options: { ...base.options, tsPreCompilationDeps: false },
 };

@@ -57,7 +57,7 @@ module.exports = {
       comment:
         'Domain files (services, repositories, runners, entities) know nothing of HTTP: no Fastify, passport or HTTP error types; controllers, guards and the dashboard edge translate.',
       from: {
-        path: '^src/(audit|campaigns|delivery|idempotency|leads|users|webhooks)/',
+        path: '^src/(audit|campaigns|delivery|idempotency|leads|transformations|users|webhooks)/',
         pathNot: `${EDGE}|[.](controller|guard|interceptor|pipe|filter|decorator|hook)[.]ts$|[.]spec[.]ts$`,
       },
       to: {
