@@ -52,6 +52,10 @@ export class EndpointTransformations1795957000000 implements MigrationInterface 
     await queryRunner.query(
       `ALTER TABLE "delivery_recovery" DROP CONSTRAINT "chk_delivery_recovery_scope"`,
     );
+    // Longer names fit: a varchar widened keeps its rows as they are (no rewrite).
+    await queryRunner.query(
+      `ALTER TABLE "delivery_recovery" ALTER COLUMN "scope" TYPE character varying(24)`,
+    );
     await queryRunner.query(
       `ALTER TABLE "delivery_recovery" ADD CONSTRAINT "chk_delivery_recovery_scope"
          CHECK ("scope" IN ('failed', 'missed', 'transformation_errors'))`,
@@ -64,6 +68,9 @@ export class EndpointTransformations1795957000000 implements MigrationInterface 
     );
     await queryRunner.query(
       `ALTER TABLE "delivery_recovery" DROP CONSTRAINT "chk_delivery_recovery_scope"`,
+    );
+    await queryRunner.query(
+      `ALTER TABLE "delivery_recovery" ALTER COLUMN "scope" TYPE character varying(16)`,
     );
     await queryRunner.query(
       `ALTER TABLE "delivery_recovery" ADD CONSTRAINT "chk_delivery_recovery_scope" CHECK ("scope" IN ('failed', 'missed'))`,

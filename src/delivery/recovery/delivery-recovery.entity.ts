@@ -59,7 +59,7 @@ export class DeliveryRecovery {
   status!: RecoveryStatus;
 
   /** The statuses it covers ({@link RECOVERY_SCOPES}). */
-  @Column({ type: 'varchar', length: 16, default: 'failed' })
+  @Column({ type: 'varchar', length: 24, default: 'failed' })
   scope!: RecoveryScope;
 
   /** Deliveries of its scope counted at the start. */
