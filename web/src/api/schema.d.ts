@@ -1824,7 +1824,7 @@ export interface components {
       /** @description Deliveries queued again (or, waiting on a retry, made due now) so far */
       processed: number;
       /**
-       * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries
+       * @description `failed`: a bulk recovery of failed deliveries; `missed`: a replay of failed, skipped and dropped deliveries; `transformation_errors`: the deliveries that failed on the endpoint’s transformation
        * @enum {string}
        */
       scope: 'failed' | 'missed' | 'transformation_errors';
@@ -1977,6 +1977,13 @@ export interface components {
       headers: {
         [key: string]: string;
       } | null;
+      /**
+       * @description POST, or the method the endpoint’s transformation chose
+       * @enum {string}
+       */
+      method: 'POST' | 'PUT' | 'PATCH';
+      /** @description The version of the endpoint’s transformation that shaped it; null: none did */
+      transformation_version: number | null;
       /** @description Where it went; null for attempts recorded before the dashboard existed */
       url: string | null;
     };
@@ -2207,7 +2214,7 @@ export interface components {
     };
     StartRecoveryRequest: {
       /**
-       * @description `failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled
+       * @description `failed` (the default): the failed deliveries and those waiting on a retry, a bulk recovery. `missed`: a replay of what the endpoint missed, the failed deliveries and those skipped or dropped while it was disabled. `transformation_errors`: only the deliveries that failed on the endpoint’s transformation (send them again once the code is fixed)
        * @enum {string}
        */
       scope?: 'failed' | 'missed' | 'transformation_errors';

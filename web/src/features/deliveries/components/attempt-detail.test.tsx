@@ -66,6 +66,36 @@ describe('an attempt’s request', () => {
       'stands for the value of a secret custom header',
     );
   });
+
+  it('shows the method a transformation chose and the version that shaped the request', async () => {
+    fakeDashboard(
+      fakeEndpointPageApi({
+        routes: {
+          'GET /endpoints/5/attempts': { items: [fakeAttempt(1)], next_cursor: null },
+          'GET /attempts/1': {
+            ...fakeAttempt(1),
+            delivery: null,
+            request: {
+              method: 'PUT',
+              transformation_version: 3,
+              url: 'https://crm.example.com/contacts/7',
+              headers: { 'webhook-id': 'evt-1' },
+              body: '{"properties":{"phone":"+12125550100"}}',
+            },
+          },
+        },
+      }),
+    );
+    renderApp('/endpoints/5');
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Open attempt 1' }));
+    const drawer = await screen.findByRole('dialog');
+    expect(await within(drawer).findByText(/^PUT/)).toHaveTextContent(
+      'PUT https://crm.example.com/contacts/7',
+    );
+    expect(within(drawer).getByTestId('transformation-version')).toHaveTextContent(
+      'Shaped by transformation version 3',
+    );
+  });
 });
 
 describe('redelivering from the attempt drawer', () => {

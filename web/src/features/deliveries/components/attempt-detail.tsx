@@ -178,8 +178,13 @@ function Detail({ attempt, endpointId }: { attempt: AttemptDetail; endpointId: n
       {request ? (
         <>
           <Text size="sm" style={{ wordBreak: 'break-all' }}>
-            POST <Code>{request.url ?? '—'}</Code>
+            {request.method ?? 'POST'} <Code>{request.url ?? '—'}</Code>
           </Text>
+          {request.transformation_version != null && (
+            <Text size="sm" data-testid="transformation-version">
+              Shaped by transformation version {request.transformation_version}
+            </Text>
+          )}
           {request.headers && <HeaderTable label="Request headers" headers={request.headers} />}
           {headerPairs(request.headers).some(([, value]) => value === REDACTED) && (
             <Text size="xs" c="dimmed" data-testid="redacted-note">
