@@ -8,32 +8,50 @@
 // one campaign and times the upload sent → the N-th 2xx at its path; rounds alternate plain,
 // transformed, transformed, plain… and each side's figure is the median of its rounds. Goal:
 // transformed ≥ 0.7 of plain, in the same run.
+//
+// Then the attack: a campaign with ATTACK_ENDPOINTS endpoints whose code never ends
+// (`while (true) {}`, written with SQL: saving would refuse it), each given ATTACK_LEADS leads at
+// once, so the sandbox has hundreds of calls that each run out its 50 ms budget. Beside them, a
+// plain endpoint of another campaign gets a steady feed (uploads of LAG_LEADS leads every
+// LAG_INTERVAL_MS); its lag p99 (the event's `timestamp` → the request received) with the attack
+// ÷ alone. Goal ≤ 2: the per-process budget puts the hostile deliveries back instead of letting
+// them hold the worker. The attack's endpoints are disabled at the end.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { cli } from '../lib/api-process.mjs';
-import { log, note, root } from '../lib/harness.mjs';
+import { log, note, root, sleep } from '../lib/harness.mjs';
 import { makeLeads } from '../lib/leads.mjs';
 import { cpuOfServices } from '../lib/load.mjs';
 import { count } from '../lib/report.mjs';
-import { median, ratioOf } from '../lib/stats.mjs';
+import { median, percentile, ratioOf } from '../lib/stats.mjs';
 
-/** The goal: transformed ≥ 0.7 × plain deliveries/s. */
+/** The goals: transformed ≥ 0.7 × plain deliveries/s; others' lag p99 ≤ 2 × without the attack. */
 export const TRANSFORMED_GOAL = 0.7;
+export const ATTACK_LAG_GOAL = 2;
+const ATTACK_ENDPOINTS = 100;
+const ATTACK_LEADS = 20;
+const LAG_UPLOADS = 10;
+const LAG_LEADS = 50;
+const LAG_INTERVAL_MS = 300;
 const EXAMPLE = join(root, 'examples/hubspot-transformation.js');
 
 /** A receiver answering 204, counting the requests of each path; checks the reshaped bodies. */
 async function startReceiver() {
   const counts = new Map();
+  const lags = new Map();
   let waiters = [];
   let misshapen = 0;
   const server = createServer((req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      if (req.url === '/transformed') {
-        const body = JSON.parse(Buffer.concat(chunks).toString());
-        if (typeof body?.properties?.phone !== 'string') misshapen++;
+      const body = JSON.parse(Buffer.concat(chunks).toString());
+      if (req.url === '/transformed' && typeof body?.properties?.phone !== 'string') misshapen++;
+      if (typeof body?.timestamp === 'string') {
+        const list = lags.get(req.url) ?? [];
+        list.push(Date.now() - Date.parse(body.timestamp));
+        lags.set(req.url, list);
       }
       res.statusCode = 204;
       res.end();
@@ -53,6 +71,8 @@ async function startReceiver() {
     url: (path) => `http://127.0.0.1:${server.address().port}${path}`,
     count: (path) => counts.get(path) ?? 0,
     misshapen: () => misshapen,
+    /** The lags (ms) of `path`'s requests from the `from`-th on. */
+    lagsOf: (path, from) => (lags.get(path) ?? []).slice(from),
     /** Resolves with when `path` had its n-th request, or null after `timeoutMs`. */
     waitFor(path, n, timeoutMs) {
       if ((counts.get(path) ?? 0) >= n) return Promise.resolve(performance.now());
@@ -105,6 +125,61 @@ async function round(ctx, receiver, side, leads) {
   };
 }
 
+/**
+ * The victim's steady feed: LAG_UPLOADS uploads of LAG_LEADS leads, LAG_INTERVAL_MS apart; its
+ * requests' lag p50/p99/max once all arrived.
+ */
+async function lagRun(ctx, receiver, victim) {
+  const from = receiver.count(victim.path);
+  const expected = from + LAG_UPLOADS * LAG_LEADS;
+  for (let i = 0; i < LAG_UPLOADS; i++) {
+    const res = await ctx.upload(victim.campaign, makeLeads(LAG_LEADS), 'transformed victim');
+    if (!res.accepted) throw new Error('transformed victim: upload refused');
+    await sleep(LAG_INTERVAL_MS);
+  }
+  if ((await receiver.waitFor(victim.path, expected, 120_000)) === null)
+    note(
+      `transformed attack: ${receiver.count(victim.path) - from} of ${expected - from} delivered`,
+    );
+  const lags = receiver.lagsOf(victim.path, from).sort((a, b) => a - b);
+  return {
+    deliveries: lags.length,
+    p50: percentile(lags, 50),
+    p99: percentile(lags, 99),
+    max: lags.at(-1),
+  };
+}
+
+/** Endpoints whose code never ends, written with SQL (the save's check would refuse it). */
+async function attackEndpoints(ctx, receiver) {
+  const campaign = await ctx.newCampaign('transformed attack');
+  const ids = [];
+  for (let i = 0; i < ATTACK_ENDPOINTS; i++) {
+    const endpoint = await cli(
+      'endpoint',
+      'create',
+      '--campaign',
+      String(campaign.id),
+      '--url',
+      receiver.url('/attack'),
+      '--events',
+      'lead.created',
+    );
+    ids.push(endpoint.id);
+  }
+  const code = 'function handler(webhook) {\n  while (true) {}\n}';
+  await ctx.db.query(
+    `INSERT INTO webhook_transformation_version (endpoint_id, version, code, created_by)
+     SELECT unnest($1::int[]), 1, $2, 'bench'`,
+    [ids, code],
+  );
+  await ctx.db.query(
+    `UPDATE webhook_endpoint SET transformation = $2, transformation_version = 1 WHERE id = ANY($1::int[])`,
+    [ids, code],
+  );
+  return { campaign, ids };
+}
+
 export async function measure(ctx) {
   const leads = ctx.sizes.transformedLeads;
   const receiver = await startReceiver();
@@ -127,6 +202,29 @@ export async function measure(ctx) {
     if (receiver.misshapen() > 0)
       note(`transformed: ${receiver.misshapen()} requests without the reshaped body`);
     const perS = (name) => median(rounds[name].map((r) => r.per_s).filter((v) => v != null));
+    // The attack: the victim's lag alone, then beside the never-ending transformations.
+    const victim = await sideOf(ctx, receiver, 'victim');
+    const attack = await attackEndpoints(ctx, receiver);
+    const alone = await lagRun(ctx, receiver, victim);
+    const attackRes = await ctx.upload(attack.campaign, makeLeads(ATTACK_LEADS), 'attack');
+    if (!attackRes.accepted) throw new Error('transformed attack: upload refused');
+    const attacked = await lagRun(ctx, receiver, victim);
+    const { rows } = await ctx.db.query(
+      `SELECT count(*) FILTER (WHERE a.error LIKE 'transformation_error:%')::int AS failed,
+              count(*)::int AS attempts
+         FROM webhook_delivery_attempt a WHERE a.endpoint_id = ANY($1::int[])`,
+      [attack.ids],
+    );
+    await ctx.db.query(
+      `UPDATE webhook_endpoint SET is_enabled = false, disabled_reason = 'manual', disabled_at = now()
+        WHERE id = ANY($1::int[])`,
+      [attack.ids],
+    );
+    log(
+      `transformed attack: victim lag p99 ${alone.p99} ms alone, ${attacked.p99} ms beside ` +
+        `${ATTACK_ENDPOINTS} endpoints whose code never ends (${rows[0].failed} of their ` +
+        `attempts stopped by the budget so far)`,
+    );
     return {
       leads,
       rounds: ctx.sizes.transformedRounds,
@@ -135,6 +233,14 @@ export async function measure(ctx) {
       plain_rounds: rounds.plain,
       transformed_rounds: rounds.transformed,
       misshapen: receiver.misshapen(),
+      attack: {
+        endpoints: ATTACK_ENDPOINTS,
+        leads_each: ATTACK_LEADS,
+        victim_alone_lag_ms: alone,
+        victim_attacked_lag_ms: attacked,
+        hostile_attempts: rows[0].attempts,
+        hostile_attempts_stopped: rows[0].failed,
+      },
     };
   } finally {
     await receiver.close();
@@ -154,5 +260,17 @@ export function addRows(r, add, sizes) {
       t.transformed_per_s == null
         ? null
         : ratioOf(t.transformed_per_s, t.plain_per_s) >= TRANSFORMED_GOAL,
+  });
+  const a = t.attack;
+  add(`transformed: lag p99 beside ${a.endpoints} endpoints whose code never ends`, {
+    ours: a.victim_attacked_lag_ms.p99,
+    ceiling: a.victim_alone_lag_ms.p99,
+    unit: 'ms',
+    label: 'the same feed without the attack',
+    goal: `≤ ${ATTACK_LAG_GOAL} × without`,
+    met:
+      a.victim_attacked_lag_ms.p99 == null
+        ? null
+        : ratioOf(a.victim_attacked_lag_ms.p99, a.victim_alone_lag_ms.p99) <= ATTACK_LAG_GOAL,
   });
 }

@@ -42,6 +42,13 @@ export type BatchOutcome = Record<
 export const DUE_TOLERANCE_MS = 1_000;
 
 /**
+ * Transformation runs of one endpoint in flight from this process at once: the sandbox's own
+ * limit per code (a few), so that the deliveries of a batch queue for the sandbox instead of
+ * being refused and put back.
+ */
+const SHAPES_PER_ENDPOINT = 4;
+
+/**
  * Thrown by {@link ScheduledAttempts.run} for a delivery that is not due yet (a job the sweeper
  * queued while a batch scheduled its retry): the job is put back until it is.
  */
@@ -88,6 +95,13 @@ export class ScheduledAttempts {
   /** The process's attempts in flight, at most `WEBHOOK_WORKER_CONCURRENCY`. */
   private readonly slots: pLimit.Limit;
   private stopping = false;
+  /**
+   * Per endpoint, its transformation runs in flight from this process, at most
+   * {@link SHAPES_PER_ENDPOINT}: a batch's deliveries wait their turn here rather than ask the
+   * sandbox all at once, which refuses more than a few calls of one code at a time
+   * (docs/webhooks.md#transformations). Dropped when idle.
+   */
+  private readonly shaping = new Map<number, { limit: pLimit.Limit; users: number }>();
   /** Deliveries released behind one that ended, queued together ({@link queueNextOfLead}). */
   private readonly released = new MicroBatcher<QueuedDelivery, void>(async (deliveries) => {
     await this.dispatcher.enqueue(deliveries);
@@ -324,11 +338,17 @@ export class ScheduledAttempts {
   ): Promise<ShapedRequest | null | { busy: number } | 'cancelled'> {
     if (target.transformation === null) return null;
     let shaped: ShapedRequest | null;
+    const lane = this.shaping.get(target.id) ?? { limit: pLimit(SHAPES_PER_ENDPOINT), users: 0 };
+    this.shaping.set(target.id, lane);
+    lane.users += 1;
     try {
-      shaped = await this.sender.shape(target, work.eventType, work.body);
+      shaped = await lane.limit(() => this.sender.shape(target, work.eventType, work.body));
     } catch (error) {
       if (error instanceof TransformationBusyError) return { busy: error.waitMs };
       throw error;
+    } finally {
+      lane.users -= 1;
+      if (lane.users === 0) this.shaping.delete(target.id);
     }
     if (shaped?.kind !== 'cancelled') return shaped;
     if (await this.repository.markSkipped(work.id, 'transformation')) {
