@@ -34,6 +34,9 @@
  *      - ordering: per-lead ordering's cost (measures/ordering.mjs, not guarded): deliveries/s of
  *                  N leads × 3 events to an ordered endpoint vs an unordered one, and the other
  *                  leads' lag p99 beside a lead whose deliveries fail vs without it.
+ *      - transformations: CPU per call of the worked transformation through the sandbox's worker
+ *                  threads (bench/transformations.mjs, in a child process of its own; not
+ *                  guarded), against the ceiling 0.5 ms.
  *   3. Prints one table (measure, ours, ceiling, ratio, goal, met?) and writes it with machine
  *      information and the raw figures to bench/results/<timestamp>.json, latest.json and
  *      latest.md. A --quick run writes <timestamp>-quick.json, latest-quick.json and
@@ -74,6 +77,7 @@ import * as reads from './measures/reads.mjs';
 import * as scaleOut from './measures/scale-out.mjs';
 import * as scale from './measures/scale.mjs';
 import * as token from './measures/token.mjs';
+import * as transformations from './transformations.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -107,6 +111,7 @@ const MEASURES = [
   ['scaleout', 'scaleOut', scaleOut],
   ['observability', 'observability', observability],
   ['ordering', 'ordering', ordering],
+  ['transformations', 'transformations', transformations],
 ];
 const STEPS = MEASURES.map(([step]) => step);
 /** The measures in the order of the table's rows. */
@@ -121,6 +126,7 @@ const TABLE = [
   scaleOut,
   observability,
   ordering,
+  transformations,
 ];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;
 for (const step of ONLY ?? []) {
