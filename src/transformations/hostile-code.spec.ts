@@ -84,14 +84,9 @@ describe('hostile code: CPU, memory, stack and size', () => {
       { kind: 'timeout', message: 'ran longer than 50 ms', line: 1 },
     ],
     [
-      'unbounded array growth',
-      'function handler(webhook) {\n  let rows = [webhook];\n  for (;;) rows = rows.concat(rows);\n}',
+      'unbounded array growth (8 MiB rows pushed without end)',
+      'function handler(webhook) {\n  const rows = [];\n  for (;;) rows.push(new Float64Array(1 << 20));\n}',
       { kind: 'memory', message: 'used more than 16 MiB of memory', line: 3 },
-    ],
-    [
-      'sixty 8 MB typed arrays (QuickJS’s own count misses large allocations)',
-      'function handler(webhook) {\n  const rows = [];\n  for (let i = 0; i < 60; i++) rows.push(new Uint8Array(8e6));\n  return webhook;\n}',
-      { kind: 'memory', message: 'used more than 16 MiB of memory' },
     ],
     [
       'deep recursion',
