@@ -34,6 +34,9 @@
  *      - ordering: per-lead ordering's cost (measures/ordering.mjs, not guarded): deliveries/s of
  *                  N leads × 3 events to an ordered endpoint vs an unordered one, and the other
  *                  leads' lag p99 beside a lead whose deliveries fail vs without it.
+ *      - transformations: CPU per call of the worked transformation through the sandbox's worker
+ *                  threads (bench/transformations.mjs, in a child process of its own; not
+ *                  guarded), against the ceiling 0.5 ms.
  *      - transformed: a transformation's cost (measures/transformed.mjs, not guarded):
  *                  deliveries/s of N leads to an endpoint running the README's HubSpot example
  *                  vs one without, rounds alternating.
@@ -78,6 +81,7 @@ import * as reads from './measures/reads.mjs';
 import * as scaleOut from './measures/scale-out.mjs';
 import * as scale from './measures/scale.mjs';
 import * as token from './measures/token.mjs';
+import * as transformations from './transformations.mjs';
 
 const { values: args } = parseArgs({
   options: {
@@ -111,6 +115,7 @@ const MEASURES = [
   ['scaleout', 'scaleOut', scaleOut],
   ['observability', 'observability', observability],
   ['ordering', 'ordering', ordering],
+  ['transformations', 'transformations', transformations],
   ['transformed', 'transformed', transformed],
 ];
 const STEPS = MEASURES.map(([step]) => step);
@@ -126,6 +131,7 @@ const TABLE = [
   scaleOut,
   observability,
   ordering,
+  transformations,
   transformed,
 ];
 const ONLY = args.only ? new Set(args.only.split(',')) : null;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import {
   newQuickJSWASMModuleFromVariant,
+  newVariant,
   type QuickJSContext,
   type QuickJSHandle,
   type QuickJSRuntime,
@@ -28,6 +29,14 @@ import {
 } from './transformation-outcome';
 import { readSerialisedResult } from './transformation-result';
 
+/** What this file uses of WebAssembly's JavaScript API (the project's TypeScript lib has no DOM). */
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+}
+declare const WebAssembly: {
+  Memory: new (descriptor: { initial: number; maximum: number }) => WasmMemory;
+};
+
 const load = createRequire(__filename);
 type FfiClass = Awaited<ReturnType<QuickJSSyncVariant['importFFI']>>;
 type ModuleLoader = Awaited<ReturnType<QuickJSSyncVariant['importModuleLoader']>>;
@@ -50,12 +59,26 @@ const RELEASE_SYNC: QuickJSSyncVariant = {
 /** Code keys whose runtime one engine (one thread) keeps, least recently used first out. */
 export const RUNTIMES_PER_THREAD = 64;
 /**
- * The WebAssembly memory of one engine past which, after a call, every runtime is disposed and
- * the module dropped for a new one: WebAssembly memory grows and never shrinks, so this bounds
- * what a thread holds whatever the runtimes did (each is limited to 16 MiB, 32 of them could
- * reach 512 MiB).
+ * The most WebAssembly memory one engine (one thread, all its runtimes) can ever have: its
+ * `WebAssembly.Memory` is made with this maximum, so an allocation past it fails inside QuickJS
+ * (an "out of memory" the call reports as kind `memory`) instead of growing the process.
+ *
+ * It is needed: in this build QuickJS's own limit (`setMemoryLimit`) counts only a few bytes per
+ * allocation (the WebAssembly C library has no `malloc_usable_size`), so it refuses one allocation
+ * larger than 16 MiB, or millions of small ones, but let sixty 8 MB typed arrays through.
  */
-export const ENGINE_MEMORY_CEILING_BYTES = 128 * 1024 * 1024;
+export const ENGINE_MEMORY_LIMIT_BYTES = 128 * 1024 * 1024;
+/**
+ * The WebAssembly memory of one engine past which, after a call, every runtime is disposed and
+ * the module replaced by a new one with a new memory: WebAssembly memory grows and never shrinks,
+ * so this keeps a thread's memory near what its runtimes need (64 of ~100 KiB, and one call's
+ * 16 MiB) after a call that used much more.
+ */
+export const ENGINE_MEMORY_CEILING_BYTES = 64 * 1024 * 1024;
+/** WebAssembly pages are 64 KiB. */
+const WASM_PAGE_BYTES = 64 * 1024;
+/** QuickJS's build starts with 16 MiB of memory (its data, its 5 MiB stack and the heap). */
+const ENGINE_INITIAL_MEMORY_BYTES = 16 * 1024 * 1024;
 /** Wall time the prelude may take in a new runtime (it freezes every intrinsic: about 1 ms). */
 const PRELUDE_BUDGET_MS = 1_000;
 /** Wall time to read a thrown value once the call's budget is spent (its getters run). */
@@ -84,15 +107,44 @@ export interface TransformationTaskResult {
   callMs?: number | null;
 }
 
-/** The interrupt handler's state: the current call's deadline (`performance.now()` ms). */
+/**
+ * The interrupt handler's state for the current call: its deadline (`performance.now()` ms) and
+ * the engine's memory size when it started.
+ */
 interface Budget {
   deadline: number;
+  /** The deadline passed. */
   interrupted: boolean;
+  memoryAtStart: number;
+  /** The engine's memory grew by more than the limit during the call. */
+  overMemory: boolean;
+}
+
+/** Starts a budget of `ms` for what runs next in a runtime of `memory`. */
+function startBudget(budget: Budget, memory: WasmMemory, ms: number): void {
+  budget.deadline = performance.now() + ms;
+  budget.interrupted = false;
+  budget.overMemory = false;
+  budget.memoryAtStart = memory.buffer.byteLength;
+}
+
+/**
+ * Whether what ran since {@link startBudget} used more than the memory limit, as far as the engine
+ * can tell: the WebAssembly memory grows only once the free memory in it is used up, so growth of
+ * more than 16 MiB during one call means the call held more than that (QuickJS's own count misses
+ * large allocations, see {@link ENGINE_MEMORY_LIMIT_BYTES}).
+ */
+function grewPastLimit(budget: Budget, memory: WasmMemory): boolean {
+  return (
+    budget.overMemory ||
+    memory.buffer.byteLength - budget.memoryAtStart > TRANSFORMATION_MEMORY_LIMIT_BYTES
+  );
 }
 
 /** A code key's runtime: one QuickJS runtime and context with the code evaluated once. */
 interface Compiled {
   code: string;
+  memory: WasmMemory;
   runtime: QuickJSRuntime;
   context: QuickJSContext;
   budget: Budget;
@@ -132,12 +184,13 @@ function isNativeStackOverflow(error: unknown): boolean {
  * The transformation engine of one thread (docs/security.md#transformation-sandbox): QuickJS
  * compiled to WebAssembly, with no module loader and no host function. For each code key it
  * keeps one runtime (memory limit 16 MiB, stack limit 256 KiB, an interrupt handler with a
- * per-call deadline of 50 ms) and one context in which the prelude (`sandbox-prelude.ts`) and
+ * per-call deadline of 50 ms that also stops a call once the engine's memory grew by more than
+ * 16 MiB) and one context in which the prelude (`sandbox-prelude.ts`) and
  * then the code were evaluated once, in an LRU of {@link RUNTIMES_PER_THREAD}; a call costs the
  * handler's own work, not a fresh context's. A runtime is disposed and forgotten after a
  * timeout, memory or stack failure (its state may be broken), and the whole WebAssembly module
  * is replaced when QuickJS itself fails (a native stack overflow, an abort) or its memory passes
- * {@link ENGINE_MEMORY_CEILING_BYTES}. Synchronous once {@link ready}: the sandbox runs it in
+ * {@link ENGINE_MEMORY_CEILING_BYTES}; it can never pass {@link ENGINE_MEMORY_LIMIT_BYTES}. Synchronous once {@link ready}: the sandbox runs it in
  * worker threads, so a 50 ms call never blocks the event loop.
  */
 export class TransformationEngine {
@@ -153,7 +206,14 @@ export class TransformationEngine {
   /** Loads the WebAssembly module (about 10 ms) if it is not loaded. */
   async ready(): Promise<void> {
     if (this.module !== null) return;
-    this.loading ??= newQuickJSWASMModuleFromVariant(RELEASE_SYNC);
+    this.loading ??= newQuickJSWASMModuleFromVariant(
+      newVariant(RELEASE_SYNC, {
+        wasmMemory: new WebAssembly.Memory({
+          initial: ENGINE_INITIAL_MEMORY_BYTES / WASM_PAGE_BYTES,
+          maximum: ENGINE_MEMORY_LIMIT_BYTES / WASM_PAGE_BYTES,
+        }),
+      }),
+    );
     const loading = this.loading;
     try {
       const module = await loading;
@@ -277,8 +337,9 @@ export class TransformationEngine {
    */
   private compile(code: string): Compiled | Refused {
     const module = this.requireModule();
+    const memory = module.getWasmMemory();
     const runtime = module.newRuntime();
-    const budget: Budget = { deadline: 0, interrupted: false };
+    const budget: Budget = { deadline: 0, interrupted: false, memoryAtStart: 0, overMemory: false };
     let context: QuickJSContext | null = null;
     const handles: QuickJSHandle[] = [];
     const release = () => {
@@ -290,6 +351,10 @@ export class TransformationEngine {
       runtime.setMemoryLimit(TRANSFORMATION_MEMORY_LIMIT_BYTES);
       runtime.setMaxStackSize(TRANSFORMATION_MAX_STACK_BYTES);
       runtime.setInterruptHandler(() => {
+        if (memory.buffer.byteLength - budget.memoryAtStart > TRANSFORMATION_MEMORY_LIMIT_BYTES) {
+          budget.overMemory = true;
+          return true;
+        }
         if (performance.now() <= budget.deadline) return false;
         budget.interrupted = true;
         return true;
@@ -297,7 +362,7 @@ export class TransformationEngine {
       context = runtime.newContext();
       const vm = context;
 
-      budget.deadline = performance.now() + PRELUDE_BUDGET_MS;
+      startBudget(budget, memory, PRELUDE_BUDGET_MS);
       const prelude = vm.evalCode(SANDBOX_PRELUDE, PRELUDE_FILE_NAME, {
         type: 'global',
         strict: true,
@@ -316,9 +381,8 @@ export class TransformationEngine {
       );
       api.dispose();
 
-      const partial = { code, runtime, context: vm, budget };
-      budget.deadline = performance.now() + TRANSFORMATION_CPU_BUDGET_MS;
-      budget.interrupted = false;
+      const partial = { code, memory, runtime, context: vm, budget };
+      startBudget(budget, memory, TRANSFORMATION_CPU_BUDGET_MS);
       const evaluated = vm.evalCode(code, TRANSFORMATION_FILE_NAME, { type: 'global' });
       if (evaluated.error) {
         const problem = this.describeFailure(partial, describe, evaluated.error, true);
@@ -346,9 +410,9 @@ export class TransformationEngine {
         };
       }
       const drained = this.drainJobs(partial, describe);
-      if (drained !== null) {
+      if (drained !== null || grewPastLimit(budget, memory)) {
         release();
-        return { code, failure: drained };
+        return { code, failure: drained ?? failure('memory', MEMORY_MESSAGE) };
       }
       take.dispose();
       return { ...partial, handles: { call, serialise, describe, handler } };
@@ -381,10 +445,15 @@ export class TransformationEngine {
     );
     const payload = vm.newString(input.payloadJson);
     const started = performance.now();
-    budget.deadline = started + TRANSFORMATION_CPU_BUDGET_MS;
-    budget.interrupted = false;
+    startBudget(budget, entry.memory, TRANSFORMATION_CPU_BUDGET_MS);
     try {
-      return this.callWithin(entry, meta, payload);
+      const result = this.callWithin(entry, meta, payload);
+      const memoryFailed =
+        result.outcome.kind === 'error' && result.outcome.error.kind === 'memory';
+      if (!memoryFailed && grewPastLimit(budget, entry.memory)) {
+        return { outcome: errorOutcome(failure('memory', MEMORY_MESSAGE)), broken: true };
+      }
+      return result;
     } finally {
       this.lastCallMs = performance.now() - started;
     }
@@ -439,7 +508,7 @@ export class TransformationEngine {
 
   /** Runs the promise jobs a call or the code left, under the current deadline. */
   private drainJobs(
-    entry: Pick<Compiled, 'runtime' | 'context' | 'budget'>,
+    entry: Pick<Compiled, 'memory' | 'runtime' | 'context' | 'budget'>,
     describe: QuickJSHandle,
   ): TransformationFailure | null {
     if (!entry.runtime.hasPendingJob()) return null;
@@ -463,15 +532,15 @@ export class TransformationEngine {
    * a `SyntaxError` raised while compiling the customer's file (`atCompile`).
    */
   private describeFailure(
-    entry: Pick<Compiled, 'context' | 'budget'>,
+    entry: Pick<Compiled, 'memory' | 'context' | 'budget'>,
     describe: QuickJSHandle,
     thrown: QuickJSHandle,
     atCompile: boolean,
   ): TransformationFailure {
-    const { context: vm, budget } = entry;
+    const { context: vm, budget, memory } = entry;
     const interrupted = budget.interrupted;
-    budget.deadline = performance.now() + DESCRIBE_BUDGET_MS;
-    budget.interrupted = false;
+    const overMemory = grewPastLimit(budget, memory);
+    startBudget(budget, memory, DESCRIBE_BUDGET_MS);
     let described: Described | null = null;
     const read = vm.callFunction(describe, vm.undefined, thrown);
     thrown.dispose();
@@ -483,6 +552,7 @@ export class TransformationEngine {
     const [line, column] = positionIn(
       described !== null && 'stack' in described ? described.stack : undefined,
     );
+    if (overMemory) return failure('memory', MEMORY_MESSAGE, line, column);
     if (interrupted) return failure('timeout', TIMEOUT_MESSAGE, line, column);
     if (described === null) return failure('throw', UNREADABLE_THROW);
     if ('value' in described) return failure('throw', `Uncaught ${described.value}`);
@@ -490,7 +560,8 @@ export class TransformationEngine {
     if (name === 'InternalError' && message === 'out of memory') {
       return failure('memory', MEMORY_MESSAGE, line, column);
     }
-    if (name === 'InternalError' && message === 'stack overflow') {
+    // The parser reports its own recursion as a SyntaxError.
+    if ((name === 'InternalError' || name === 'SyntaxError') && message === 'stack overflow') {
       return failure('stack', STACK_MESSAGE, line, column);
     }
     const text = name === '' ? message : message === '' ? name : `${name}: ${message}`;

@@ -1,4 +1,3 @@
-import { EVENT_EXAMPLES } from '../webhooks/event-examples.constants';
 import {
   TransformationSandbox,
   type TransformationInput,
@@ -11,10 +10,29 @@ import {
  * build; `hostile-code.spec.ts` runs hostile code against the real worker threads.
  */
 
+/**
+ * A lead.created event's data, with the fields of `src/webhooks/event-examples.constants.ts`
+ * (written out: this feature imports no other, its tests included).
+ */
+const LEAD = {
+  id: 19801,
+  campaign_id: 1,
+  phone: '+12123744203',
+  first_name: 'Alva',
+  last_name: 'Treutel',
+  email: 'alva.treutel@example.com',
+  company: 'Howe, Konopelski and Wyman',
+  title: 'Operations Manager',
+  tags: ['open-house'],
+  source: 'crm-sync',
+  import_id: 'da0d9e06-a528-4f56-97cb-2ce1284d80c6',
+  created_at: '2026-11-22T23:10:54.279Z',
+};
+
 const LEAD_CREATED_BODY = JSON.stringify({
   type: 'lead.created',
   timestamp: '2026-11-22T23:10:54.279Z',
-  data: EVENT_EXAMPLES['lead.created'],
+  data: LEAD,
 });
 
 /** A Svix-shaped input: a lead.created delivery to a CRM endpoint. */
@@ -63,7 +81,7 @@ describe('TransformationSandbox: mapping a delivery', () => {
   return webhook;
 }`),
     );
-    const lead = EVENT_EXAMPLES['lead.created'];
+    const lead = LEAD;
     expect(outcome).toEqual({
       kind: 'request',
       method: 'POST',
@@ -111,8 +129,8 @@ describe('TransformationSandbox: mapping a delivery', () => {
     );
     expect(outcome).toMatchObject({
       method: 'PATCH',
-      url: `https://crm.example.com/contacts/${EVENT_EXAMPLES['lead.created'].id}`,
-      headers: { authorization: 'Bearer abc', 'x-lead': String(EVENT_EXAMPLES['lead.created'].id) },
+      url: `https://crm.example.com/contacts/${LEAD.id}`,
+      headers: { authorization: 'Bearer abc', 'x-lead': String(LEAD.id) },
       body: LEAD_CREATED_BODY,
     });
   });
@@ -125,7 +143,7 @@ describe('TransformationSandbox: mapping a delivery', () => {
   return webhook;
 }`),
     );
-    expect(outcome.body).toBe(`email=${encodeURIComponent(EVENT_EXAMPLES['lead.created'].email!)}`);
+    expect(outcome.body).toBe(`email=${encodeURIComponent(LEAD.email)}`);
     expect(outcome.contentType).toBe('application/x-www-form-urlencoded');
   });
 
@@ -382,6 +400,39 @@ describe('TransformationSandbox: determinism', () => {
     const outcomes = [];
     for (let i = 0; i < 5; i++) outcomes.push(await sandbox.run(code, input()));
     expect(new Set(outcomes.map((outcome) => JSON.stringify(outcome))).size).toBe(1);
+  });
+
+  it('freezes every intrinsic reachable from globalThis, and globalThis once handler is defined', async () => {
+    const outcome = request(
+      await run(`function handler(webhook) {
+  // globalThis itself leads to the customer's own handler, which is not frozen.
+  const seen = new Set([globalThis]);
+  const todo = Object.getOwnPropertyNames(globalThis).filter((name) => name !== 'handler').map((name) => globalThis[name]);
+  todo.push(Object.getPrototypeOf(function* () {}), Object.getPrototypeOf(async function () {}), Object.getPrototypeOf([][Symbol.iterator]()), Object.getPrototypeOf(new Map().entries()));
+  const open = [];
+  while (todo.length > 0) {
+    const value = todo.pop();
+    if (!((typeof value === 'object' && value !== null) || typeof value === 'function') || seen.has(value)) continue;
+    seen.add(value);
+    if (!Object.isFrozen(value)) open.push(String(value.name ?? value));
+    todo.push(Object.getPrototypeOf(value));
+    for (const key of Reflect.ownKeys(value)) {
+      const { value: inner, get, set } = Object.getOwnPropertyDescriptor(value, key);
+      todo.push(inner, get, set);
+    }
+  }
+  webhook.payload = { reached: seen.size, open, global: Object.isFrozen(globalThis) };
+  return webhook;
+}`),
+    );
+    const { reached, open, global } = JSON.parse(outcome.body) as {
+      reached: number;
+      open: string[];
+      global: boolean;
+    };
+    expect(open).toEqual([]);
+    expect(reached).toBeGreaterThan(300);
+    expect(global).toBe(true);
   });
 
   it('has neither Atomics, SharedArrayBuffer, WeakRef nor FinalizationRegistry', async () => {
