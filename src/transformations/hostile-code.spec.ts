@@ -392,8 +392,9 @@ describe('hostile code: the process', () => {
     for (const result of refused) {
       const error = (result as PromiseRejectedResult).reason as TransformationBusyError;
       expect(error).toBeInstanceOf(TransformationBusyError);
+      // As long as the calls ahead take at the slow lane's share of the threads: 1 to 10 s.
       expect(error.waitMs).toBeGreaterThanOrEqual(250);
-      expect(error.waitMs).toBeLessThanOrEqual(1_000);
+      expect(error.waitMs).toBeLessThanOrEqual(10_000);
     }
     // Refused at once: every refusal came before any accepted call ended.
     expect(settled.slice(0, refused.length).every((kind) => kind === 'busy')).toBe(true);

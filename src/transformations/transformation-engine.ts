@@ -89,6 +89,11 @@ const ENGINE_STOPPED_MESSAGE = "the transformation's engine stopped";
 /** One task of the sandbox's worker threads (`transformation.worker.ts`). */
 export type TransformationTask =
   | { op: 'run'; code: TransformationCode; input: TransformationInput }
+  /**
+   * Calls of one code on several inputs in order, as many as fit in `budgetMs` of the engine's
+   * wall time (the first always runs; each call still has its own 50 ms budget).
+   */
+  | { op: 'runMany'; code: TransformationCode; inputs: TransformationInput[]; budgetMs: number }
   | { op: 'check'; code: string; samples: TransformationInput[] }
   | { op: 'warm' };
 
@@ -96,6 +101,8 @@ export type TransformationTask =
 export interface TransformationTaskResult {
   /** A `run`'s outcome. */
   outcome?: WireOutcome;
+  /** A `runMany`'s outcomes, in the order of its inputs: those not run (out of time) left out. */
+  outcomes?: WireOutcome[];
   /** A `check`'s first problem, or null. */
   problem?: TransformationFailure | null;
   /** Wall time the engine spent on the task, in milliseconds. */
@@ -235,6 +242,16 @@ export class TransformationEngine {
       this.lastCallMs = null;
       result.outcome = this.run(task.code, task.input);
       result.callMs = this.lastCallMs;
+    } else if (task.op === 'runMany') {
+      result.outcomes = [];
+      let slowest = 0;
+      for (const input of task.inputs) {
+        this.lastCallMs = null;
+        result.outcomes.push(this.run(task.code, input));
+        slowest = Math.max(slowest, this.lastCallMs ?? TRANSFORMATION_CPU_BUDGET_MS);
+        if (performance.now() - started >= task.budgetMs) break;
+      }
+      result.callMs = slowest;
     } else if (task.op === 'check') result.problem = this.check(task.code, task.samples);
     else this.warm();
     result.elapsedMs = performance.now() - started;

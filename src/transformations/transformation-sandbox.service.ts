@@ -37,6 +37,17 @@ import {
 const MAX_THREADS = 4;
 /** Calls queued or running per thread, at most, before {@link TransformationBusyError}. */
 const CALLS_PER_THREAD = 16;
+/**
+ * The share of the threads' time slow-lane tasks may take, over windows of
+ * {@link SLOW_WINDOW_MS}: the process's budget for code that is slow (or hostile), so that it
+ * cannot take a core from the rest of the process.
+ */
+const SLOW_SHARE = 0.25;
+const SLOW_WINDOW_MS = 1_000;
+/** The longest a slow-lane call is told to wait before it asks again, in ms. */
+const SLOW_MAX_WAIT_MS = 10_000;
+/** The engine's wall time one task of {@link TransformationSandbox.runMany} may take, in ms. */
+const MANY_BUDGET_MS = 20;
 /** Calls of one code key queued or running, at most. */
 const CALLS_PER_KEY = 4;
 /**
@@ -133,6 +144,9 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
   private readonly inLane: Record<Lane, number> = { fast: 0, slow: 0 };
   private readonly perKey = new Map<string, number>();
   private readonly lastCallMs = new Map<string, number>();
+  /** The slow lane's time spent in the current window ({@link slowTimeLeft}). */
+  private readonly slowWindow = { startedAt: 0, spentMs: 0 };
+  private slowTimer: NodeJS.Timeout | null = null;
 
   constructor(
     @Optional()
@@ -148,6 +162,7 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
   /** Stops the worker threads; calls still queued fail, later calls throw {@link TransformationBusyError}. */
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
+    if (this.slowTimer !== null) clearTimeout(this.slowTimer);
     for (const lane of ['fast', 'slow'] as const) {
       for (const waiting of this.lanes[lane].splice(0)) {
         this.release(waiting);
@@ -238,7 +253,23 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
         Math.max(250, Math.ceil(calls / this.threads) * TRANSFORMATION_CPU_BUDGET_MS),
       );
     if (inFlight >= total) return drainMs(inFlight);
-    if (lane === 'slow' && this.inLane.slow >= total / 2) return drainMs(this.inLane.slow);
+    // The slow lane drains at SLOW_SHARE of the threads' time: its callers wait as long as the
+    // calls ahead of them take to go at that pace (1 to 10 s), so that a crowd of slow endpoints
+    // is not put back and woken again several times a second.
+    const slowDrainMs = () =>
+      Math.min(
+        SLOW_MAX_WAIT_MS,
+        Math.max(
+          SLOW_WINDOW_MS,
+          (this.inLane.slow * TRANSFORMATION_CPU_BUDGET_MS) / (SLOW_SHARE * this.threads),
+        ),
+      );
+    if (lane === 'slow' && this.inLane.slow >= total / 2) return slowDrainMs();
+    // Only a key known to be slow waits for the slow lane's time: a key not seen yet (a new
+    // version's first call) goes, bounded by the lane's count above.
+    if (lane === 'slow' && this.lastCallMs.has(key) && this.slowTimeLeft() <= 0) {
+      return slowDrainMs();
+    }
     if ((this.perKey.get(key) ?? 0) >= CALLS_PER_KEY) return drainMs(CALLS_PER_KEY);
     return null;
   }
@@ -256,6 +287,58 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
     if (error instanceof WatchdogExpired) return failure('timeout', TIMEOUT_MESSAGE);
     this.logger.warn(`a transformation task failed: ${String(error)}`);
     return failure('throw', WORKER_STOPPED_MESSAGE);
+  }
+
+  /**
+   * Runs `code`'s handler on each of `inputs` (a batch's deliveries to one endpoint), as
+   * {@link run} does one, but in as few thread tasks as fit: a key known to be fast sends its
+   * inputs together, up to {@link MANY_BUDGET_MS} of the engine's time a task (the rest go in
+   * the next task); any other key one input a task. The whole batch counts as one call of its key
+   * against the budget while it runs.
+   *
+   * @returns the outcomes, in the order of `inputs`.
+   * @throws TransformationBusyError (at once, before anything runs) when the process's budget is
+   * used up; never anything else.
+   */
+  async runMany(
+    code: TransformationCode,
+    inputs: TransformationInput[],
+  ): Promise<TransformationOutcome[]> {
+    if (inputs.length <= 1) return Promise.all(inputs.map((input) => this.run(code, input)));
+    const bytes = Buffer.byteLength(code.code, 'utf8');
+    if (bytes > TRANSFORMATION_MAX_CODE_BYTES) {
+      return inputs.map(() => errorOutcome(codeTooLarge(bytes)));
+    }
+    const outcomes: TransformationOutcome[] = [];
+    while (outcomes.length < inputs.length) {
+      const last = this.lastCallMs.get(code.key);
+      const lane: Lane = last !== undefined && last < FAST_CALL_MS ? 'fast' : 'slow';
+      const rest = inputs.slice(outcomes.length, lane === 'fast' ? undefined : outcomes.length + 1);
+      // The first task is refused as a whole; later ones wait their turn (the batch has begun).
+      const waitMs = this.busyFor(code.key, lane);
+      if (waitMs !== null) {
+        if (outcomes.length === 0) throw new TransformationBusyError(waitMs);
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+        continue;
+      }
+      const watchdogMs = WATCHDOG_MS + MANY_BUDGET_MS;
+      try {
+        const result = await this.enqueue(
+          { op: 'runMany', code, inputs: rest, budgetMs: MANY_BUDGET_MS },
+          code.key,
+          lane,
+          watchdogMs,
+        );
+        this.remember(code.key, result.callMs ?? result.elapsedMs);
+        const got = result.outcomes ?? [];
+        if (got.length === 0) throw new Error('the transformation task answered nothing');
+        for (const outcome of got) outcomes.push(fromWire(outcome));
+      } catch (error) {
+        this.remember(code.key, WATCHDOG_MS);
+        outcomes.push(errorOutcome(this.stopped(error)));
+      }
+    }
+    return outcomes;
   }
 
   private start(): void {
@@ -309,26 +392,61 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
   private pump(): void {
     while (this.running < this.threads) {
       const { fast, slow } = this.lanes;
+      // Slow tasks (checks and warm-ups included) wait while the window's slow time is spent.
+      const slowMayGo = slow.length > 0 && this.slowTimeLeft() > 0;
       let next: Waiting | undefined;
-      if (fast.length > 0 && (slow.length === 0 || this.fastStreak < FAST_STREAK)) {
+      if (fast.length > 0 && (!slowMayGo || this.fastStreak < FAST_STREAK)) {
         this.fastStreak += 1;
         next = fast.shift();
-      } else {
+      } else if (slowMayGo) {
         this.fastStreak = 0;
         next = slow.shift();
       }
-      if (next === undefined) return;
+      if (next === undefined) {
+        if (slow.length > 0) this.pumpAtNextWindow();
+        return;
+      }
       this.running += 1;
       void this.dispatch(next);
     }
   }
 
+  /**
+   * The slow lane's time left in the current window, in ms: slow calls may keep the threads busy
+   * at most {@link SLOW_SHARE} of the time, so that endpoints whose code takes its whole budget
+   * leave the machine's cores to the rest of the process (the untransformed deliveries, the API).
+   */
+  private slowTimeLeft(): number {
+    const now = performance.now();
+    if (now - this.slowWindow.startedAt >= SLOW_WINDOW_MS) {
+      this.slowWindow.startedAt = now;
+      this.slowWindow.spentMs = 0;
+    }
+    return SLOW_SHARE * SLOW_WINDOW_MS * this.threads - this.slowWindow.spentMs;
+  }
+
+  /** Pumps again when the current slow window ends. */
+  private pumpAtNextWindow(): void {
+    if (this.slowTimer !== null || this.closed) return;
+    const waitMs = Math.max(1, SLOW_WINDOW_MS - (performance.now() - this.slowWindow.startedAt));
+    this.slowTimer = setTimeout(() => {
+      this.slowTimer = null;
+      this.pump();
+    }, waitMs);
+    this.slowTimer.unref();
+  }
+
   private async dispatch(waiting: Waiting): Promise<void> {
+    const started = performance.now();
     try {
       waiting.resolve(await this.execute(waiting));
     } catch (error) {
       waiting.reject(error);
     } finally {
+      // The slow lane's time: what its calls that were slow took (a first call that was quick,
+      // making its runtime included, does not count).
+      const tookMs = performance.now() - started;
+      if (waiting.lane === 'slow' && tookMs >= FAST_CALL_MS) this.slowWindow.spentMs += tookMs;
       this.running -= 1;
       this.release(waiting);
       this.pump();

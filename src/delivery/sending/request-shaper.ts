@@ -7,7 +7,11 @@ import {
   type DeliveryTarget,
   type EndpointTransformation,
 } from '../../webhooks';
-import { TransformationSandbox, type TransformationFailure } from '../../transformations';
+import {
+  TransformationSandbox,
+  type TransformationFailure,
+  type TransformationOutcome,
+} from '../../transformations';
 import type { RequestMethod } from './webhook.sender';
 
 /** The prefix of an attempt's error when its transformation failed (docs/webhooks.md#transformations). */
@@ -88,33 +92,57 @@ export class RequestShaper {
       { key: runtimeKey(target.id, transformation), code: transformation.code },
       transformationInput(target, eventType, body),
     );
-    if (outcome.kind === 'cancelled') return { kind: 'cancelled', version };
-    if (outcome.kind === 'error') {
-      return {
-        kind: 'error',
-        version,
-        error: transformationErrorText(outcome.error),
-        failure: outcome.error,
-      };
-    }
-    const checked = checkTransformedTarget({ url: outcome.url, headers: outcome.headers });
-    if ('problem' in checked) {
-      const failure: TransformationFailure = {
-        kind: 'shape',
-        message: checked.problem,
-        line: null,
-        column: null,
-      };
-      return { kind: 'error', version, error: transformationErrorText(failure), failure };
-    }
+    return shapedOf(outcome, transformation.version);
+  }
+
+  /**
+   * {@link shape} for several messages to one endpoint (a batch's deliveries), in as few
+   * sandbox tasks as fit (`TransformationSandbox.runMany`).
+   * @returns one shaped request per message, in order; null when there is no transformation.
+   * @throws TransformationBusyError as {@link shape}, for the whole batch.
+   */
+  async shapeMany(
+    target: Pick<DeliveryTarget, 'id' | 'url' | 'headers' | 'transformation'>,
+    messages: ReadonlyArray<{ eventType: string; body: string }>,
+  ): Promise<ShapedRequest[] | null> {
+    const transformation = target.transformation;
+    if (transformation === null) return null;
+    const outcomes = await this.sandbox.runMany(
+      { key: runtimeKey(target.id, transformation), code: transformation.code },
+      messages.map((m) => transformationInput(target, m.eventType, m.body)),
+    );
+    return outcomes.map((outcome) => shapedOf(outcome, transformation.version));
+  }
+}
+
+/** A sandbox outcome held to the endpoint rules, as a {@link ShapedRequest} of `version`. */
+function shapedOf(outcome: TransformationOutcome, version: number): ShapedRequest {
+  if (outcome.kind === 'cancelled') return { kind: 'cancelled', version };
+  if (outcome.kind === 'error') {
     return {
-      kind: 'send',
+      kind: 'error',
       version,
-      method: outcome.method,
-      url: checked.url,
-      headers: checked.headers,
-      contentType: checked.contentType ?? outcome.contentType,
-      body: outcome.body,
+      error: transformationErrorText(outcome.error),
+      failure: outcome.error,
     };
   }
+  const checked = checkTransformedTarget({ url: outcome.url, headers: outcome.headers });
+  if ('problem' in checked) {
+    const failure: TransformationFailure = {
+      kind: 'shape',
+      message: checked.problem,
+      line: null,
+      column: null,
+    };
+    return { kind: 'error', version, error: transformationErrorText(failure), failure };
+  }
+  return {
+    kind: 'send',
+    version,
+    method: outcome.method,
+    url: checked.url,
+    headers: checked.headers,
+    contentType: checked.contentType ?? outcome.contentType,
+    body: outcome.body,
+  };
 }

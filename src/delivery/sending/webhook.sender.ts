@@ -198,6 +198,12 @@ export class WebhookSender implements OnModuleDestroy {
     return this.shaper.shape(...args);
   }
 
+  /** {@link shape} for a batch's messages to one endpoint ({@link RequestShaper.shapeMany}). */
+  shapeMany(...args: Parameters<RequestShaper['shapeMany']>): Promise<ShapedRequest[] | null> {
+    if (!this.shaper) throw new Error('this WebhookSender was built without a RequestShaper');
+    return this.shaper.shapeMany(...args);
+  }
+
   /**
    * POSTs `message` to `url`, signed with each of `secrets` as of now: {@link sign} then
    * {@link sendSigned}.

@@ -265,6 +265,10 @@ export class ScheduledAttempts {
       tally.putBack = { deliveryIds: heldBack, waitMs: grant.waitMs };
     }
     const leaseOf = new Map(due.slice(0, grant.granted).map((w, i) => [w.id, grant.leases[i]]));
+    // Their transformation runs, together (docs/webhooks.md#transformations).
+    const shapes = sendable
+      ? await this.shapeBatch(due.slice(0, grant.granted), sendable)
+      : new Map<number, ShapedRequest | { busy: number }>();
     const waiting = new Set(heldBack);
     // Put back because this process's transformation budget was used up (with the longest wait).
     const busy = { deliveryIds: [] as number[], waitMs: 0 };
@@ -288,7 +292,14 @@ export class ScheduledAttempts {
             tally[await this.drop(work)] += 1;
             return;
           }
-          const attempted = await this.attempt(work, target, resumed, true, leaseOf.get(work.id));
+          const attempted = await this.attempt(
+            work,
+            target,
+            resumed,
+            true,
+            leaseOf.get(work.id),
+            shapes.get(work.id),
+          );
           if (attempted.kind === 'dropped') tally[await this.drop(work)] += 1;
           else if (attempted.kind === 'left') tally.left += 1;
           else if (attempted.kind === 'taken' || attempted.kind === 'cancelled') tally.skipped += 1;
@@ -335,26 +346,69 @@ export class ScheduledAttempts {
   private async shapeOf(
     work: DeliveryWork,
     target: DeliveryTarget,
+    given?: ShapedRequest | { busy: number },
   ): Promise<ShapedRequest | null | { busy: number } | 'cancelled'> {
     if (target.transformation === null) return null;
     let shaped: ShapedRequest | null;
-    const lane = this.shaping.get(target.id) ?? { limit: pLimit(SHAPES_PER_ENDPOINT), users: 0 };
-    this.shaping.set(target.id, lane);
-    lane.users += 1;
-    try {
-      shaped = await lane.limit(() => this.sender.shape(target, work.eventType, work.body));
-    } catch (error) {
-      if (error instanceof TransformationBusyError) return { busy: error.waitMs };
-      throw error;
-    } finally {
-      lane.users -= 1;
-      if (lane.users === 0) this.shaping.delete(target.id);
+    if (given !== undefined) {
+      if ('busy' in given) return given;
+      shaped = given;
+    } else {
+      try {
+        shaped = await this.inShapingLane(target.id, () =>
+          this.sender.shape(target, work.eventType, work.body),
+        );
+      } catch (error) {
+        if (error instanceof TransformationBusyError) return { busy: error.waitMs };
+        throw error;
+      }
     }
     if (shaped?.kind !== 'cancelled') return shaped;
     if (await this.repository.markSkipped(work.id, 'transformation')) {
       await this.queueNextOfLead(work);
     }
     return 'cancelled';
+  }
+
+  /**
+   * The transformation runs of a batch's deliveries to `target`, all in one go
+   * ({@link WebhookSender.shapeMany}: a few sandbox tasks, not one per delivery, and the attempts
+   * then begin together): each delivery's shaped request, or the wait when this process's
+   * transformation budget is used up. Empty when the endpoint has no transformation.
+   */
+  private async shapeBatch(
+    works: DeliveryWork[],
+    target: DeliveryTarget,
+  ): Promise<Map<number, ShapedRequest | { busy: number }>> {
+    const shapes = new Map<number, ShapedRequest | { busy: number }>();
+    const own = works.filter((work) => work.endpointId === target.id);
+    if (target.transformation === null || own.length === 0) return shapes;
+    try {
+      const shaped = await this.inShapingLane(target.id, () =>
+        this.sender.shapeMany(
+          target,
+          own.map((work) => ({ eventType: work.eventType, body: work.body })),
+        ),
+      );
+      shaped?.forEach((shape, i) => shapes.set(own[i].id, shape));
+    } catch (error) {
+      if (!(error instanceof TransformationBusyError)) throw error;
+      for (const work of own) shapes.set(work.id, { busy: error.waitMs });
+    }
+    return shapes;
+  }
+
+  /** Runs `run` in endpoint `endpointId`'s shaping lane ({@link shaping}). */
+  private async inShapingLane<T>(endpointId: number, run: () => Promise<T>): Promise<T> {
+    const lane = this.shaping.get(endpointId) ?? { limit: pLimit(SHAPES_PER_ENDPOINT), users: 0 };
+    this.shaping.set(endpointId, lane);
+    lane.users += 1;
+    try {
+      return await lane.limit(run);
+    } finally {
+      lane.users -= 1;
+      if (lane.users === 0) this.shaping.delete(endpointId);
+    }
   }
 
   /**
@@ -441,6 +495,8 @@ export class ScheduledAttempts {
    * @param ofBatch once the worker is stopping, an attempt of a batch is not started (`left`).
    * @param lease the endpoint's in-flight slot the attempt holds (docs/webhooks.md#throttling),
    *   given back as soon as it is sent or not started.
+   * @param shape its transformation's outcome when the batch ran it already
+   *   ({@link shapeBatch}); undefined: run here, if the endpoint has one.
    */
   private async attempt(
     work: DeliveryWork,
@@ -448,6 +504,7 @@ export class ScheduledAttempts {
     resumed: boolean,
     ofBatch: boolean,
     lease?: string,
+    shape?: ShapedRequest | { busy: number },
   ): Promise<Attempted> {
     const start = {
       endpointId: work.endpointId,
@@ -458,10 +515,13 @@ export class ScheduledAttempts {
     };
     let shaped: ShapedRequest | null;
     try {
-      const shape = await this.shapeOf(work, target);
-      if (shape === 'cancelled') return { kind: 'cancelled' };
-      if (shape !== null && 'busy' in shape) return { kind: 'busy', waitMs: shape.busy };
-      shaped = shape;
+      const made = await this.shapeOf(work, target, shape);
+      if (made === 'cancelled' || (made !== null && 'busy' in made)) {
+        // Nothing is sent: the in-flight slot goes back at once.
+        if (lease !== undefined) void this.throttle.release(target.id, lease, 0);
+        return made === 'cancelled' ? { kind: 'cancelled' } : { kind: 'busy', waitMs: made.busy };
+      }
+      shaped = made;
     } catch (error) {
       if (lease !== undefined) void this.throttle.release(target.id, lease, 0);
       throw error;
