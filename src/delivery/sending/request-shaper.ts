@@ -87,7 +87,6 @@ export class RequestShaper {
     transformation: EndpointTransformation | null = target.transformation,
   ): Promise<ShapedRequest | null> {
     if (transformation === null) return null;
-    const { version } = transformation;
     const outcome = await this.sandbox.run(
       { key: runtimeKey(target.id, transformation), code: transformation.code },
       transformationInput(target, eventType, body),
