@@ -12,7 +12,7 @@ import {
   type TransformationFailure,
   type TransformationOutcome,
 } from '../../transformations';
-import type { RequestMethod } from './webhook.sender';
+import type { RequestMethod } from './request-method';
 
 /** The prefix of an attempt's error when its transformation failed (docs/webhooks.md#transformations). */
 export const TRANSFORMATION_ERROR = 'transformation_error';

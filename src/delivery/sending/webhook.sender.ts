@@ -7,6 +7,7 @@ import { signatureHeader } from './message-signer';
 import { outboundProxy, ProxyTunnelError, proxyConnector } from './proxy-tunnel';
 import { retryAfterOfResponse } from './retry-after';
 import { RequestShaper, type ShapedRequest } from './request-shaper';
+import type { RequestMethod } from './request-method';
 
 /** A signed message to send: `id` is the `webhook-id`, `body` the exact bytes sent and signed. */
 export interface WebhookMessage {
@@ -52,8 +53,7 @@ export interface SignedRequest {
   signingError: string | null;
 }
 
-/** The methods a webhook request may use: POST, or PUT or PATCH set by a transformation. */
-export type RequestMethod = 'POST' | 'PUT' | 'PATCH';
+export type { RequestMethod } from './request-method';
 
 /** The `User-Agent` of every webhook request (docs/webhooks.md#payloads). */
 export const WEBHOOK_USER_AGENT = 'campaign-api-webhooks/1';
