@@ -39,6 +39,7 @@ import { DeliveryService } from '../src/delivery/attempts/delivery.service';
 import { encodeSearchCursor } from '../src/leads/search/lead-search';
 import { WebhookEventPublisher } from '../src/delivery/outbox/webhook-event.publisher';
 import { WebhookEndpointAdmin } from '../src/webhooks/webhook-endpoint-admin.service';
+import { EndpointTransformations } from '../src/webhooks/endpoint-transformations.service';
 import { COOKIE, givenUser, signIn, type GivenUser } from './support/dashboard';
 import { startTestApp, uploadBody, type TestApp } from './support/test-app';
 import { madeUpEvent } from './support/events';
@@ -195,6 +196,36 @@ const withSecretHeader = async (f: Fixture): Promise<Record<string, number>> => 
   });
   return endpoint(w);
 };
+
+/** The code every transformation of these checks saves: the request as it is. */
+const IDENTITY_CODE = 'function handler(webhook) {\n  return webhook;\n}';
+
+/**
+ * An endpoint of the account's campaign kept for the transformation routes, with a
+ * transformation in force: subscribed to a type nothing here records, so no delivery of the
+ * shared endpoint's goes through its code. Made once per fixture and account.
+ */
+const transformationEndpoints = new WeakMap<Fixture, Map<number, Promise<number>>>();
+const withTransformation =
+  (pick: (f: Fixture) => number) =>
+  async (f: Fixture): Promise<Record<string, number>> => {
+    const accountId = pick(f);
+    let byAccount = transformationEndpoints.get(f);
+    if (!byAccount) transformationEndpoints.set(f, (byAccount = new Map()));
+    let made = byAccount.get(accountId);
+    if (!made) {
+      made = (async () => {
+        const w = await world(f, accountId);
+        const { id } = await f.t.given.endpoint(w.campaignId, 'http://127.0.0.1:9/transformed', [
+          'lead.status_changed',
+        ]);
+        await f.t.app.get(EndpointTransformations).save(id, IDENTITY_CODE);
+        return id;
+      })();
+      byAccount.set(accountId, made);
+    }
+    return { endpoint_id: await made };
+  };
 
 /** An import id (UUID) that nothing has. */
 const MISSING_UUID = '00000000-0000-4000-8000-000000000000';
@@ -436,6 +467,40 @@ const ROUTES: Record<string, RouteCase> = {
     query: '?since=2020-01-01T00:00:00Z',
     foreign: theirs(endpoint),
     queries: { since: '2020-01-01T00:00:00Z' },
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id/transformation': {
+    access: 'any',
+    params: withTransformation((f) => f.accountId),
+    foreign: withTransformation((f) => f.otherAccountId),
+  },
+  'GET /dashboard/api/endpoints/:endpoint_id/transformation/code': {
+    access: 'any',
+    params: withTransformation((f) => f.accountId),
+    foreign: withTransformation((f) => f.otherAccountId),
+    queries: { version: '1' },
+  },
+  'PUT /dashboard/api/endpoints/:endpoint_id/transformation': {
+    access: 'admin',
+    params: withTransformation((f) => f.accountId),
+    body: async () => ({ code: IDENTITY_CODE }),
+    foreign: withTransformation((f) => f.otherAccountId),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/transformation/restore': {
+    access: 'admin',
+    params: withTransformation((f) => f.accountId),
+    body: async () => ({ version: 1 }),
+    foreign: withTransformation((f) => f.otherAccountId),
+  },
+  'DELETE /dashboard/api/endpoints/:endpoint_id/transformation': {
+    access: 'admin',
+    params: withTransformation((f) => f.accountId),
+    foreign: withTransformation((f) => f.otherAccountId),
+  },
+  'POST /dashboard/api/endpoints/:endpoint_id/transformation/run': {
+    access: 'admin',
+    params: withTransformation((f) => f.accountId),
+    body: async () => ({ code: IDENTITY_CODE }),
+    foreign: withTransformation((f) => f.otherAccountId),
   },
   'POST /dashboard/api/endpoints/:endpoint_id/recoveries': {
     access: 'admin',

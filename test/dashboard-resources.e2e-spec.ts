@@ -838,6 +838,8 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         response_excerpt: null,
         response_headers: expect.objectContaining({ date: expect.any(String) }),
         request: {
+          method: 'POST',
+          transformation_version: null,
           url: r.url,
           headers: {
             'content-type': 'application/json',

@@ -452,7 +452,13 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
           'content-type': 'application/json',
           date: expect.any(String),
         }),
-        request: { url: r.url, headers: expect.any(Object), body: w.body },
+        request: {
+          method: 'POST',
+          transformation_version: null,
+          url: r.url,
+          headers: expect.any(Object),
+          body: w.body,
+        },
         delivery: { status: 'succeeded', attempt_count: 1, next_attempt_at: null },
       });
       expect(detail).toMatchObject({
@@ -561,6 +567,8 @@ describe('Delivery log, attempt detail and test events (docs/dashboard.md#delive
       // A ping belongs to no delivery: nothing to retry.
       expect(pingDetail.delivery).toBeNull();
       expect(pingDetail.request).toEqual({
+        method: 'POST',
+        transformation_version: null,
         url: r.url,
         headers: expect.any(Object),
         body: pingReceived.body,

@@ -896,7 +896,7 @@ describe('Bulk recovery of failed deliveries (docs/webhooks.md#bulk-recovery)', 
             message:
               typeof scope === 'number'
                 ? 'scope must be a string'
-                : 'scope must be one of failed, missed',
+                : 'scope must be one of failed, missed, transformation_errors',
           },
         });
       }

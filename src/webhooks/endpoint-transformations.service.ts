@@ -94,13 +94,17 @@ export class EndpointTransformations {
   }
 
   /**
-   * One saved version with its code.
-   * @throws NotFoundError for an unknown endpoint or version.
+   * One saved version with its code; `null`: the version in force.
+   * @throws NotFoundError for an unknown endpoint or version, or (`null`) when none is in force.
    */
-  async version(endpointId: number, version: number): Promise<TransformationVersionDetail> {
-    await this.requireEndpoint(endpointId);
-    const row = await this.findVersion(endpointId, version);
-    if (!row) throw versionNotFound(endpointId, version);
+  async version(endpointId: number, version: number | null): Promise<TransformationVersionDetail> {
+    const endpoint = await this.requireEndpoint(endpointId);
+    const wanted = version ?? endpoint.transformationVersion;
+    if (wanted === null) {
+      throw new NotFoundError(`webhook endpoint ${endpointId} has no transformation in force`);
+    }
+    const row = await this.findVersion(endpointId, wanted);
+    if (!row) throw versionNotFound(endpointId, wanted);
     return detail(row);
   }
 

@@ -50,7 +50,7 @@ export class TransformationsController {
   })
   @ApiIdParam('endpoint_id', 'Endpoint id')
   @ApiOkResponse({ type: TransformationStateDto })
-  @DashboardErrorResponses(401, 404, 422, 500, 503)
+  @DashboardErrorResponses(400, 401, 404, 422, 500, 503)
   get(@Param('endpoint_id', DashboardIdPipe) id: number): Promise<TransformationState> {
     return this.transformations.state(id);
   }
@@ -65,9 +65,9 @@ export class TransformationsController {
   @ApiQueries([
     {
       name: 'version',
-      required: true,
+      required: false,
       schema: { type: 'integer', minimum: 1 },
-      description: 'The version',
+      description: 'The version; absent: the version in force',
     },
   ])
   @ApiOkResponse({ type: TransformationVersionDto })
@@ -77,6 +77,7 @@ export class TransformationsController {
     @Query() query: Record<string, unknown>,
   ): Promise<TransformationVersionDetail> {
     const text = query.version;
+    if (text === undefined) return this.transformations.version(id, null);
     if (typeof text !== 'string' || !/^[1-9][0-9]{0,9}$/.test(text)) {
       throw InvalidInputError.field('version', 'must be a whole number from 1');
     }

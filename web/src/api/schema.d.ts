@@ -5127,6 +5127,15 @@ export interface operations {
           'application/json': components['schemas']['TransformationState'];
         };
       };
+      /** @description Bad request: the body is not a JSON object, a sign-in field is missing or of the wrong type, a path id is not a positive integer, or the delivery ledger’s `days` is not a whole number from 1 to 90 */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
       /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
       401: {
         headers: {
@@ -5359,9 +5368,9 @@ export interface operations {
   };
   getTransformationVersion: {
     parameters: {
-      query: {
-        /** @description The version */
-        version: number;
+      query?: {
+        /** @description The version; absent: the version in force */
+        version?: number;
       };
       header?: never;
       path: {
