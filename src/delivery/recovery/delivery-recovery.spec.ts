@@ -67,7 +67,7 @@ describe('parseScope (docs/dashboard.md#replaying-missed-deliveries)', () => {
     expect(() => parseScope(value)).toThrow(
       expect.objectContaining({
         constructor: InvalidInputError,
-        message: 'scope must be one of failed, missed',
+        message: 'scope must be one of failed, missed, transformation_errors',
         field: 'scope',
       }),
     );
