@@ -433,7 +433,6 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
       this.slowTimer = null;
       this.pump();
     }, waitMs);
-    this.slowTimer.unref();
   }
 
   private async dispatch(waiting: Waiting): Promise<void> {
@@ -446,7 +445,10 @@ export class TransformationSandbox implements OnModuleInit, OnModuleDestroy {
       // The slow lane's time: what its calls that were slow took (a first call that was quick,
       // making its runtime included, does not count).
       const tookMs = performance.now() - started;
-      if (waiting.lane === 'slow' && tookMs >= FAST_CALL_MS) this.slowWindow.spentMs += tookMs;
+      // Checks and warm-ups (no key) are not calls of a delivery: they never count.
+      if (waiting.key !== null && waiting.lane === 'slow' && tookMs >= FAST_CALL_MS) {
+        this.slowWindow.spentMs += tookMs;
+      }
       this.running -= 1;
       this.release(waiting);
       this.pump();
