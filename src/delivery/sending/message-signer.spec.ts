@@ -1,4 +1,4 @@
-import { createPublicKey, sign as cryptoSign, verify } from 'node:crypto';
+import { createPublicKey, randomBytes, sign as cryptoSign, verify } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import {
   generateSigningKeyPair,
@@ -123,9 +123,29 @@ describe('message signatures (docs/webhooks.md#signing)', () => {
     expect(receiverVerifies(whpk(RFC8032[0].publicKey), content, entry.slice(4))).toBe(true);
   });
 
-  it('a v1 entry is the standardwebhooks package’s HMAC signature, unchanged', () => {
-    expect(signatureEntry(hmacSecret, id, at, body)).toBe(
-      new Webhook(hmacSecret).sign(id, at, body),
+  it.each([
+    ['a JSON body', hmacSecret, body],
+    ['an empty body', hmacSecret, ''],
+    ['a body of non-ASCII text', hmacSecret, '{"name":"Zoë Ørsted 山田 🚀"}'],
+    ['a 24-byte secret', `whsec_${Buffer.alloc(24, 200).toString('base64')}`, body],
+    ['a 64-byte random secret', `whsec_${randomBytes(64).toString('base64')}`, body.repeat(100)],
+  ])(
+    'a v1 entry is the standardwebhooks package’s HMAC signature, byte for byte (%s)',
+    (_, secret, text) => {
+      expect(signatureEntry(secret, id, at, text)).toBe(new Webhook(secret).sign(id, at, text));
+    },
+  );
+
+  it.each([
+    ['no key after the prefix', 'whsec_'],
+    ['a key that is not base64', 'whsec_not base64!'],
+    [
+      'a key without its padding',
+      `whsec_${Buffer.alloc(31, 1).toString('base64').replace(/=+$/, '')}`,
+    ],
+  ])('refuses a whsec_ secret with %s', (_, secret) => {
+    expect(() => signatureEntry(secret, id, at, body)).toThrow(
+      /^not a Standard Webhooks signing secret/,
     );
   });
 
