@@ -18,7 +18,7 @@ export interface SuppressionImportOutcome {
   added: number;
   already_listed: number;
   invalid: number;
-  /** Cells that looked like spreadsheet formulas (`=`, `@`, `+`/`-` before a non-digit): refused. */
+  /** Cells that looked like spreadsheet formulas (`=`, `@`, `-`, `+` before a non-digit): refused. */
   formula_cells: number;
 }
 
@@ -177,11 +177,11 @@ export class Suppressions {
 }
 
 /**
- * A spreadsheet formula as CSV injection uses it: `=`, `@`, a tab or carriage return first, or
- * `+`/`-` before something that is not a digit, a space or a parenthesis (`+1 415…` is a phone).
+ * A spreadsheet formula as CSV injection uses it: `=`, `@`, `-`, a tab or carriage return first,
+ * or `+` before something that is not a digit, a space or a parenthesis (`+1 415…` is a phone).
  */
 export function isFormula(cell: string): boolean {
-  return /^[=@\t\r]/.test(cell) || /^[+-][^0-9 (]/.test(cell);
+  return /^[=@\t\r-]/.test(cell) || /^\+[^0-9 (]/.test(cell);
 }
 
 /** The non-empty cells of a CSV text, trimmed, quotes removed (RFC 4180's `""` is a quote). */
