@@ -394,4 +394,64 @@ describe('Erasure by phone and email, and the suppression list (docs/privacy.md)
       .set('Authorization', `Bearer ${other.token}`)
       .expect(404);
   });
+  it('masks phones and emails for viewers in lead search, a lead, rejected rows and attempt bodies, and shows them to admins', async () => {
+    const caller = await t.given.caller();
+    const viewer = await signIn(t, await givenUser(t, 'viewer', caller.accountId));
+    const admin = await signIn(t, await givenUser(t, 'admin', caller.accountId));
+    receiver.behaviour = { status: 204 };
+    await t.given.endpoint(caller.campaignId, receiver.url, ['lead.created']);
+    const uploaded = await t
+      .http()
+      .post('/api/v1/leads/upload')
+      .set('Authorization', `Bearer ${caller.token}`)
+      .send(
+        uploadBody(
+          caller.campaignId,
+          [
+            { phone: '+1 415 555 0155', email: 'frank.viewer@acme.com', first_name: 'Frank' },
+            { phone: '+1 415 555 0155', email: 'frank.twice@acme.com' },
+          ],
+          { skip_duplicates: false },
+        ),
+      )
+      .expect(202);
+    const get = (session: SignedIn, path: string) =>
+      t.http().get(`${API}${path}`).set('Cookie', session.cookie).expect(200);
+
+    // An exact phone still finds the lead for a viewer; the answer is masked.
+    const search = `/campaigns/${caller.campaignId}/leads?q=${encodeURIComponent('(415) 555-0155')}`;
+    const seen = (await get(viewer, search)).body.items;
+    expect(seen).toEqual([
+      expect.objectContaining({ phone: '+1 415 ••• ••55', email: 'f•••@acme.com' }),
+    ]);
+    expect((await get(admin, search)).body.items).toEqual([
+      expect.objectContaining({ phone: '+14155550155', email: 'frank.viewer@acme.com' }),
+    ]);
+    const lead = (await get(viewer, `/leads/${seen[0].id}`)).body;
+    expect(lead).toMatchObject({ phone: '+1 415 ••• ••55', email: 'f•••@acme.com' });
+
+    const rejections = (await get(viewer, `/imports/${uploaded.body.import_id}/rejections`)).body;
+    expect(JSON.stringify(rejections)).not.toMatch(/0155|frank\.twice/);
+    expect(rejections.items[0].submitted).toEqual({
+      phone: '•••••••••••••55',
+      email: 'f•••@acme.com',
+    });
+
+    await receiver.waitFor(1);
+    let attemptId = 0;
+    await eventually(async () => {
+      const [row] = await t.db.query(
+        `SELECT a.id FROM webhook_delivery_attempt a JOIN webhook_delivery d ON d.id = a.delivery_id
+           JOIN webhook_event e ON e.id = d.event_id WHERE e.lead_id = $1 AND a.finished_at IS NOT NULL`,
+        [seen[0].id],
+      );
+      expect(row).toBeDefined();
+      attemptId = Number(row.id);
+    });
+    const masked = (await get(viewer, `/attempts/${attemptId}`)).body;
+    expect(JSON.stringify(masked)).not.toMatch(/14155550155|frank\.viewer/);
+    expect(JSON.stringify(masked)).toContain('+1 415 ••• ••55');
+    const full = (await get(admin, `/attempts/${attemptId}`)).body;
+    expect(JSON.stringify(full)).toContain('frank.viewer@acme.com');
+  });
 });

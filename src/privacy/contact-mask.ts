@@ -35,3 +35,34 @@ export function maskEmail(email: string): string {
   if (at <= 0) return `${BULLET.repeat(3)}`;
   return `${email[0]}${BULLET.repeat(3)}${email.slice(at)}`;
 }
+
+/** An E.164 phone inside a text (a JSON body): `+` and 8 to 15 digits. */
+const PHONE_IN_TEXT = /\+\d{8,15}/g;
+/** An email inside a text: no quote, space, angle bracket or separator around the `@`. */
+const EMAIL_IN_TEXT = /[^\s"'<>@,;:()[\]\\]+@[^\s"'<>@,;:()[\]\\]+\.[a-z]{2,}/gi;
+
+/** A text (a request or response body) with every E.164 phone and email in it masked. */
+export function maskContactsInText(text: string): string {
+  return text.replace(PHONE_IN_TEXT, maskPhone).replace(EMAIL_IN_TEXT, maskEmail);
+}
+
+/** The fields whose text may hold contact details anywhere: stored request and response bodies. */
+const TEXT_FIELDS = new Set(['request_body', 'response_excerpt', 'body']);
+
+/**
+ * A dashboard answer as a viewer sees it (docs/privacy.md#contact-details-by-role): every `phone`
+ * and `email` field masked, wherever it is nested (a lead, a rejected row's `submitted`), and the
+ * phones and emails inside stored bodies. Returns a copy; `value` is not changed.
+ */
+export function maskContacts(value: unknown, key?: string): unknown {
+  if (typeof value === 'string') {
+    if (key === 'phone') return maskPhone(value);
+    if (key === 'email') return maskEmail(value);
+    return key !== undefined && TEXT_FIELDS.has(key) ? maskContactsInText(value) : value;
+  }
+  if (Array.isArray(value)) return value.map((item) => maskContacts(item));
+  if (value === null || typeof value !== 'object' || value instanceof Date) return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskContacts(v, k)]),
+  );
+}

@@ -18,4 +18,4 @@ export {
 } from './suppressions.service';
 export { ErasureReceipt, type ErasureCounts } from './erasure-receipt.entity';
 export type { PrivacyActor } from './privacy-actor';
-export { maskEmail, maskPhone } from './contact-mask';
+export { maskContacts, maskContactsInText, maskEmail, maskPhone } from './contact-mask';
