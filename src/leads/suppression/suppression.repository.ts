@@ -23,12 +23,19 @@ export class SuppressionRepository {
     return rows.length > 0;
   }
 
-  /** Which of `hashes` the account's list holds: one probe of the primary key per hash. */
+  /**
+   * Which of `hashes` (32 bytes each) the account's list holds: one probe of the primary key per
+   * hash. The hashes go as one bytea cut in SQL, not as a `bytea[]`: the driver escapes an
+   * array's elements one by one, which cost as much as the probes for 20,000 hashes.
+   */
   async present(accountId: number, hashes: Buffer[]): Promise<Buffer[]> {
     if (hashes.length === 0) return [];
     const rows: Array<{ hash: Buffer }> = await this.dataSource.query(
-      'SELECT hash FROM suppression_entry WHERE account_id = $1 AND hash = ANY($2::bytea[])',
-      [accountId, hashes],
+      `SELECT s.hash FROM suppression_entry s
+        WHERE s.account_id = $1
+          AND s.hash IN (SELECT substring($2::bytea FROM i * 32 + 1 FOR 32)
+                           FROM generate_series(0, $3::int - 1) AS i)`,
+      [accountId, Buffer.concat(hashes), hashes.length],
     );
     return rows.map((row) => row.hash);
   }
