@@ -10,9 +10,12 @@
 //    --erasures erasures of random people through POST /api/v1/erasure-requests, each timed
 //    request to 201 (the goal: under 1 s). The rows are made with SQL generate_series, not the
 //    API.
+// 3. Another account's 100-lead uploads, one after another: their p99 alone, then while --burst
+//    erasures (default 10,000) run in a row on the big account (the goal: within 1.2 times).
 //
 //   npm run build && node bench/privacy.mjs [--entries 1000000] [--upload 10000] [--rounds 7]
 //                                           [--leads 1000000] [--attempts 10000000] [--erasures 5]
+//                                           [--burst 10000]
 //
 // Starts `node dist/main.js` without its delivery worker (RUN_WORKER=false) on a fresh database
 // of its own (BENCH_DATABASE, default campaign_api_bench_privacy) with a unique QUEUE_PREFIX.
@@ -33,6 +36,7 @@ const { values } = parseArgs({
     leads: { type: 'string', default: '1000000' },
     attempts: { type: 'string', default: '10000000' },
     erasures: { type: 'string', default: '5' },
+    burst: { type: 'string', default: '10000' },
   },
 });
 const ENTRIES = Number(values.entries);
@@ -41,6 +45,7 @@ const ROUNDS = Number(values.rounds);
 const LEADS = Number(values.leads);
 const ATTEMPTS = Number(values.attempts);
 const ERASURES = Number(values.erasures);
+const BURST = Math.min(Number(values.burst), LEADS - ERASURES);
 const DB = process.env.BENCH_DATABASE ?? 'campaign_api_bench_privacy';
 const PREFIX = `bench-privacy-${Date.now()}`;
 const env = { ...benchEnv(process.env, DB, PREFIX), RUN_WORKER: 'false' };
@@ -202,6 +207,58 @@ console.log(
       .map((l) => l.toFixed(1))
       .join(' ')}`,
 );
+
+// 3. Another account's uploads beside a burst of erasures.
+if (BURST > 0) {
+  const other = account('Bench other');
+  tokens.other = await accessToken(base, other.apiKey);
+  const small = async () => {
+    const body = JSON.stringify({
+      campaign_id: other.campaignId,
+      compliance_acknowledged: true,
+      leads: makeLeads(100),
+    });
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/v1/leads/upload`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens.other}` },
+      body,
+    });
+    await res.json();
+    if (res.status !== 202) throw new Error(`upload answered ${res.status}`);
+    return performance.now() - t0;
+  };
+  const p99 = (xs) =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.99) - 1)];
+  const beside = [];
+  let done = false;
+  const uploads = (async () => {
+    while (!done) beside.push(await small());
+  })();
+  const burstStarted = performance.now();
+  // People not erased above: the erased ones are the first ERASURES random draws; these go in order.
+  let erasedInBurst = 0;
+  for (let n = LEADS; n > LEADS - BURST; n--) {
+    const res = await fetch(`${base}/api/v1/erasure-requests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${bigToken}` },
+      body: JSON.stringify({ phone: `+1646${2000000 + n}`, add_to_suppression_list: false }),
+    });
+    await res.json();
+    if (res.status !== 201) throw new Error(`erasure answered ${res.status}`);
+    erasedInBurst++;
+  }
+  const burstMs = performance.now() - burstStarted;
+  done = true;
+  await uploads;
+  const alone = [];
+  for (let i = 0; i < beside.length; i++) alone.push(await small());
+  console.log(
+    `${erasedInBurst} erasures in a row in ${ms(burstMs)} (${(burstMs / erasedInBurst).toFixed(1)} ms each); ` +
+      `another account's ${beside.length} uploads of 100 leads: p99 ${ms(p99(alone))} alone, ` +
+      `${ms(p99(beside))} beside the erasures: ratio ${(p99(beside) / p99(alone)).toFixed(2)} (goal ≤ 1.2)`,
+  );
+}
 
 await db.end();
 api.kill('SIGTERM');
