@@ -10,6 +10,7 @@ import { CampaignsModule } from './campaigns/campaigns.module';
 import { LeadsModule } from './leads/upload-api/leads.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/http/webhooks.module';
+import { PrivacyApiModule } from './privacy/http/privacy-api.module';
 import { DeliveryModule } from './delivery/outbox';
 import { QueueRootModule } from './queue/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/worker';
@@ -54,6 +55,7 @@ export class AppModule {
         AuthModule,
         LeadsModule,
         WebhooksModule,
+        PrivacyApiModule,
         DeliveryModule,
         ...(config.runWorker ? [DeliveryWorkerModule, SpreadsheetImportWorkerModule] : []),
         HealthModule,

@@ -25,6 +25,8 @@ import {
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
 } from './delivery/recovery/delivery-recovery.entity';
+import { SuppressionEntry } from './leads/suppression/suppression-entry.entity';
+import { ErasureReceipt } from './privacy/erasure-receipt.entity';
 
 /**
  * Every entity of the service, for the TypeORM CLI (`src/data-source.ts`) and the schema test:
@@ -56,6 +58,8 @@ export const ENTITIES = [
   AuditLogEntry,
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
+  SuppressionEntry,
+  ErasureReceipt,
 ];
 
 /**

@@ -30,14 +30,16 @@ const LEAD_KEYS = [
 describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => {
   let t: TestApp;
   let me: Caller;
-  let viewer: SignedIn;
+  // An admin: these tests read full phones and emails; a viewer's are masked
+  // (docs/privacy.md#contact-details-by-role, test/erasure.e2e-spec.ts).
+  let reader: SignedIn;
   let ok: WebhookReceiver;
   let failing: WebhookReceiver;
   let okEndpoint: number;
   let failingEndpoint: number;
   const ids: Record<string, number> = {};
 
-  const get = (path: string, session: SignedIn = viewer) =>
+  const get = (path: string, session: SignedIn = reader) =>
     t.http().get(`/dashboard/api${path}`).set('Cookie', session.cookie);
   const search = (query: string, campaignId = me.campaignId) =>
     get(`/campaigns/${campaignId}/leads?${query}`);
@@ -100,7 +102,7 @@ describe('Lead search and a lead’s timeline (docs/dashboard.md#leads)', () => 
       [me.campaignId],
     );
     for (const row of rows) ids[row.phone] = row.id;
-    viewer = await signIn(t, await givenUser(t, 'viewer', me.accountId));
+    reader = await signIn(t, await givenUser(t, 'admin', me.accountId));
   });
   afterAll(async () => {
     await t.close();

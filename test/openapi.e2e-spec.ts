@@ -21,6 +21,8 @@ import { startTestApp, type TestApp, type Caller, uploadBody } from './support/t
 
 const TOKEN = '/api/v1/auth/api-key/token';
 const UPLOAD = '/api/v1/leads/upload';
+const ERASURE = '/api/v1/erasure-requests';
+const ERASURE_RECEIPT = '/api/v1/erasure-requests/{id}';
 const EVENTS = '/api/v1/webhooks/{campaign_id}/events';
 const ENDPOINTS = '/api/v1/webhooks/{campaign_id}/endpoints';
 const HEALTH = '/api/v1/webhooks/{campaign_id}/endpoints/{eid}/health';
@@ -50,7 +52,7 @@ describe('OpenAPI document (docs/operations.md)', () => {
 
   it('covers the whole /api/v1 surface with the bearer scheme and the spec field names', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [TOKEN, UPLOAD, ENDPOINTS, HEALTH, EVENTS].sort(),
+      [TOKEN, UPLOAD, ERASURE, ERASURE_RECEIPT, ENDPOINTS, HEALTH, EVENTS].sort(),
     );
     expect(doc.components?.securitySchemes?.bearer).toMatchObject({
       type: 'http',

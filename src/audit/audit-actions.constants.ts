@@ -37,6 +37,10 @@ export const AUDIT_ACTIONS = [
   'import.start',
   'import.cancel',
   'import.discard',
+  'erasure.create',
+  'suppression.add',
+  'suppression.remove',
+  'suppression.import',
 ] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */

@@ -19,6 +19,8 @@ const GROUPS: Record<string, () => Promise<CliGroup>> = {
   delivery: async () => (await import('./delivery.command')).DELIVERY_GROUP,
   event: async () => (await import('./event.command')).EVENT_GROUP,
   user: async () => (await import('./user.command')).USER_GROUP,
+  erasure: async () => (await import('./privacy.command')).ERASURE_GROUP,
+  suppression: async () => (await import('./privacy.command')).SUPPRESSION_GROUP,
 };
 
 function packageVersion(): string {

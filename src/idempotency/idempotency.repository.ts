@@ -104,4 +104,24 @@ export class IdempotencyRepository {
       [apiKeyId, key],
     );
   }
+
+  /**
+   * Deletes the stored uploads of `apiKeyIds` whose response names one of `importIds`, in the
+   * caller's transaction (an erasure, docs/privacy.md#erasure): the record of a request that
+   * carried the person (its body's hash) goes with it. Read by primary key prefix.
+   * @returns how many records.
+   */
+  async deleteNamingImports(
+    manager: EntityManager,
+    apiKeyIds: number[],
+    importIds: string[],
+  ): Promise<number> {
+    const [, count]: [unknown, number] = await manager.query(
+      `DELETE FROM idempotency_key
+        WHERE api_key_id = ANY($1::int[])
+          AND response_body LIKE ANY($2::text[])`,
+      [apiKeyIds, importIds.map((id) => `%"import_id":"${id}"%`)],
+    );
+    return count;
+  }
 }

@@ -89,4 +89,16 @@ export class IdempotencyService {
   async release(apiKeyId: number, key: string): Promise<void> {
     await this.keys.release(apiKeyId, key);
   }
+
+  /**
+   * Deletes the stored upload responses of `apiKeyIds` that name one of `importIds`, in the
+   * caller's transaction (an erasure, docs/privacy.md#erasure). A retry with one of their keys
+   * is then a new upload.
+   * @returns how many records were deleted.
+   */
+  erase(manager: EntityManager, apiKeyIds: number[], importIds: string[]): Promise<number> {
+    return apiKeyIds.length === 0 || importIds.length === 0
+      ? Promise.resolve(0)
+      : this.keys.deleteNamingImports(manager, apiKeyIds, importIds);
+  }
 }

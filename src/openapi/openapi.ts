@@ -41,6 +41,10 @@ const TAGS: Array<[name: string, description: string]> = [
   ['auth', 'Exchange an API key for a short-lived bearer token. Needs no token.'],
   ['leads', 'Upload batches of leads into a campaign of the calling account.'],
   [
+    'privacy',
+    "Erase a person (by phone and/or email) from the calling account, and read the erasure's receipt.",
+  ],
+  [
     'webhooks',
     "Read-only inspection of a campaign's webhook event types and endpoints, with delivery health.",
   ],

@@ -27,7 +27,8 @@ export class AttemptsRepository {
    * Writes attempts that are about to be sent (`finished_at` NULL), before any byte leaves,
    * so a send whose result is lost (a killed worker, an outage) is still in the log. A
    * `scheduled` start whose attempt its delivery already has (another job read the same state
-   * of the delivery and began it first) is not written.
+   * of the delivery and began it first) is not written, nor one of a delivery an erasure
+   * cancelled (docs/privacy.md#attempts-in-flight): its request never leaves.
    * @returns the attempt ids, in the order of `starts`; null for a scheduled start not written.
    */
   async beginAttempts(
@@ -68,7 +69,11 @@ export class AttemptsRepository {
                     transformation_version int))
               WITH ORDINALITY
               AS a(endpoint_id, delivery_id, message_id, event_type, attempted_at, request_url, request_headers, request_body, attempt_number, request_method, transformation_version, ord)
-         LEFT JOIN webhook_delivery d ON d.id = a.delivery_id
+         -- Shares the delivery's lock: an erasure that cancelled it first is seen here, and
+         -- one that comes after waits for this attempt's row (docs/privacy.md#attempts-in-flight).
+         LEFT JOIN LATERAL (SELECT wd.created_at, wd.status_reason FROM webhook_delivery wd
+                             WHERE wd.id = a.delivery_id FOR SHARE) d ON true
+        WHERE a.attempt_number IS NULL OR d.status_reason IS DISTINCT FROM 'erased'
         ORDER BY a.ord
            ON CONFLICT (delivery_id, attempt_number, delivery_created_at) DO NOTHING
        RETURNING id, delivery_id, attempt_number, delivery_created_at`,
@@ -132,8 +137,13 @@ export class AttemptsRepository {
       await manager.query(
         `UPDATE webhook_delivery_attempt a
             SET duration_ms = u.duration_ms, status_code = u.status_code, success = u.success,
-                error = u.error, response_excerpt = u.response_excerpt,
-                response_headers = u.response_headers::json, finished_at = now()
+                error = u.error,
+                -- An attempt an erasure redacted while it was in flight keeps no answer either.
+                response_excerpt = CASE WHEN a.request_url IS NULL AND a.request_body IS NULL
+                                        THEN NULL ELSE u.response_excerpt END,
+                response_headers = CASE WHEN a.request_url IS NULL AND a.request_body IS NULL
+                                        THEN NULL ELSE u.response_headers::json END,
+                finished_at = now()
            FROM unnest($1::bigint[], $2::float8[], $3::int[], $4::bool[], $5::text[], $6::text[], $7::timestamptz[], $8::text[])
                 AS u(id, duration_ms, status_code, success, error, response_excerpt, delivery_created_at, response_headers)
           WHERE a.id = u.id AND a.delivery_created_at = u.delivery_created_at
@@ -157,6 +167,24 @@ export class AttemptsRepository {
       ),
     );
     return new Map(rows.map((row) => [Number(row.id), toAttemptRecord(row)]));
+  }
+
+  /**
+   * Redacts the stored requests and answers of `deliveryIds`' attempts, in the caller's
+   * transaction (an erasure, docs/privacy.md#erasure): request body, URL and headers, response
+   * excerpt and headers become null. Read through `idx_webhook_delivery_attempt_delivery_id`,
+   * one probe per daily partition.
+   * @returns how many attempts.
+   */
+  async redactOfDeliveries(manager: EntityManager, deliveryIds: number[]): Promise<number> {
+    const [, count]: [unknown, number] = await manager.query(
+      `UPDATE webhook_delivery_attempt
+          SET request_body = NULL, request_url = NULL, request_headers = NULL,
+              response_excerpt = NULL, response_headers = NULL
+        WHERE delivery_id = ANY($1::bigint[])`,
+      [deliveryIds],
+    );
+    return count;
   }
 
   /**

@@ -17,6 +17,7 @@ import type { EntityManager } from 'typeorm';
 import type { BegunAttempt } from './attempt-log.service';
 import type { SendResult } from '../sending';
 import { AttemptLog } from './attempt-log.service';
+import { AttemptsRepository } from './attempts.repository';
 import { AttemptRunner, type AttemptRun } from './attempt.runner';
 import { TransformationTrials, type TrialOutcome } from './transformation-trials.service';
 import {
@@ -95,6 +96,7 @@ export class DeliveryService {
     private readonly audit: AuditLog,
     private readonly admin: WebhookEndpointAdmin,
     private readonly trials: TransformationTrials,
+    private readonly attemptsRepository: AttemptsRepository,
   ) {}
 
   /**
@@ -379,6 +381,17 @@ export class DeliveryService {
 
   // The attempt log's face for the other delivery modules: the worker's scheduled attempts and
   // sweeper, and the retention pass (docs/architecture.md#modules-and-tables).
+
+  /**
+   * Redacts the stored requests and answers of the attempts of `deliveryIds`, in the caller's
+   * transaction (an erasure, docs/privacy.md#erasure).
+   * @returns how many attempts were redacted.
+   */
+  redactAttempts(manager: EntityManager, deliveryIds: number[]): Promise<number> {
+    return deliveryIds.length === 0
+      ? Promise.resolve(0)
+      : this.attemptsRepository.redactOfDeliveries(manager, deliveryIds);
+  }
 
   /**
    * Sends one attempt and records its start ({@link AttemptRunner.run}): the worker's

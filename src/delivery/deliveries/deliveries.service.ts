@@ -118,6 +118,23 @@ export class Deliveries {
     return this.deliveries.markSkipped(deliveryId, reason);
   }
 
+  /**
+   * An erasure's part of the outbox, in the caller's transaction (docs/privacy.md#erasure): the
+   * events about `leadIds` are redacted and their deliveries not sent yet are cancelled
+   * (`skipped`, `status_reason = 'erased'`).
+   * @returns the events redacted, every delivery of them, and how many were cancelled.
+   */
+  async erasePerson(
+    manager: EntityManager,
+    leadIds: number[],
+  ): Promise<{ events: number; deliveryIds: number[]; cancelled: number }> {
+    if (leadIds.length === 0) return { events: 0, deliveryIds: [], cancelled: 0 };
+    const eventIds = await this.events.redactLeadEvents(manager, leadIds);
+    if (eventIds.length === 0) return { events: 0, deliveryIds: [], cancelled: 0 };
+    const { deliveryIds, cancelled } = await this.deliveries.cancelErased(manager, eventIds);
+    return { events: eventIds.length, deliveryIds, cancelled };
+  }
+
   /** Marks a pending delivery dropped (its endpoint was disabled or deleted). */
   markDropped(deliveryId: number): Promise<void> {
     return this.deliveries.markDropped(deliveryId);

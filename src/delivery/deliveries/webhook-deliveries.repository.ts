@@ -91,16 +91,18 @@ export class WebhookDeliveriesRepository {
 
   /**
    * Counts one more attempt on each delivery and applies its next state (null: unchanged), in
-   * the caller's transaction (the attempt's): one UPDATE whatever the number of moves.
+   * the caller's transaction (the attempt's): one UPDATE whatever the number of moves. A
+   * delivery an erasure cancelled while its attempt was in flight stays `skipped`
+   * (docs/privacy.md#attempts-in-flight).
    */
   async moveOn(manager: EntityManager, moves: DeliveryMove[]): Promise<void> {
     if (moves.length === 0) return;
     await manager.query(
       `UPDATE webhook_delivery d
           SET attempt_count = d.attempt_count + u.n,
-              status = COALESCE(u.status, d.status),
-              next_attempt_at = CASE WHEN u.status IS NULL THEN d.next_attempt_at ELSE u.next_attempt_at END,
-              status_reason = CASE WHEN u.status IS NULL THEN d.status_reason ELSE u.reason END
+              status = CASE WHEN u.status IS NULL OR d.status_reason = 'erased' THEN d.status ELSE u.status END,
+              next_attempt_at = CASE WHEN u.status IS NULL OR d.status_reason = 'erased' THEN d.next_attempt_at ELSE u.next_attempt_at END,
+              status_reason = CASE WHEN u.status IS NULL OR d.status_reason = 'erased' THEN d.status_reason ELSE u.reason END
          FROM (SELECT id, count(*)::int AS n, (array_agg(status))[1] AS status, (array_agg(next_attempt_at))[1] AS next_attempt_at,
                       (array_agg(reason))[1] AS reason
                  FROM unnest($1::bigint[], $2::varchar[], $3::timestamptz[], $4::varchar[]) AS m(id, status, next_attempt_at, reason)
@@ -206,6 +208,33 @@ export class WebhookDeliveriesRepository {
       [deliveryId, reason],
     );
     return count > 0;
+  }
+
+  /**
+   * Cancels the deliveries of `eventIds` that are not sent yet, in the caller's transaction (an
+   * erasure, docs/privacy.md#erasure): `skipped` with `status_reason = 'erased'`, so the ledger
+   * counts them skipped; a job already queued for one finds it no longer pending. Read through
+   * `uq_webhook_delivery_event_id_endpoint_id`.
+   * @returns every delivery of the events (cancelled or not) and how many were cancelled.
+   */
+  async cancelErased(
+    manager: EntityManager,
+    eventIds: string[],
+  ): Promise<{ deliveryIds: number[]; cancelled: number }> {
+    const rows: Array<{ id: string; was_pending: boolean }> = await manager.query(
+      `WITH cancelled AS (
+         UPDATE webhook_delivery SET status = 'skipped', status_reason = 'erased', next_attempt_at = NULL
+          WHERE event_id = ANY($1::uuid[]) AND status = 'pending'
+          RETURNING id)
+       SELECT d.id, c.id IS NOT NULL AS was_pending
+         FROM webhook_delivery d LEFT JOIN cancelled c ON c.id = d.id
+        WHERE d.event_id = ANY($1::uuid[])`,
+      [eventIds],
+    );
+    return {
+      deliveryIds: rows.map((row) => Number(row.id)),
+      cancelled: rows.filter((row) => row.was_pending).length,
+    };
   }
 
   /** Marks a delivery dropped (its endpoint was disabled or deleted before the attempt). */

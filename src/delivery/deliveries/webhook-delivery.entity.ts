@@ -24,9 +24,10 @@ export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'dropped' | 's
  * (docs/webhooks.md#transformations): `transformation`, skipped because the endpoint's
  * transformation returned null (nothing sent); `transformation_error`, failed on the
  * transformation (a throw, a time, memory or output limit, a wrong return shape), not retried on
- * the schedule (recovery scope `transformation_errors`).
+ * the schedule (recovery scope `transformation_errors`); `erased`, skipped because an erasure
+ * removed the person it carried before it was sent (docs/privacy.md#erasure).
  */
-export type DeliveryStatusReason = 'transformation' | 'transformation_error';
+export type DeliveryStatusReason = 'transformation' | 'transformation_error' | 'erased';
 
 /**
  * One event to one endpoint (docs/webhooks.md): its status, how many attempts ran, and when the

@@ -62,4 +62,21 @@ export class WebhookEventsRepository {
     );
     return count;
   }
+
+  /**
+   * Redacts the events about `leadIds`, in the caller's transaction (an erasure,
+   * docs/privacy.md#erasure): the body keeps its type and timestamp, and its `data` only the
+   * lead's id and `"erased": true`. Read through `idx_webhook_event_lead_id`.
+   * @returns the redacted events' ids.
+   */
+  async redactLeadEvents(manager: EntityManager, leadIds: number[]): Promise<string[]> {
+    const [rows]: [Array<{ id: string }>] = await manager.query(
+      `UPDATE webhook_event
+          SET body = jsonb_set(body::jsonb, '{data}', jsonb_build_object('id', lead_id, 'erased', true))::text
+        WHERE lead_id = ANY($1::bigint[])
+       RETURNING id`,
+      [leadIds],
+    );
+    return rows.map((row) => row.id);
+  }
 }

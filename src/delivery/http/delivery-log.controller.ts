@@ -1,4 +1,5 @@
-import { Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Get, HttpCode, Param, Post, UseInterceptors } from '@nestjs/common';
+import { ViewerContactMask } from '../../privacy/http';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { SerializesTo } from '../../dashboard-kernel';
 import { DeliveryService, type AttemptDetail } from '../attempts';
@@ -27,6 +28,7 @@ export class AttemptsController {
 
   /** The attempt with the request as sent (signatures truncated) and the response's start. */
   @Get(':attempt_id')
+  @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'attempt', param: 'attempt_id' })
   @ApiOperation({ summary: 'Read one delivery attempt', operationId: 'getAttempt' })
   @ApiIdParam('attempt_id', 'Attempt id')

@@ -201,4 +201,38 @@ export class LeadImportsRepository {
       rejected_rows_kept: row.rejected_rows_kept as number,
     }));
   }
+
+  /**
+   * Deletes the rejected rows of `campaignIds`' imports that name a person, in the caller's
+   * transaction (docs/privacy.md#erasure): rows whose `phone`, digits only, is one of
+   * `phoneDigits`, or whose `email`, trimmed and lower-cased, is `email`. Reads the rejected
+   * rows of the campaigns' imports (kept for the rejected rows' retention only).
+   * @returns the import of each deleted row.
+   */
+  async deletePersonRejections(
+    manager: EntityManager,
+    campaignIds: number[],
+    phoneDigits: string[],
+    email: string | null,
+  ): Promise<string[]> {
+    const [rows]: [Array<{ import_id: string }>] = await manager.query(
+      `DELETE FROM lead_import_rejection r
+        USING lead_import i
+        WHERE r.import_id = i.id AND i.campaign_id = ANY($1::int[])
+          AND (regexp_replace(r.submitted ->> 'phone', '[^0-9]', '', 'g') = ANY($2::text[])
+               OR lower(btrim(r.submitted ->> 'email')) = $3)
+       RETURNING r.import_id`,
+      [campaignIds, phoneDigits, email],
+    );
+    return rows.map((row) => row.import_id);
+  }
+
+  /** The API keys that uploaded `importIds` (spreadsheet chunks have none). */
+  async apiKeysOf(manager: EntityManager, importIds: string[]): Promise<number[]> {
+    const rows: Array<{ api_key_id: number }> = await manager.query(
+      `SELECT DISTINCT api_key_id FROM lead_import WHERE id = ANY($1::uuid[]) AND api_key_id IS NOT NULL`,
+      [importIds],
+    );
+    return rows.map((row) => row.api_key_id);
+  }
 }

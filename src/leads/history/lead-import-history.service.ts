@@ -191,4 +191,33 @@ export class LeadImports {
     yield rejectionsCsv(first.done ? [] : first.value, true);
     for await (const page of pages) yield rejectionsCsv(page, false);
   }
+
+  /**
+   * Deletes the rejected rows of `campaignIds`' imports that name a person, in the caller's
+   * transaction (an erasure, docs/privacy.md#erasure).
+   * @param phoneDigits the phone's digit strings that count as it (international, national).
+   * @param email a lower-cased email, or null.
+   * @returns how many rows, and the imports they belonged to.
+   */
+  async erasePerson(
+    manager: EntityManager,
+    campaignIds: number[],
+    phoneDigits: string[],
+    email: string | null,
+  ): Promise<{ rejections: number; importIds: string[] }> {
+    const importIds = await this.repository.deletePersonRejections(
+      manager,
+      campaignIds,
+      phoneDigits,
+      email,
+    );
+    return { rejections: importIds.length, importIds: [...new Set(importIds)] };
+  }
+
+  /** The API keys that uploaded `importIds`, in the caller's transaction. */
+  apiKeysOf(manager: EntityManager, importIds: string[]): Promise<number[]> {
+    return importIds.length === 0
+      ? Promise.resolve([])
+      : this.repository.apiKeysOf(manager, importIds);
+  }
 }

@@ -1,4 +1,5 @@
-import { Get, Query, StreamableFile } from '@nestjs/common';
+import { Get, Query, StreamableFile, UseInterceptors } from '@nestjs/common';
+import { ViewerContactMask } from '../../privacy/http';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -103,6 +104,7 @@ export class ImportsController {
   }
 
   @Get(':import_id/rejections')
+  @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'import', param: 'import_id' })
   @ApiOperation({ summary: 'List an import’s rejected rows', operationId: 'listImportRejections' })
   @ApiImportIdParam()

@@ -1,4 +1,5 @@
-import { Get, Param, Query } from '@nestjs/common';
+import { Get, Param, Query, UseInterceptors } from '@nestjs/common';
+import { ViewerContactMask } from '../../privacy/http';
 import { ApiOkResponse, ApiOperation, ApiTags, type ApiQueryOptions } from '@nestjs/swagger';
 import { CampaignsService } from '../../campaigns';
 import { NotFoundError } from '../../common/domain-error';
@@ -106,6 +107,7 @@ export class LeadDirectoryController {
 
   /** Leads of the campaign matching `q`, in the search's order, keyset-paged. */
   @Get('campaigns/:campaign_id/leads')
+  @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
   @ApiOperation({
     summary: 'Search a campaign’s leads by phone, email or name',
@@ -130,6 +132,7 @@ export class LeadDirectoryController {
 
   /** One lead with its campaign's name and the compliance record of its import. */
   @Get('leads/:lead_id')
+  @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'lead', param: 'lead_id' })
   @ApiOperation({ summary: 'Read one lead with its import', operationId: 'getLead' })
   @ApiIdParam('lead_id', 'Lead id')
@@ -151,6 +154,7 @@ export class LeadDirectoryController {
 
   /** The lead's webhook deliveries, newest first, each with its attempts. */
   @Get('leads/:lead_id/deliveries')
+  @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'lead', param: 'lead_id' })
   @ApiOperation({
     summary: 'List the webhook deliveries about a lead, with their attempts',

@@ -340,6 +340,46 @@ export class SpreadsheetImportsRepository {
     });
   }
 
+  /**
+   * The erasure's part of the spreadsheet imports of `campaignIds`, in the caller's transaction
+   * (docs/privacy.md#erasure): every import that still holds its stored file (`uploaded` or
+   * `running`: a finished import's file is deleted when it ends) is cancelled and its file
+   * deleted, since the file's cells cannot be searched for a person (an xlsx is zipped); the
+   * sample rows of those and of any import whose sample rows name the person (digits of a cell
+   * run, or the email) are emptied.
+   * @param nationalDigits the phone's national digits, or null; @param email lower-cased, or null.
+   * @returns the imports changed.
+   */
+  async erasePerson(
+    manager: EntityManager,
+    campaignIds: number[],
+    nationalDigits: string | null,
+    email: string | null,
+  ): Promise<string[]> {
+    const [rows]: [Array<{ id: string }>] = await manager.query(
+      `UPDATE spreadsheet_import
+          SET sample_rows = '[]'::jsonb,
+              status = CASE WHEN status IN ('uploaded', 'running') THEN 'cancelled' ELSE status END,
+              finished_at = CASE WHEN status IN ('uploaded', 'running') THEN now() ELSE finished_at END,
+              lease_owner = NULL, lease_expires_at = NULL
+        WHERE campaign_id = ANY($1::int[])
+          AND (status IN ('uploaded', 'running')
+               OR ($2::text IS NOT NULL
+                   AND strpos(regexp_replace(sample_rows::text, '[^0-9]', '', 'g'), $2) > 0)
+               OR ($3::text IS NOT NULL AND strpos(lower(sample_rows::text), $3) > 0))
+       RETURNING id`,
+      [campaignIds, nationalDigits, email],
+    );
+    const ids = rows.map((row) => row.id);
+    if (ids.length > 0) {
+      await manager.query(
+        'DELETE FROM spreadsheet_import_file_part WHERE import_id = ANY($1::uuid[])',
+        [ids],
+      );
+    }
+    return ids;
+  }
+
   private select(
     where: string,
     params: unknown[],

@@ -410,6 +410,25 @@ export class SpreadsheetImports {
   }
 
   /**
+   * An erasure's part of the spreadsheet imports of `campaignIds`, in the caller's transaction
+   * (docs/privacy.md#erasure): cancels every import that still holds its stored file and deletes
+   * the file, and empties the sample rows of those and of any import whose sample names the
+   * person. A worker running one of them stops at its next chunk (the import is no longer
+   * `running`) and removes its local copy.
+   * @param nationalDigits the phone's national digits, or null; @param email lower-cased, or null.
+   * @returns how many imports were changed.
+   */
+  async erasePerson(
+    manager: EntityManager,
+    campaignIds: number[],
+    nationalDigits: string | null,
+    email: string | null,
+  ): Promise<number> {
+    const ids = await this.repository.erasePerson(manager, campaignIds, nationalDigits, email);
+    return ids.length;
+  }
+
+  /**
    * Discards an upload that was never started (docs/dashboard.md#abandoned-uploads): the import
    * and its stored file are deleted, recorded as `import.discard` on the campaign
    * (`{spreadsheet_import_id, file_name, total_rows}`) in the same transaction.

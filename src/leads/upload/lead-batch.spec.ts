@@ -5,6 +5,8 @@ import {
   screenBatch,
   settleCampaignDuplicates,
   settleScreenedBatch,
+  settleSuppressed,
+  SUPPRESSED_MESSAGE,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
@@ -162,5 +164,36 @@ describe('checkLeads and settleScreenedBatch', () => {
       const checks = [...checkLeads(leads.slice(0, 3), 'US'), ...checkLeads(leads.slice(3), 'US')];
       expect(settleScreenedBatch(checks, skip)).toEqual(screenBatch(leads, 'US', skip));
     }
+  });
+});
+
+describe('settleSuppressed (docs/privacy.md#suppression-list)', () => {
+  it('moves the matched leads into the errors on the field that matched, sorted by row', () => {
+    const batch = screenBatch(
+      [
+        { phone: '+14155550101' },
+        { phone: '+14155550102', email: 'x@y.co' },
+        { phone: 'bad' },
+        { phone: '+14155550103' },
+      ],
+      'US',
+      false,
+    );
+    const verdicts = batch.accepted.map((a) =>
+      a.lead.phone === '+14155550101' ? 'phone' : a.lead.email === 'x@y.co' ? 'email' : null,
+    );
+    const settled = settleSuppressed(batch, verdicts);
+    expect(settled.accepted.map((a) => a.lead.phone)).toEqual(['+14155550103']);
+    expect(settled.errors).toEqual([
+      { row: 0, var_field: 'phone', message: SUPPRESSED_MESSAGE },
+      { row: 1, var_field: 'email', message: SUPPRESSED_MESSAGE },
+      { row: 2, var_field: 'phone', message: 'phone is not a valid phone number' },
+    ]);
+    expect([...settled.suppressedPhones!]).toEqual(['+14155550101', '+14155550102']);
+  });
+
+  it('returns the batch itself when nothing matched', () => {
+    const batch = screenBatch([{ phone: '+14155550101' }], 'US', false);
+    expect(settleSuppressed(batch, [null])).toBe(batch);
   });
 });

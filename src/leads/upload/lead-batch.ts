@@ -28,6 +28,8 @@ export interface ScreenedBatch {
   errors: LeadUploadError[];
   /** In-batch duplicates skipped silently (with `skip_duplicates` only). */
   duplicates: number;
+  /** The E.164 phones the suppression list refused (docs/privacy.md#suppression-list), if any. */
+  suppressedPhones?: ReadonlySet<string>;
 }
 
 /** The settled outcome of an upload: its final `errors` and `duplicate_count`. */
@@ -99,6 +101,40 @@ export function settleScreenedBatch(checks: LeadCheck[], skipDuplicates: boolean
   });
   accepted.sort((a, b) => (a.lead.phone < b.lead.phone ? -1 : a.lead.phone > b.lead.phone ? 1 : 0));
   return { accepted, errors, duplicates };
+}
+
+/**
+ * The message of a row refused because the account's suppression list holds its phone or email
+ * (docs/privacy.md#suppression-list); like the duplicate's, it starts with its reason.
+ */
+export const SUPPRESSED_MESSAGE =
+  "suppressed: this phone or email is on the account's suppression list";
+
+/**
+ * Moves the accepted leads the suppression list matched into the batch's errors, on the field
+ * that matched (docs/privacy.md#suppression-list).
+ * @param verdicts per accepted lead, in `batch.accepted`'s order: the matched field or null.
+ * @returns the batch without them, its errors sorted by row.
+ */
+export function settleSuppressed(
+  batch: ScreenedBatch,
+  verdicts: ReadonlyArray<'phone' | 'email' | null>,
+): ScreenedBatch {
+  if (!verdicts.some((v) => v !== null)) return batch;
+  const accepted: AcceptedLead[] = [];
+  const errors = [...batch.errors];
+  const suppressedPhones = new Set<string>();
+  batch.accepted.forEach((a, i) => {
+    const field = verdicts[i];
+    if (field === null) {
+      accepted.push(a);
+      return;
+    }
+    errors.push({ row: a.row, var_field: field, message: SUPPRESSED_MESSAGE });
+    suppressedPhones.add(a.lead.phone);
+  });
+  errors.sort((a, b) => a.row - b.row);
+  return { accepted, errors, duplicates: batch.duplicates, suppressedPhones };
 }
 
 /**

@@ -3,6 +3,7 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import { DeliveryModule } from '../../delivery/outbox';
 import { IdempotencyModule } from '../../idempotency';
 import { LeadImportsModule } from '../history';
+import { SuppressionListModule } from '../suppression';
 import { Lead } from '..';
 import { LeadImportService } from './lead-import.service';
 import { LeadScreener } from './lead-screener.service';
@@ -16,7 +17,13 @@ import { LeadsRepository } from './leads.repository';
  * it without the HTTP stack.
  */
 @Module({
-  imports: [TypeOrmModule.forFeature([Lead]), DeliveryModule, IdempotencyModule, LeadImportsModule],
+  imports: [
+    TypeOrmModule.forFeature([Lead]),
+    DeliveryModule,
+    IdempotencyModule,
+    LeadImportsModule,
+    SuppressionListModule,
+  ],
   providers: [LeadImportService, LeadsRepository, LeadScreener],
   exports: [LeadImportService],
 })

@@ -1,5 +1,6 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
+import type { CountryCode } from 'libphonenumber-js/max';
 import type { EntityManager } from 'typeorm';
 import type { CampaignScope } from '../../campaigns';
 import { WebhookEventPublisher, type RecordedEvents } from '../../delivery/outbox';
@@ -7,20 +8,27 @@ import { IdempotencyService } from '../../idempotency';
 import { Metrics, type LeadSource } from '../../metrics';
 import type { LeadUploadRequest, LeadUploadResponse } from '..';
 import {
+  DUPLICATE_MESSAGE,
   importCounts,
   settleCampaignDuplicates,
+  settleSuppressed,
+  SUPPRESSED_MESSAGE,
   uploadResponse,
   type ScreenedBatch,
 } from './lead-batch';
 import { leadEvents } from './lead-events';
+import { normalizePhone } from './lead-validator';
 import { LeadScreener } from './lead-screener.service';
 import { LeadImports, rejectionsOf, type NewLeadImport } from '../history';
+import { SuppressionList } from '../suppression';
 import { LeadsRepository, type ImportContext } from './leads.repository';
 import { retryOnTransactionConflict } from './transaction-retry';
 
 /** Everything one run of an import's transaction needs, fixed before the first run. */
 interface ImportPlan {
   context: ImportContext;
+  /** The campaign's region for phones written without `+`. */
+  region: CountryCode;
   batch: ScreenedBatch;
   /** The `lead_import` row as inserted, before campaign duplicates are known. */
   record: NewLeadImport;
@@ -80,6 +88,7 @@ export class LeadImportService {
     private readonly events: WebhookEventPublisher,
     private readonly idempotency: IdempotencyService,
     private readonly screener: LeadScreener,
+    private readonly suppression: SuppressionList,
     @Optional() private readonly metrics?: Metrics,
   ) {}
 
@@ -101,10 +110,9 @@ export class LeadImportService {
     idempotencyKey?: string,
   ): Promise<LeadUploadResponse> {
     const acknowledgedAt = new Date();
-    const batch = await this.screener.screen(
-      request.leads,
-      campaign.defaultRegion,
-      request.skip_duplicates,
+    const batch = await this.withoutSuppressed(
+      campaign.accountId,
+      await this.screener.screen(request.leads, campaign.defaultRegion, request.skip_duplicates),
     );
     const context: ImportContext = {
       importId: randomUUID(),
@@ -114,6 +122,7 @@ export class LeadImportService {
     };
     const plan: ImportPlan = {
       context,
+      region: campaign.defaultRegion,
       batch,
       record: {
         id: context.importId,
@@ -150,10 +159,9 @@ export class LeadImportService {
     chunk: SpreadsheetChunk,
     alsoInTransaction: (manager: EntityManager, response: LeadUploadResponse) => Promise<void>,
   ): Promise<LeadUploadResponse> {
-    const batch = await this.screener.screen(
-      chunk.leads,
-      chunk.campaign.defaultRegion,
-      chunk.skipDuplicates,
+    const batch = await this.withoutSuppressed(
+      chunk.campaign.accountId,
+      await this.screener.screen(chunk.leads, chunk.campaign.defaultRegion, chunk.skipDuplicates),
     );
     const context: ImportContext = {
       importId: randomUUID(),
@@ -163,6 +171,7 @@ export class LeadImportService {
     };
     return this.run({
       context,
+      region: chunk.campaign.defaultRegion,
       batch,
       record: {
         id: context.importId,
@@ -185,6 +194,38 @@ export class LeadImportService {
       rowNumbers: chunk.rowNumbers,
       alsoInTransaction,
     });
+  }
+
+  /**
+   * Deletes a person's leads in `campaignIds` in the caller's transaction (an erasure,
+   * docs/privacy.md#erasure).
+   * @param phone an E.164 phone, or null; @param email a lower-cased email, or null.
+   * @returns the deleted leads' ids and the ids of the imports they came from.
+   */
+  async erasePerson(
+    manager: EntityManager,
+    campaignIds: number[],
+    phone: string | null,
+    email: string | null,
+  ): Promise<{ leadIds: number[]; importIds: string[] }> {
+    const rows = await this.leads.deletePerson(manager, campaignIds, phone, email);
+    return {
+      leadIds: rows.map((r) => r.id),
+      importIds: [...new Set(rows.map((r) => r.importId))],
+    };
+  }
+
+  /**
+   * Refuses the screened leads whose phone or email is on the account's suppression list
+   * (docs/privacy.md#suppression-list): rejected rows like the others, with
+   * {@link SUPPRESSED_MESSAGE}. One indexed query per batch, none when the list is empty.
+   */
+  private async withoutSuppressed(accountId: number, batch: ScreenedBatch): Promise<ScreenedBatch> {
+    const verdicts = await this.suppression.matches(
+      accountId,
+      batch.accepted.map((a) => ({ phone: a.lead.phone, email: a.lead.email })),
+    );
+    return settleSuppressed(batch, verdicts);
   }
 
   /** Writes a planned import in one transaction (run again on a conflict), then dispatches its events. */
@@ -230,6 +271,22 @@ export class LeadImportService {
     }
 
     const rejections = rejectionsOf(outcome.errors, plan.leads);
+    // A suppressed person's rows are refused without keeping what was submitted, their
+    // in-batch duplicates included (docs/privacy.md#suppression-list).
+    const suppressed = batch.suppressedPhones;
+    if (suppressed !== undefined && suppressed.size > 0) {
+      for (const r of rejections) {
+        const phone = r.submitted.phone;
+        if (
+          r.message === SUPPRESSED_MESSAGE ||
+          (r.message === DUPLICATE_MESSAGE &&
+            typeof phone === 'string' &&
+            suppressed.has(normalizePhone(phone.trim(), plan.region) ?? ''))
+        ) {
+          r.submitted = {};
+        }
+      }
+    }
     if (plan.rowNumbers) for (const r of rejections) r.row = plan.rowNumbers[r.row];
     await this.imports.recordRejections(manager, context.importId, rejections);
 

@@ -159,6 +159,31 @@ export class LeadsRepository {
       ? { all: true, count: rows.length, read }
       : { all: false, count: rows.length, phones: new Set(created.map((c) => c.phone)), read };
   }
+
+  /**
+   * Deletes a person's leads in `campaignIds`, in the caller's transaction (an erasure,
+   * docs/privacy.md#erasure): by phone through `uq_lead_campaign_id_phone`, by email through
+   * `idx_lead_search_email` (lower-cased), never a scan of the table.
+   * @param phone an E.164 phone, or null.
+   * @param email a lower-cased email, or null.
+   * @returns the deleted leads' ids and the imports they came from.
+   */
+  async deletePerson(
+    manager: EntityManager,
+    campaignIds: number[],
+    phone: string | null,
+    email: string | null,
+  ): Promise<Array<{ id: number; importId: string }>> {
+    const [rows]: [Array<{ id: string; import_id: string }>] = await manager.query(
+      `DELETE FROM lead WHERE id IN (
+         SELECT id FROM lead WHERE campaign_id = ANY($1::int[]) AND phone = $2
+         UNION
+         SELECT id FROM lead WHERE campaign_id = ANY($1::int[]) AND lower(email) COLLATE "C" = $3)
+       RETURNING id, import_id`,
+      [campaignIds, phone, email],
+    );
+    return rows.map((row) => ({ id: Number(row.id), importId: row.import_id }));
+  }
 }
 
 /**

@@ -782,7 +782,11 @@ export interface components {
         | 'delivery.bulk_redeliver_cancel'
         | 'import.start'
         | 'import.cancel'
-        | 'import.discard';
+        | 'import.discard'
+        | 'erasure.create'
+        | 'suppression.add'
+        | 'suppression.remove'
+        | 'suppression.import';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
       created_at: string;
@@ -2900,7 +2904,11 @@ export interface operations {
           | 'delivery.bulk_redeliver_cancel'
           | 'import.start'
           | 'import.cancel'
-          | 'import.discard';
+          | 'import.discard'
+          | 'erasure.create'
+          | 'suppression.add'
+          | 'suppression.remove'
+          | 'suppression.import';
         /** @description The `next_cursor` of the previous page, unchanged */
         cursor?: string;
         limit?: number;

@@ -48,6 +48,10 @@ export const AUDIT_ACTIONS = [
   'import.start',
   'import.cancel',
   'import.discard',
+  'erasure.create',
+  'suppression.add',
+  'suppression.remove',
+  'suppression.import',
 ] as const satisfies readonly AuditAction[];
 // An action the service documents but the list lacks fails the type check here.
 const ALL_ACTIONS_LISTED: Exclude<AuditAction, (typeof AUDIT_ACTIONS)[number]> extends never

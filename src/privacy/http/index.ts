@@ -1,0 +1,5 @@
+/**
+ * The privacy feature's HTTP edge (docs/architecture.md#folders): what other edges import from
+ * `src/privacy/http/`.
+ */
+export { ViewerContactMask } from './viewer-contact-mask.interceptor';
