@@ -24,6 +24,8 @@ const UPLOAD = '/api/v1/leads/upload';
 const EVENTS = '/api/v1/webhooks/{campaign_id}/events';
 const ENDPOINTS = '/api/v1/webhooks/{campaign_id}/endpoints';
 const HEALTH = '/api/v1/webhooks/{campaign_id}/endpoints/{eid}/health';
+const PORTAL = '/api/v1/portal/sessions';
+const PORTAL_LINK = '/api/v1/portal/sessions/{id}';
 
 describe('OpenAPI document (docs/operations.md)', () => {
   let t: TestApp;
@@ -50,7 +52,7 @@ describe('OpenAPI document (docs/operations.md)', () => {
 
   it('covers the whole /api/v1 surface with the bearer scheme and the spec field names', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [TOKEN, UPLOAD, ENDPOINTS, HEALTH, EVENTS].sort(),
+      [TOKEN, UPLOAD, ENDPOINTS, HEALTH, EVENTS, PORTAL, PORTAL_LINK].sort(),
     );
     expect(doc.components?.securitySchemes?.bearer).toMatchObject({
       type: 'http',

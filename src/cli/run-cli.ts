@@ -19,6 +19,7 @@ const GROUPS: Record<string, () => Promise<CliGroup>> = {
   delivery: async () => (await import('./delivery.command')).DELIVERY_GROUP,
   event: async () => (await import('./event.command')).EVENT_GROUP,
   user: async () => (await import('./user.command')).USER_GROUP,
+  portal: async () => (await import('./portal.command')).PORTAL_GROUP,
 };
 
 function packageVersion(): string {

@@ -41,6 +41,10 @@ const TAGS: Array<[name: string, description: string]> = [
   ['auth', 'Exchange an API key for a short-lived bearer token. Needs no token.'],
   ['leads', 'Upload batches of leads into a campaign of the calling account.'],
   [
+    'portal',
+    'Mint and revoke single-use links to the embeddable dashboard portal for your own users.',
+  ],
+  [
     'webhooks',
     "Read-only inspection of a campaign's webhook event types and endpoints, with delivery health.",
   ],
@@ -107,6 +111,7 @@ const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
   ],
   ['api-keys', "The account's API keys: list, create (the key is shown once), revoke."],
   ['audit-log', "The account's sign-ins and changes, newest first."],
+  ['portal', 'The embedded portal: exchanging a portal link once for a session held in memory.'],
 ];
 
 /**

@@ -11,6 +11,7 @@ import {
   ApiIdParam,
   DashboardErrorResponses,
   DashboardIdPipe,
+  PortalAccess,
 } from '../../dashboard-kernel';
 import { DeliveryAttemptDetailDto, DeliveryAttemptResultDto } from './delivery-log.dto';
 
@@ -28,6 +29,7 @@ export class AttemptsController {
   /** The attempt with the request as sent (signatures truncated) and the response's start. */
   @Get(':attempt_id')
   @DashboardAccess('any', { resource: 'attempt', param: 'attempt_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Read one delivery attempt', operationId: 'getAttempt' })
   @ApiIdParam('attempt_id', 'Attempt id')
   @ApiOkResponse({ type: DeliveryAttemptDetailDto })
@@ -51,6 +53,7 @@ export class DeliveriesController {
   @Post(':delivery_id/redeliver')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'delivery', param: 'delivery_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Redeliver a delivery now (same webhook-id)',
     operationId: 'redeliver',

@@ -34,6 +34,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/portal/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mint a portal link */
+    post: operations['createPortalSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/portal/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a portal link and its session */
+    delete: operations['revokePortalSession'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/webhooks/{campaign_id}/endpoints': {
     parameters: {
       query?: never;
@@ -623,6 +657,72 @@ export interface components {
       /** @constant */
       type: 'ping';
     };
+    PortalSession: {
+      /** Format: date-time */
+      expires_at: string;
+      /**
+       * Format: uuid
+       * @description The link’s id, for DELETE /portal/sessions/{id}
+       */
+      id: string;
+      /**
+       * Format: uri
+       * @description The portal’s URL, to put in an iframe’s src: its secret is in the fragment (#…), which browsers never send to a server; usable once
+       * @example https://campaigns.example.com/portal/8d6c0d4e-6f0b-4b8e-9a53-2c1f8f0c4f11#cpl_…
+       */
+      url: string;
+    };
+    PortalSessionRequest: {
+      /**
+       * @description The campaigns the portal shows, each one the token may use; by default every campaign the token may use
+       * @example [
+       *       12
+       *     ]
+       */
+      campaign_ids?: number[];
+      /**
+       * @description Seconds until the link, and the session made from it, end (the link is exchanged once, at the first load)
+       * @example 900
+       */
+      expires_in: number;
+      /** @description The sections shown; by default endpoints and deliveries */
+      pages?: ('endpoints' | 'deliveries')[];
+      /**
+       * @description The origin of the page that frames the portal, one of the account’s portal origins; may be left out when the account has exactly one
+       * @example https://app.example.com
+       */
+      parent_origin?: string;
+      /**
+       * @description viewer: read only; admin: may also change endpoints and send test events
+       * @enum {string}
+       */
+      role: 'viewer' | 'admin';
+      subject: components['schemas']['PortalSubject'];
+      theme?: components['schemas']['PortalTheme'];
+    };
+    PortalSubject: {
+      /** @description Your user’s email, kept with the link */
+      email?: string;
+      /**
+       * @description Your own user’s id (1 to 200 characters); the audit log shows portal:<id>
+       * @example user_42
+       */
+      id: string;
+      /** @description Your user’s name, kept with the link */
+      name?: string;
+    };
+    PortalTheme: {
+      /**
+       * Format: uri
+       * @description An https URL of your logo, shown at the top of the portal
+       * @example https://app.example.com/logo.svg
+       */
+      logo_url?: string;
+      /** @example #0b7285 */
+      primary_color?: string;
+      /** @enum {string} */
+      scheme?: 'light' | 'dark';
+    };
     WebhookEndpoint: {
       /** @example 42 */
       campaign_id: number;
@@ -880,6 +980,176 @@ export interface operations {
       };
       /** @description The upload envelope has the wrong shape; the message names every problem */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  createPortalSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PortalSessionRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalSession'];
+        };
+      };
+      /** @description Bad request: invalid JSON, a missing required field, an invalid campaign or endpoint id, or compliance not acknowledged */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The token may not use this campaign (also when it does not exist) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body over 16 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The upload envelope has the wrong shape; the message names every problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  revokePortalSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The link’s id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked (or revoked already) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };
