@@ -220,6 +220,7 @@ export class EndpointsController {
   @Post(':endpoint_id/headers/reveal')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Reveal a secret custom header (recorded in the audit log)',
     operationId: 'revealEndpointHeader',
@@ -268,6 +269,7 @@ export class EndpointsController {
   @Post(':endpoint_id/signature-scheme')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Change the signature scheme (symmetric or asymmetric)',
     operationId: 'changeEndpointSignatureScheme',
