@@ -26,6 +26,7 @@ import {
 import { installDashboardRouteCheck } from './dashboard-kernel/dashboard-routes';
 import { DASHBOARD_API_PREFIX } from './dashboard-kernel/dashboard-access';
 import { installDashboardWeb } from './dashboard-web/serve-dashboard';
+import { PortalLinks } from './portal';
 import { installHttpMetrics } from './metrics/http-metrics';
 import { Metrics } from './metrics/metrics.service';
 
@@ -165,7 +166,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   }
   serveOpenApi(app, buildOpenApiDocument(app));
   serveDashboardOpenApi(app, buildDashboardOpenApiDocument(app));
-  await installDashboardWeb(app); // the browser app at /dashboard/ (docs/dashboard.md#the-browser-app)
+  // The browser app at /dashboard/ (docs/dashboard.md#the-browser-app), and the embedded
+  // portal's page at /portal/<id> (docs/dashboard.md#embedding-the-portal).
+  const portals = app.get(PortalLinks);
+  await installDashboardWeb(app, { portalFraming: (id) => portals.framingOf(id) });
   for (const warning of config.warnings) logger.warn(warning, 'Config');
   return app;
 }

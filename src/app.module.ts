@@ -28,6 +28,7 @@ import { WebhooksHttpModule } from './webhooks/http/webhooks-http.module';
 import { DeliveryHttpModule } from './delivery/http/delivery-http.module';
 import { ApiKeysHttpModule } from './auth/http/api-keys-http.module';
 import { AuditHttpModule } from './audit/http/audit-http.module';
+import { PortalApiModule, PortalHttpModule } from './portal/http/portal-http.module';
 import {
   DashboardCsrfGuard,
   DashboardInputGuard,
@@ -68,6 +69,8 @@ export class AppModule {
         DeliveryHttpModule,
         ApiKeysHttpModule,
         AuditHttpModule,
+        PortalHttpModule,
+        PortalApiModule,
         MetricsModule,
       ],
       providers: [

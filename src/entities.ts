@@ -21,6 +21,7 @@ import { Deployment } from './database/deployment.entity';
 import { DashboardUser } from './users/dashboard-user.entity';
 import { DashboardSession } from './users/dashboard-session.entity';
 import { AuditLogEntry } from './audit/audit-log-entry.entity';
+import { PortalLink } from './portal/portal-link.entity';
 import {
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
@@ -56,6 +57,7 @@ export const ENTITIES = [
   DashboardUser,
   DashboardSession,
   AuditLogEntry,
+  PortalLink,
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
   SuppressionEntry,

@@ -243,6 +243,15 @@ const ROUTES: Record<string, RouteCase> = {
     body: async ({ admin }) => ({ email: admin.email, password: admin.password }),
   },
   'GET /dashboard/api/session': { access: 'any' },
+  'POST /dashboard/api/portal/exchange': {
+    access: 'sign-in',
+    body: async () => ({ link_id: MISSING_UUID, secret: `cpl_${'A'.repeat(43)}` }),
+  },
+  'GET /dashboard/api/account/portal-origins': { access: 'any' },
+  'PUT /dashboard/api/account/portal-origins': {
+    access: 'admin',
+    body: async () => ({ origins: ['https://app.example.com'] }),
+  },
   'DELETE /dashboard/api/session': { access: 'any' },
   'GET /dashboard/api/campaigns': { access: 'any' },
   'GET /dashboard/api/campaigns/:campaign_id/endpoints': {

@@ -243,11 +243,12 @@ describe('Erasure by phone and email, and the suppression list (docs/privacy.md)
     );
     expect(delivery).toEqual({ status: 'skipped', status_reason: 'erased' });
     const [audit] = await t.db.query(
-      `SELECT actor_type, details FROM audit_log_entry WHERE account_id = $1 AND action = 'erasure.create'`,
+      `SELECT actor_type, actor_key_prefix, details FROM audit_log_entry WHERE account_id = $1 AND action = 'erasure.create'`,
       [caller.accountId],
     );
     expect(audit).toEqual({
-      actor_type: 'system',
+      actor_type: 'api_key',
+      actor_key_prefix: expect.stringMatching(/^capi_/),
       details: expect.objectContaining({ receipt_id: erased.body.id, api_key_id: caller.apiKeyId }),
     });
     const read = await t

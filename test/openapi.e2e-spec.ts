@@ -26,6 +26,8 @@ const ERASURE_RECEIPT = '/api/v1/erasure-requests/{id}';
 const EVENTS = '/api/v1/webhooks/{campaign_id}/events';
 const ENDPOINTS = '/api/v1/webhooks/{campaign_id}/endpoints';
 const HEALTH = '/api/v1/webhooks/{campaign_id}/endpoints/{eid}/health';
+const PORTAL = '/api/v1/portal/sessions';
+const PORTAL_LINK = '/api/v1/portal/sessions/{id}';
 
 describe('OpenAPI document (docs/operations.md)', () => {
   let t: TestApp;
@@ -52,7 +54,7 @@ describe('OpenAPI document (docs/operations.md)', () => {
 
   it('covers the whole /api/v1 surface with the bearer scheme and the spec field names', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [TOKEN, UPLOAD, ERASURE, ERASURE_RECEIPT, ENDPOINTS, HEALTH, EVENTS].sort(),
+      [TOKEN, UPLOAD, ERASURE, ERASURE_RECEIPT, ENDPOINTS, HEALTH, EVENTS, PORTAL, PORTAL_LINK].sort(),
     );
     expect(doc.components?.securitySchemes?.bearer).toMatchObject({
       type: 'http',

@@ -29,6 +29,23 @@ const OWNER_PATHS = {
   'api-key': `api_key r WHERE r.id = ANY($ids) AND r.account_id = $1`,
 } as const;
 
+/**
+ * The column of each path's rows that names the resource's campaign, for a look-up limited to
+ * some campaigns (a portal session's, docs/dashboard.md#embedding-the-portal); null for a
+ * resource of the account that belongs to no campaign (`api-key`).
+ */
+const CAMPAIGN_COLUMNS: Record<keyof typeof OWNER_PATHS, string | null> = {
+  campaign: 'r.id',
+  endpoint: 'r.campaign_id',
+  attempt: 'e.campaign_id',
+  delivery: 'e.campaign_id',
+  recovery: 'e.campaign_id',
+  lead: 'r.campaign_id',
+  import: 'r.campaign_id',
+  'spreadsheet-import': 'r.campaign_id',
+  'api-key': null,
+};
+
 /** A kind of resource whose account {@link AccountAccessRepository} can tell. */
 export type OwnedKind = keyof typeof OWNER_PATHS;
 
@@ -56,25 +73,37 @@ export class AccountAccessRepository {
    * @param accountId an `integer` account id.
    * @param lookups each kind once at most, with ids that fit its type (the caller drops the
    *   others: they name nothing).
+   * @param campaignIds when given, only resources of these campaigns count (a resource of no
+   *   campaign, an API key, then never does).
    * @returns per kind, the ids found, written as they were given.
    */
   async owned(
     accountId: number,
     lookups: readonly OwnedLookup[],
+    campaignIds: readonly number[] | null = null,
   ): Promise<Map<OwnedKind, Set<string>>> {
     const found = new Map<OwnedKind, Set<string>>(lookups.map(({ kind }) => [kind, new Set()]));
     const asked = lookups.filter(({ ids }) => ids.length > 0);
     if (asked.length === 0) return found;
-    const selects = asked.map(
-      ({ kind, type }, index) =>
-        `SELECT ${index}::int AS kind, r.id::text AS id FROM ${OWNER_PATHS[kind].replace(
-          '$ids',
-          `$${index + 2}::${type}[]`,
-        )}`,
-    );
+    const campaignParam = `$${asked.length + 2}`;
+    const selects = asked.map(({ kind, type }, index) => {
+      const column = CAMPAIGN_COLUMNS[kind];
+      const scope =
+        campaignIds === null
+          ? ''
+          : column === null
+            ? ' AND false'
+            : ` AND ${column} = ANY(${campaignParam}::int[])`;
+      return `SELECT ${index}::int AS kind, r.id::text AS id FROM ${OWNER_PATHS[kind].replace(
+        '$ids',
+        `$${index + 2}::${type}[]`,
+      )}${scope}`;
+    });
+    const params: unknown[] = [accountId, ...asked.map(({ ids }) => ids)];
+    if (campaignIds !== null) params.push(campaignIds);
     const rows: Array<{ kind: number; id: string }> = await this.dataSource.query(
       selects.join(' UNION ALL '),
-      [accountId, ...asked.map(({ ids }) => ids)],
+      params,
     );
     for (const row of rows) found.get(asked[row.kind].kind)!.add(row.id);
     return found;

@@ -58,7 +58,11 @@ export class AccountAccessService {
    * its type's range, which nothing can have).
    * @returns one boolean per ref, in order.
    */
-  async owned(accountId: number, refs: readonly ResourceRef[]): Promise<boolean[]> {
+  async owned(
+    accountId: number,
+    refs: readonly ResourceRef[],
+    campaignIds: readonly number[] | null = null,
+  ): Promise<boolean[]> {
     const keys = refs.map(({ resource, id }) => idKey(resource, id));
     const byKind = new Map<OwnedKind, Set<string>>();
     refs.forEach(({ resource }, index) => {
@@ -76,6 +80,7 @@ export class AccountAccessService {
         type: ACCOUNT_RESOURCES[kind].type,
         ids: [...ids],
       })),
+      campaignIds,
     );
     return refs.map(
       ({ resource }, index) => keys[index] !== null && found.get(resource)!.has(keys[index]),
@@ -83,15 +88,20 @@ export class AccountAccessService {
   }
 
   /**
-   * Makes sure every one of `refs` belongs to account `accountId` (one query).
+   * Makes sure every one of `refs` belongs to account `accountId` (one query), and, when
+   * `campaignIds` is given (a portal session's scope), to one of those campaigns.
    * @throws NotFoundError for the first that does not, with the message of its domain service
    *   (`campaign 3 does not exist` as a {@link CampaignNotFoundError},
    *   `webhook endpoint 7 does not exist`, `import <uuid> does not exist`, …): the same for
    *   another account's resource and for one that does not exist.
    */
-  async requireAll(accountId: number, refs: readonly ResourceRef[]): Promise<void> {
+  async requireAll(
+    accountId: number,
+    refs: readonly ResourceRef[],
+    campaignIds: readonly number[] | null = null,
+  ): Promise<void> {
     if (refs.length === 0) return;
-    const owned = await this.owned(accountId, refs);
+    const owned = await this.owned(accountId, refs, campaignIds);
     const missing = refs.find((_ref, index) => !owned[index]);
     if (missing) throw notFound(missing);
   }

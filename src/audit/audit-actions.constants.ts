@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = [
   'session.sign_out',
   'account.create',
   'account.notifications_update',
+  'account.portal_origins_update',
   'campaign.create',
   'user.create',
   'user.disable',
@@ -41,6 +42,9 @@ export const AUDIT_ACTIONS = [
   'suppression.add',
   'suppression.remove',
   'suppression.import',
+  'portal_link.create',
+  'portal_link.revoke',
+  'portal_link.exchange',
 ] as const;
 
 /** One of {@link AUDIT_ACTIONS}. */
@@ -48,4 +52,4 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** What an entry is about: `endpoint` 7, `api_key` 3, … */
 export type AuditObjectType =
-  'account' | 'campaign' | 'user' | 'session' | 'api_key' | 'endpoint' | 'delivery';
+  'account' | 'campaign' | 'user' | 'session' | 'api_key' | 'endpoint' | 'delivery' | 'portal_link';

@@ -2,10 +2,12 @@ import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } fr
 import { bigintToNumber } from '../database/transformers';
 
 /**
- * Who made a change: a dashboard user, an operator through the CLI, or the service itself
- * (`system`: an endpoint disabled because it answered 410 Gone, docs/webhooks.md#disabled-endpoints).
+ * Who made a change: a dashboard user, an operator through the CLI, the service itself
+ * (`system`: an endpoint disabled because it answered 410 Gone, docs/webhooks.md#disabled-endpoints),
+ * a portal session (`portal`, docs/dashboard.md#embedding-the-portal) or an API key (`api_key`:
+ * a portal link minted or revoked).
  */
-export type AuditActorType = 'user' | 'cli' | 'system';
+export type AuditActorType = 'user' | 'cli' | 'system' | 'portal' | 'api_key';
 
 /**
  * One entry of the audit log (docs/dashboard.md#audit-log): a sign-in (succeeded or failed) or
@@ -20,7 +22,10 @@ export type AuditActorType = 'user' | 'cli' | 'system';
 // migration, hence `synchronize: false`).
 @Index('idx_audit_log_entry_account_action', ['accountId', 'action', 'createdAt', 'id'])
 @Index('idx_audit_log_entry_account_email', { synchronize: false })
-@Check('chk_audit_log_entry_actor_type', `"actor_type" IN ('user', 'cli', 'system')`)
+@Check(
+  'chk_audit_log_entry_actor_type',
+  `"actor_type" IN ('user', 'cli', 'system', 'portal', 'api_key')`,
+)
 export class AuditLogEntry {
   @PrimaryColumn({
     type: 'bigint',
@@ -52,6 +57,14 @@ export class AuditLogEntry {
   /** The user's email, or the email attempted by a failed sign-in. */
   @Column({ name: 'actor_email', type: 'text', nullable: true })
   actorEmail!: string | null;
+
+  /** A portal session's actor, `portal:<subject id>` (the platform's own user); else null. */
+  @Column({ name: 'actor_label', type: 'text', nullable: true })
+  actorLabel!: string | null;
+
+  /** The prefix of the API key that minted the portal link, or that made the change; else null. */
+  @Column({ name: 'actor_key_prefix', type: 'varchar', length: 16, nullable: true })
+  actorKeyPrefix!: string | null;
 
   /** The client IP; null for the CLI. */
   @Column({ type: 'inet', nullable: true })

@@ -16,7 +16,9 @@ import { AuditRepository, type AuditFilter } from './audit.repository';
 export type AuditEntryActor =
   | { type: 'user'; userId: number | null; email: string | null }
   | { type: 'cli' }
-  | { type: 'system' };
+  | { type: 'system' }
+  | { type: 'portal'; subjectId: string; keyPrefix: string | null }
+  | { type: 'api_key'; keyPrefix: string };
 
 /** The operator CLI as an actor. */
 export const CLI_ACTOR: { type: 'cli' } = { type: 'cli' };
@@ -34,11 +36,33 @@ export interface DashboardUserActor {
 }
 
 /**
- * Who asks a domain service for a change (docs/architecture.md#who-writes-the-audit-log): a
- * dashboard user (the edge builds it from the session) or the operator CLI ({@link CLI_ACTOR}).
- * The service records the change under this actor.
+ * A portal session asking for a change (docs/dashboard.md#embedding-the-portal): recorded as
+ * `portal:<subjectId>` with the prefix of the API key that minted its link (null for a link the
+ * CLI minted), from the client IP `ip`.
  */
-export type AuditActor = DashboardUserActor | { type: 'cli' };
+export interface PortalActor {
+  type: 'portal';
+  accountId: number;
+  /** The platform's own user the link was minted for (`subject.id`). */
+  subjectId: string;
+  keyPrefix: string | null;
+  ip: string;
+}
+
+/** An API key asking for a change through the public API (a portal link minted or revoked). */
+export interface ApiKeyActor {
+  type: 'api_key';
+  accountId: number;
+  keyPrefix: string;
+  ip: string;
+}
+
+/**
+ * Who asks a domain service for a change (docs/architecture.md#who-writes-the-audit-log): a
+ * dashboard user (the edge builds it from the session), a portal session, an API key, or the
+ * operator CLI ({@link CLI_ACTOR}). The service records the change under this actor.
+ */
+export type AuditActor = DashboardUserActor | PortalActor | ApiKeyActor | { type: 'cli' };
 
 /** A change to record for an {@link AuditActor} ({@link AuditLog.recordChange}). */
 export interface AuditChange {
@@ -72,7 +96,15 @@ export interface AuditEntryInput {
 export interface AuditEntryView {
   id: number;
   created_at: Date;
-  actor: { type: AuditActorType; user_id: number | null; email: string | null };
+  actor: {
+    type: AuditActorType;
+    user_id: number | null;
+    email: string | null;
+    /** `portal:<subject id>`: only for a portal session's entry. */
+    label?: string;
+    /** The API key's prefix (null for a link the CLI minted): only for a portal session's or an API key's entry. */
+    key_prefix?: string | null;
+  };
   ip: string | null;
   action: string;
   object_type: string | null;
@@ -118,13 +150,18 @@ export class AuditLog {
       if (SECRET_KEYS.test(key)) throw new Error(`audit details must not hold "${key}"`);
     }
     const ip = entry.ip && isIP(entry.ip) !== 0 ? entry.ip : null;
+    const { actor } = entry;
+    const hasIp = actor.type === 'user' || actor.type === 'portal' || actor.type === 'api_key';
     return this.repository.insert(
       {
         accountId: entry.accountId,
-        actorType: entry.actor.type,
-        actorUserId: entry.actor.type === 'user' ? entry.actor.userId : null,
-        actorEmail: entry.actor.type === 'user' ? entry.actor.email : null,
-        ip: entry.actor.type === 'user' ? ip : null,
+        actorType: actor.type,
+        actorUserId: actor.type === 'user' ? actor.userId : null,
+        actorEmail: actor.type === 'user' ? actor.email : null,
+        actorLabel: actor.type === 'portal' ? `portal:${actor.subjectId}` : null,
+        actorKeyPrefix:
+          actor.type === 'portal' || actor.type === 'api_key' ? actor.keyPrefix : null,
+        ip: hasIp ? ip : null,
         action: entry.action,
         objectType: entry.objectType ?? null,
         objectId:
@@ -137,8 +174,10 @@ export class AuditLog {
 
   /**
    * Records `change` made by `actor`, in the caller's transaction when `manager` is given: a
-   * dashboard user's entry belongs to the user's account and carries the user and IP; the
-   * CLI's belongs to `change.accountId`, without IP. Without an actor (a service called by a
+   * dashboard user's entry belongs to the user's account and carries the user and IP; a portal
+   * session's (`portal:<subject id>` and the minting key's prefix) and an API key's (its
+   * prefix) belong to their account, with the IP; the CLI's belongs to `change.accountId`,
+   * without IP. Without an actor (a service called by a
    * test's or a script's set-up, never by an edge) nothing is recorded.
    * @returns the entry's id, or null when nothing was recorded.
    * @throws Error when `details` names a secret (a programming error, never user input), or
@@ -151,16 +190,7 @@ export class AuditLog {
     manager?: EntityManager,
   ): Promise<number | null> {
     if (!actor) return null;
-    const entry: AuditEntryInput =
-      actor.type === 'user'
-        ? {
-            ...change,
-            accountId: actor.accountId,
-            actor: { type: 'user', userId: actor.userId, email: actor.email },
-            ip: actor.ip,
-          }
-        : { ...change, actor: CLI_ACTOR, ip: null };
-    return this.record(entry, manager);
+    return this.record(entryOf(actor, change), manager);
   }
 
   /**
@@ -193,7 +223,15 @@ export class AuditLog {
       entries: page.map((row) => ({
         id: row.id,
         created_at: row.createdAt,
-        actor: { type: row.actorType, user_id: row.actorUserId, email: row.actorEmail },
+        actor: {
+          type: row.actorType,
+          user_id: row.actorUserId,
+          email: row.actorEmail,
+          ...(row.actorType === 'portal' ? { label: row.actorLabel ?? '' } : {}),
+          ...(row.actorType === 'portal' || row.actorType === 'api_key'
+            ? { key_prefix: row.actorKeyPrefix }
+            : {}),
+        },
         ip: row.ip,
         action: row.action,
         object_type: row.objectType,
@@ -205,6 +243,35 @@ export class AuditLog {
           ? encodeAuditCursor({ createdAtMicros: last.createdAtMicros, id: last.id })
           : null,
     };
+  }
+}
+
+/** The entry recording `change` by `actor`: in the actor's account, but for the CLI's. */
+function entryOf(actor: AuditActor, change: AuditChange): AuditEntryInput {
+  switch (actor.type) {
+    case 'user':
+      return {
+        ...change,
+        accountId: actor.accountId,
+        actor: { type: 'user', userId: actor.userId, email: actor.email },
+        ip: actor.ip,
+      };
+    case 'portal':
+      return {
+        ...change,
+        accountId: actor.accountId,
+        actor: { type: 'portal', subjectId: actor.subjectId, keyPrefix: actor.keyPrefix },
+        ip: actor.ip,
+      };
+    case 'api_key':
+      return {
+        ...change,
+        accountId: actor.accountId,
+        actor: { type: 'api_key', keyPrefix: actor.keyPrefix },
+        ip: actor.ip,
+      };
+    case 'cli':
+      return { ...change, actor: CLI_ACTOR, ip: null };
   }
 }
 

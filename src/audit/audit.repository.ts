@@ -10,6 +10,10 @@ export interface AuditRow {
   actorType: AuditActorType;
   actorUserId: number | null;
   actorEmail: string | null;
+  /** `portal:<subject id>` for a portal session's change; else null. */
+  actorLabel: string | null;
+  /** The API key's prefix for a portal session's or an API key's change; else null. */
+  actorKeyPrefix: string | null;
   ip: string | null;
   action: string;
   objectType: string | null;
@@ -48,8 +52,9 @@ export class AuditRepository {
     const runner = manager ?? this.entries.manager;
     const [inserted]: Array<{ id: string }> = await runner.query(
       `INSERT INTO audit_log_entry
-         (account_id, actor_type, actor_user_id, actor_email, ip, action, object_type, object_id, details)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+         (account_id, actor_type, actor_user_id, actor_email, ip, action, object_type, object_id, details,
+          actor_label, actor_key_prefix)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`,
       [
         row.accountId,
         row.actorType,
@@ -60,6 +65,8 @@ export class AuditRepository {
         row.objectType,
         row.objectId,
         JSON.stringify(row.details),
+        row.actorLabel,
+        row.actorKeyPrefix,
       ],
     );
     return Number(inserted.id);
@@ -90,7 +97,8 @@ export class AuditRepository {
       after += ` AND actor_email IS NOT NULL AND lower(actor_email) = lower($${params.length})`;
     }
     const rows: Array<Record<string, unknown>> = await this.entries.query(
-      `SELECT id, account_id, actor_type, actor_user_id, actor_email, host(ip) AS ip, action,
+      `SELECT id, account_id, actor_type, actor_user_id, actor_email, actor_label, actor_key_prefix,
+              host(ip) AS ip, action,
               object_type, object_id, details, created_at,
               (extract(epoch FROM created_at) * 1000000)::bigint AS created_at_micros
          FROM audit_log_entry
@@ -105,6 +113,8 @@ export class AuditRepository {
       actorType: row.actor_type as AuditActorType,
       actorUserId: row.actor_user_id as number | null,
       actorEmail: row.actor_email as string | null,
+      actorLabel: row.actor_label as string | null,
+      actorKeyPrefix: row.actor_key_prefix as string | null,
       ip: row.ip as string | null,
       action: row.action as string,
       objectType: row.object_type as string | null,

@@ -53,10 +53,10 @@ export class ApiKeysRepository {
   /** The columns an access check needs, or null when no key has that id. */
   findAccess(
     id: number,
-  ): Promise<Pick<ApiKey, 'id' | 'accountId' | 'campaignIds' | 'revokedAt'> | null> {
+  ): Promise<Pick<ApiKey, 'id' | 'accountId' | 'campaignIds' | 'revokedAt' | 'keyPrefix'> | null> {
     return this.apiKeys.findOne({
       where: { id },
-      select: { id: true, accountId: true, campaignIds: true, revokedAt: true },
+      select: { id: true, accountId: true, campaignIds: true, revokedAt: true, keyPrefix: true },
     });
   }
 

@@ -15,6 +15,8 @@ export interface ApiKeyAccess {
   accountId: number;
   campaignIds: number[] | null;
   revoked: boolean;
+  /** The key's first characters, as listed (never the key). */
+  keyPrefix: string;
 }
 
 /** An API key as listed to operators (docs/cli.md): never the key or its hash. */
@@ -226,6 +228,7 @@ export class ApiKeysService {
       accountId: apiKey.accountId,
       campaignIds: apiKey.campaignIds,
       revoked: apiKey.revokedAt !== null,
+      keyPrefix: apiKey.keyPrefix,
     };
     this.access.set(apiKeyId, access);
     return access;

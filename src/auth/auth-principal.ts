@@ -6,6 +6,8 @@ export interface AuthPrincipal {
   apiKeyId: number;
   accountId: number;
   campaignIds: number[] | null;
+  /** The API key's first characters, as listed (never the key): for the audit log. */
+  keyPrefix: string;
 }
 
 /** The JWT claims this service issues and accepts (docs/api.md#authentication). */

@@ -59,7 +59,12 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     if (!access || access.revoked || access.accountId !== claims.acc) {
       throw ApiError.unauthorized('The API key behind this token has been revoked');
     }
-    return { apiKeyId, accountId: access.accountId, campaignIds: access.campaignIds };
+    return {
+      apiKeyId,
+      accountId: access.accountId,
+      campaignIds: access.campaignIds,
+      keyPrefix: access.keyPrefix,
+    };
   }
 
   /** Whether `iat`/`exp` (seconds) are finite, not issued in the future, and at most a TTL apart. */

@@ -11,4 +11,11 @@ export class Account {
 
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
+
+  /**
+   * The origins allowed to frame the account's portal, `https://host[:port]`
+   * (docs/dashboard.md#embedding-the-portal); empty: the portal is never framed.
+   */
+  @Column({ name: 'portal_origins', type: 'text', array: true, default: () => "'{}'" })
+  portalOrigins!: string[];
 }

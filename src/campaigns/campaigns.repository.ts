@@ -36,6 +36,30 @@ export class CampaignsRepository {
     return this.accounts.existsBy({ id });
   }
 
+  /** The portal origins of account `id`, or null when it does not exist. */
+  async portalOrigins(id: number): Promise<string[] | null> {
+    const account = await this.accounts.findOne({ where: { id }, select: { portalOrigins: true } });
+    return account ? account.portalOrigins : null;
+  }
+
+  /**
+   * Replaces the portal origins of account `id`, in the caller's transaction.
+   * @returns the origins it had, or null when it does not exist.
+   */
+  async replacePortalOrigins(
+    id: number,
+    origins: readonly string[],
+    manager: EntityManager,
+  ): Promise<string[] | null> {
+    const rows: Array<{ portal_origins: string[] }> = await manager.query(
+      `SELECT portal_origins FROM account WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    if (rows.length === 0) return null;
+    await manager.query(`UPDATE account SET portal_origins = $2 WHERE id = $1`, [id, origins]);
+    return rows[0].portal_origins;
+  }
+
   /** Every account, oldest first. */
   listAccounts(): Promise<Account[]> {
     return this.accounts.find({ order: { id: 'ASC' } });

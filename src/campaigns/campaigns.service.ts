@@ -10,6 +10,7 @@ import type { Owned } from '../common/owned-id';
 import { InvalidInputError, NotFoundError } from '../common/domain-error';
 import { CampaignNotFoundError } from './campaign-errors';
 import { CampaignsRepository, type CampaignScopeRow } from './campaigns.repository';
+import { checkedPortalOrigins } from './portal-origins';
 
 /** What authorisation and upload need to know about a campaign; it never changes after creation. */
 export interface CampaignScope {
@@ -65,6 +66,51 @@ export class CampaignsService {
         manager,
       );
       return account;
+    });
+  }
+
+  /**
+   * The origins allowed to frame account `accountId`'s portal (read now, not cached: a change
+   * applies to the next portal page served), docs/dashboard.md#embedding-the-portal.
+   * @throws NotFoundError when the account does not exist.
+   */
+  async portalOrigins(accountId: number): Promise<string[]> {
+    const origins = accountId > MAX_INT4 ? null : await this.repository.portalOrigins(accountId);
+    if (origins === null) throw new NotFoundError(`account ${accountId} does not exist`);
+    return origins;
+  }
+
+  /**
+   * Replaces the origins allowed to frame account `accountId`'s portal, recorded as
+   * `account.portal_origins_update` (`{origins, previous}`) in the same transaction
+   * (docs/dashboard.md#embedding-the-portal). Links already minted keep the parent origin they
+   * were minted for, but the portal page's `frame-ancestors` follows this list at once.
+   * @param origins each checked by {@link checkedPortalOrigins}.
+   * @returns the origins as stored (normalised, without duplicates).
+   * @throws InvalidInputError (field `origins`); NotFoundError when the account does not exist.
+   */
+  async setPortalOrigins(
+    accountId: number,
+    origins: unknown,
+    actor?: AuditActor,
+  ): Promise<string[]> {
+    const checked = checkedPortalOrigins(origins);
+    if (accountId > MAX_INT4) throw new NotFoundError(`account ${accountId} does not exist`);
+    return this.dataSource.transaction(async (manager) => {
+      const previous = await this.repository.replacePortalOrigins(accountId, checked, manager);
+      if (previous === null) throw new NotFoundError(`account ${accountId} does not exist`);
+      await this.audit.recordChange(
+        actor,
+        {
+          accountId,
+          action: 'account.portal_origins_update',
+          objectType: 'account',
+          objectId: accountId,
+          details: { origins: checked, previous },
+        },
+        manager,
+      );
+      return checked;
     });
   }
 

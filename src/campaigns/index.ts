@@ -7,3 +7,4 @@ export * from './campaign-errors';
 export * from './campaign.entity';
 export * from './campaigns.module';
 export * from './campaigns.service';
+export * from './portal-origins';

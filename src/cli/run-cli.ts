@@ -21,6 +21,7 @@ const GROUPS: Record<string, () => Promise<CliGroup>> = {
   user: async () => (await import('./user.command')).USER_GROUP,
   erasure: async () => (await import('./privacy.command')).ERASURE_GROUP,
   suppression: async () => (await import('./privacy.command')).SUPPRESSION_GROUP,
+  portal: async () => (await import('./portal.command')).PORTAL_GROUP,
 };
 
 function packageVersion(): string {

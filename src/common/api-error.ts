@@ -10,6 +10,9 @@ export const ERROR_CODES = [
   // The dashboard API's and the CLI's state conflicts (an import cancelled, an endpoint
   // disabled, a user's email taken); the public API never answers it.
   'conflict',
+  // A portal session whose link expired or was revoked (docs/dashboard.md#embedding-the-portal):
+  // the portal page tells its host page `session.expired`. The public API never answers it.
+  'portal_session_expired',
   'payload_too_large',
   'unsupported_media_type',
   'validation_failed',
@@ -18,8 +21,13 @@ export const ERROR_CODES = [
   'service_unavailable',
 ] as const;
 
-/** The codes the public API answers (docs/api.md#errors): all but the dashboard's `conflict`. */
-export const PUBLIC_ERROR_CODES = ERROR_CODES.filter((code) => code !== 'conflict');
+/**
+ * The codes the public API answers (docs/api.md#errors): all but the dashboard's `conflict` and
+ * `portal_session_expired`.
+ */
+export const PUBLIC_ERROR_CODES = ERROR_CODES.filter(
+  (code) => code !== 'conflict' && code !== 'portal_session_expired',
+);
 
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];

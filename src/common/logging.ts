@@ -1,14 +1,20 @@
 import type { Params } from 'nestjs-pino';
 import { requestIdMixin } from './request-logging';
-import { API_KEY_PREFIX, SIGNING_KEY_PREFIX, SIGNING_SECRET_PREFIX } from './secret-prefixes';
+import {
+  API_KEY_PREFIX,
+  PORTAL_LINK_SECRET_PREFIX,
+  PORTAL_SESSION_TOKEN_PREFIX,
+  SIGNING_KEY_PREFIX,
+  SIGNING_SECRET_PREFIX,
+} from './secret-prefixes';
 
 /** Three dot-separated base64url parts: the shape of a JWT (header.claims.signature). */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /**
  * Whether `value` looks like one of our secrets or a bearer token: it contains an API key
- * prefix (`capi_`), a signing-secret prefix (`whsec_`) or an ed25519 secret-key prefix
- * (`whsk_`), starts with `eyJ` (a base64url JSON object, as every JWT does) or has a JWT's three
+ * prefix (`capi_`), a signing-secret prefix (`whsec_`), an ed25519 secret-key prefix
+ * (`whsk_`), a portal link's or portal session's prefix (`cpl_`, `cps_`), starts with `eyJ` (a base64url JSON object, as every JWT does) or has a JWT's three
  * dot-separated base64url parts.
  */
 export function looksLikeSecret(value: string): boolean {
@@ -16,6 +22,8 @@ export function looksLikeSecret(value: string): boolean {
     value.includes(API_KEY_PREFIX) ||
     value.includes(SIGNING_SECRET_PREFIX) ||
     value.includes(SIGNING_KEY_PREFIX) ||
+    value.includes(PORTAL_LINK_SECRET_PREFIX) ||
+    value.includes(PORTAL_SESSION_TOKEN_PREFIX) ||
     value.startsWith('eyJ') ||
     JWT_SHAPE.test(value)
   );

@@ -21,3 +21,15 @@ export const SIGNING_KEY_PREFIX = 'whsk_';
  * `whpk_` + base64 of the raw 32-byte key. Not secret: shown on the endpoint.
  */
 export const PUBLIC_KEY_PREFIX = 'whpk_';
+
+/**
+ * Prefix of a portal link's secret (docs/security.md#embedded-portal): `cpl_` + 32 random bytes
+ * in base64url. It travels only in a URL fragment and is exchanged once.
+ */
+export const PORTAL_LINK_SECRET_PREFIX = 'cpl_';
+
+/**
+ * Prefix of an embedded portal session's token (docs/security.md#embedded-portal): `cps_` + 32
+ * random bytes in base64url, held only in the portal page's memory.
+ */
+export const PORTAL_SESSION_TOKEN_PREFIX = 'cps_';

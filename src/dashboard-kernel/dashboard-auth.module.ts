@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountAccessModule } from '../account-access';
 import { AuditModule } from '../audit';
+import { PortalModule } from '../portal';
 import { RateLimitModule } from '../rate-limit';
 import { UsersModule } from '../users';
 import {
@@ -24,7 +25,8 @@ import { SessionController } from './session.controller';
 @Module({
   // AccountAccessModule: for DashboardResourceGuard, which `@DashboardController` puts on
   // SessionController too.
-  imports: [UsersModule, AuditModule, RateLimitModule, AccountAccessModule],
+  // PortalModule: DashboardSessionGuard resolves embedded portal sessions.
+  imports: [UsersModule, AuditModule, RateLimitModule, AccountAccessModule, PortalModule],
   controllers: [SessionController],
   providers: [DashboardSessionGuard, DashboardCsrfGuard, DashboardRoleGuard, DashboardInputGuard],
   exports: [

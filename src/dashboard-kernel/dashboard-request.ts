@@ -1,6 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
+import type { PortalSession } from '../portal';
 import type { ResolvedSession } from '../users';
 import {
   DASHBOARD_API_PREFIX,
@@ -15,8 +16,33 @@ export interface DashboardSessionContext extends ResolvedSession {
   token: string;
 }
 
-/** A Fastify request as the dashboard guards and controllers see it. */
-export type DashboardRequest = FastifyRequest & { dashboardSession?: DashboardSessionContext };
+/**
+ * A Fastify request as the dashboard guards and controllers see it: a signed-in user's
+ * (`dashboardSession`, from the cookie) or an embedded portal's (`portalSession`, from
+ * `Authorization: Bearer`), never both.
+ */
+export type DashboardRequest = FastifyRequest & {
+  dashboardSession?: DashboardSessionContext;
+  portalSession?: PortalSession;
+};
+
+/**
+ * Who a dashboard request acts for, whichever its kind of session: the account, the role, and
+ * the campaigns it may see (null: all of the account's). Undefined without a session.
+ */
+export function dashboardPrincipalOf(
+  request: DashboardRequest,
+): { accountId: number; role: string; campaignIds: number[] | null } | undefined {
+  if (request.portalSession) {
+    const { accountId, role, campaignIds } = request.portalSession;
+    return { accountId, role, campaignIds };
+  }
+  if (request.dashboardSession) {
+    const { accountId, role } = request.dashboardSession.user;
+    return { accountId, role, campaignIds: null };
+  }
+  return undefined;
+}
 
 /**
  * The access a request's route declares: null when the route is not under `/dashboard/api/`
@@ -42,7 +68,10 @@ export function dashboardResourcesOf(request: FastifyRequest): readonly Dashboar
   );
 }
 
-/** The dashboard session of the request (docs/dashboard.md#sessions); on routes that need one. */
+/**
+ * The dashboard session of the request (docs/dashboard.md#sessions); on routes that need one
+ * (none of them open to portal sessions).
+ */
 export const CurrentSession = createParamDecorator(
   (_data: unknown, context: ExecutionContext): DashboardSessionContext => {
     const session = context.switchToHttp().getRequest<DashboardRequest>().dashboardSession;

@@ -2,10 +2,13 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ACCOUNT_RESOURCES, AccountAccessService, type ResourceRef } from '../account-access';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
+import { PortalLinks } from '../portal';
 import { SessionsService } from '../users';
+import { isPortalRoute, portalBearerOf, portalSessionExpired } from './portal-access';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
 import {
   dashboardAccessOf,
+  dashboardPrincipalOf,
   dashboardResourcesOf,
   dashboardUnauthorized,
   type DashboardRequest,
@@ -39,18 +42,37 @@ function undeclared(): ApiError {
  * `/dashboard/api/` but the sign-in needs a valid session cookie, else `401 unauthorized` (and
  * the browser is told to drop a cookie that is no longer valid). Sets the session on the
  * request. Routes outside `/dashboard/api/` are left alone.
+ *
+ * A request with an `Authorization` header is an embedded portal's
+ * (docs/dashboard.md#embedding-the-portal), and only that: its cookie, if any, is not read. Its
+ * bearer token must be a valid portal session's (else `401 portal_session_expired`), checked on
+ * every request, and the route must be open to portals (`@PortalAccess`, else `403`); the
+ * sign-in refuses it (`403`).
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
   constructor(
     private readonly sessions: SessionsService,
+    private readonly portals: PortalLinks,
     private readonly config: AppConfig,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = request(context);
     const access = dashboardAccessOf(req);
-    if (access === null || access === 'sign-in') return true;
+    if (access === null) return true;
+    const bearer = portalBearerOf(req);
+    if (bearer !== undefined) {
+      if (access === 'sign-in' || !isPortalRoute(context.getHandler())) {
+        throw ApiError.forbidden('This dashboard route is not available to a portal session');
+      }
+      if (access === undefined) throw undeclared();
+      const portal = await this.portals.resolve(bearer);
+      if (portal === null) throw portalSessionExpired();
+      req.portalSession = portal;
+      return true;
+    }
+    if (access === 'sign-in') return true;
     if (access === undefined) throw undeclared();
     const token = readSessionCookie(req.headers.cookie);
     const session = await this.sessions.resolve(token);
@@ -70,7 +92,9 @@ export class DashboardSessionGuard implements CanActivate {
  * Second dashboard guard (docs/dashboard.md#cross-site-request-forgery): a `POST`, `PUT`,
  * `PATCH` or `DELETE` must come from the dashboard's own origin (`Origin` and
  * `Sec-Fetch-Site`, when present) and carry `X-CSRF-Token`: the session's token, or `sign-in`
- * for the sign-in. Otherwise `403 forbidden`, before the route does anything.
+ * for the sign-in. Otherwise `403 forbidden`, before the route does anything. A portal
+ * session's request carries its credential in `Authorization`, which a browser never adds by
+ * itself: it needs no CSRF token, but the same origin rule.
  */
 @Injectable()
 export class DashboardCsrfGuard implements CanActivate {
@@ -85,6 +109,7 @@ export class DashboardCsrfGuard implements CanActivate {
     if (problem !== null) throw ApiError.forbidden(problem);
     const presented = req.headers[CSRF_HEADER];
     const token = Array.isArray(presented) ? undefined : presented;
+    if (req.portalSession !== undefined) return true;
     const valid =
       access === 'sign-in'
         ? token === SIGN_IN_CSRF_TOKEN
@@ -112,7 +137,7 @@ export class DashboardRoleGuard implements CanActivate {
     const access = dashboardAccessOf(req);
     if (access === null || access === 'sign-in' || access === 'any') return true;
     if (access !== 'admin') throw undeclared();
-    if (req.dashboardSession?.user.role !== 'admin') {
+    if (dashboardPrincipalOf(req)?.role !== 'admin') {
       throw ApiError.forbidden('This needs the admin role; viewers may only read');
     }
     return true;
@@ -176,7 +201,8 @@ function resourceIdOf(rule: DashboardResourceRule, value: string | undefined): R
  * account's, all checked in one query by {@link AccountAccessService}. A malformed id is the
  * answer of the route's own pipe (`400 bad_request`, `404` for a UUID); another account's
  * resource, or one that does not exist, `404 not_found` with the domain's message
- * (`webhook endpoint 7 does not exist`). A route that declares no resource passes. The ids
+ * (`webhook endpoint 7 does not exist`); for a portal session, a resource outside its campaigns
+ * too. A route that declares no resource passes. The ids
  * checked are handed over to the route as `Owned<kind>` through `@OwnedParam(param)`
  * (docs/architecture.md#account-access): the services it calls check no account again.
  * @throws ApiError 400; NotFoundError (404); ApiError 401 on a declaring route without a session.
@@ -189,11 +215,11 @@ export class DashboardResourceGuard implements CanActivate {
     const req = request(context);
     const rules = dashboardResourcesOf(req);
     if (rules.length === 0) return true;
-    const session = req.dashboardSession;
-    if (!session) throw dashboardUnauthorized();
+    const principal = dashboardPrincipalOf(req);
+    if (!principal) throw dashboardUnauthorized();
     const params = (req.params ?? {}) as Record<string, string | undefined>;
     const refs = rules.map((rule) => resourceIdOf(rule, params[rule.param]));
-    await this.access.requireAll(session.user.accountId, refs);
+    await this.access.requireAll(principal.accountId, refs, principal.campaignIds);
     handOverCheckedIds(req, rules, refs);
     return true;
   }

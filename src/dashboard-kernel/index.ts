@@ -10,4 +10,5 @@ export * from './dashboard-error-responses';
 export * from './dashboard-input';
 export * from './owned-param';
 export * from './page-query.dto';
+export * from './portal-access';
 export * from './serializes-to';

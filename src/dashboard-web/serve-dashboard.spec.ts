@@ -10,6 +10,20 @@ import { CSP_NONCE_PLACEHOLDER, dashboardWebPlugin } from './serve-dashboard';
 
 const INDEX = `<!doctype html><html><head><meta property="csp-nonce" nonce="${CSP_NONCE_PLACEHOLDER}"><script type="module" src="/dashboard/assets/index-abc123.js" nonce="${CSP_NONCE_PLACEHOLDER}"></script></head><body><div id="root"></div></body></html>`;
 
+/** Two portal links: one of an account with two origins, one of an account with none. */
+const FRAMED = '11111111-1111-4111-8111-111111111111';
+const UNFRAMED = '22222222-2222-4222-8222-222222222222';
+async function portalFraming(id: string) {
+  if (id === FRAMED) {
+    return {
+      frameAncestors: ['https://app.example.com', 'http://127.0.0.2:8080'],
+      parentOrigin: 'https://app.example.com',
+    };
+  }
+  if (id === UNFRAMED) return { frameAncestors: [], parentOrigin: 'https://gone.example.com' };
+  return null;
+}
+
 /** A Fastify app like the service's: helmet with the API's policy, a 404 envelope, the plugin. */
 async function appServing(root: string): Promise<FastifyInstance> {
   const app = Fastify();
@@ -23,7 +37,7 @@ async function appServing(root: string): Promise<FastifyInstance> {
   );
   app.get('/api/v1/thing', async () => ({ ok: true }));
   app.get('/dashboard/api/session', async () => ({ user: null }));
-  await app.register(dashboardWebPlugin, { root });
+  await app.register(dashboardWebPlugin, { root, portalFraming });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return app;
 }
@@ -82,6 +96,51 @@ describe('dashboardWebPlugin (serving the built browser app at /dashboard/)', ()
   afterAll(async () => {
     await app.close();
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it('serves the portal page framed only by its account’s origins, without X-Frame-Options, naming its parent origin', async () => {
+    const res = await get(app, `/portal/${FRAMED}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<div id="root">');
+    expect(res.body).toContain(
+      '<meta name="portal-parent-origin" content="https://app.example.com"></head>',
+    );
+    const csp = res.headers['content-security-policy'] as string;
+    expect(csp).toContain('frame-ancestors https://app.example.com http://127.0.0.2:8080');
+    expect(csp).toContain("img-src 'self' data: https:");
+    expect(csp).toContain("script-src 'self';");
+    expect(res.headers['x-frame-options']).toBeUndefined();
+    expect(res.headers['referrer-policy']).toBe('no-referrer');
+    expect(res.headers['cache-control']).toBe('no-store');
+  });
+
+  it("frames the portal page of an account without portal origins nowhere (frame-ancestors 'none')", async () => {
+    const res = await get(app, `/portal/${UNFRAMED}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+  });
+
+  it.each([`/portal/${FRAMED}?secret=cpl_x`, `/portal/${FRAMED}?`, `/portal/${FRAMED}?a=1`])(
+    'refuses the portal page %s with any query string (400), never serving the page',
+    async (url) => {
+      const res = await get(app, url);
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: 'bad_request',
+        message: expect.stringContaining('fragment'),
+      });
+      expect(res.body).not.toContain('<div id="root">');
+    },
+  );
+
+  it('answers 404 for the portal page of an unknown link', async () => {
+    expect((await get(app, '/portal/33333333-3333-4333-8333-333333333333')).statusCode).toBe(404);
+  });
+
+  it('keeps the standalone dashboard unframeable', async () => {
+    const res = await get(app, '/dashboard/');
+    expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(res.headers['x-frame-options']).toBe('DENY');
   });
 
   it('redirects /dashboard to /dashboard/, keeping the query string', async () => {

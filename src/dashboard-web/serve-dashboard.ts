@@ -47,10 +47,46 @@ export function dashboardContentSecurityPolicy(nonce?: string): string {
   ].join('; ');
 }
 
+/**
+ * The embedded portal page's Content-Security-Policy (docs/security.md#embedded-portal): the
+ * dashboard's, but framed only by `frameAncestors` (`'none'` when empty) and showing images
+ * from any `https:` URL (the theme's logo).
+ */
+export function portalContentSecurityPolicy(
+  frameAncestors: readonly string[],
+  nonce?: string,
+): string {
+  return dashboardContentSecurityPolicy(nonce)
+    .replace("img-src 'self' data:", "img-src 'self' data: https:")
+    .replace(
+      "frame-ancestors 'none'",
+      `frame-ancestors ${frameAncestors.length > 0 ? frameAncestors.join(' ') : "'none'"}`,
+    );
+}
+
+/** How one portal link's page may be framed: the origins allowed, and the one it talks to. */
+export interface PortalPageFraming {
+  frameAncestors: string[];
+  parentOrigin: string;
+}
+
 /** Options of {@link dashboardWebPlugin}. */
 export interface DashboardWebOptions {
   /** The built app's folder (its `index.html` and `assets/`); {@link DEFAULT_DASHBOARD_ROOT} by default. */
   root?: string;
+  /**
+   * How the portal page of link `id` may be framed (null: no such link); without it, no
+   * portal page is served (`/portal/…` is 404).
+   */
+  portalFraming?: (id: string) => Promise<PortalPageFraming | null>;
+}
+
+/** Where an embedded portal's page is served: `/portal/<link id>` (docs/dashboard.md#embedding-the-portal). */
+export const PORTAL_BASE = '/portal/';
+
+/** Escapes `value` for an HTML attribute in double quotes. */
+function attribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 }
 
 /** `index.html` as last read, re-read when the file changes (a rebuild while the service runs). */
@@ -151,6 +187,37 @@ export async function dashboardWebPlugin(
       .send(html.replaceAll(CSP_NONCE_PLACEHOLDER, nonce));
   }
 
+  /**
+   * The embedded portal's page (docs/dashboard.md#embedding-the-portal): the same app, which
+   * reads the link's secret from the URL's fragment. A query string of any kind is refused
+   * with 400 and the page is not served (a secret must never travel where servers and logs see
+   * it); an unknown link is 404. Framed only by the account's portal origins, without
+   * `X-Frame-Options`; the page learns the origin it talks to from `<meta name="portal-parent-origin">`.
+   */
+  fastify.get('/portal/:id', async (request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('cache-control', 'no-store');
+    if (request.url.includes('?')) {
+      return reply.status(400).header('content-type', 'application/json; charset=utf-8').send({
+        error: 'bad_request',
+        message:
+          'The portal URL takes no query string: the link’s secret goes in the fragment (#…), never in the query',
+      });
+    }
+    const { id } = request.params as { id: string };
+    const framing = options.portalFraming ? await options.portalFraming(id) : null;
+    if (framing === null) return reply.callNotFound();
+    const html = await indexHtml();
+    if (html === null) return sendIndex(reply);
+    const nonce = randomBytes(16).toString('base64');
+    const meta = `<meta name="portal-parent-origin" content="${attribute(framing.parentOrigin)}">`;
+    reply.removeHeader('x-frame-options');
+    return reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('content-security-policy', portalContentSecurityPolicy(framing.frameAncestors, nonce))
+      .header('referrer-policy', 'no-referrer')
+      .send(html.replaceAll(CSP_NONCE_PLACEHOLDER, nonce).replace('</head>', `${meta}</head>`));
+  });
+
   fastify.get('/dashboard/*', async (request: FastifyRequest, reply: FastifyReply) => {
     const path = (request.params as { '*': string })['*'];
     const pathname = `/dashboard/${path}`;
@@ -168,7 +235,8 @@ export async function dashboardWebPlugin(
 
 /**
  * Serves the dashboard's browser app ({@link dashboardWebPlugin}) on the application's Fastify
- * instance, outside Nest's global prefix. Call once from `createApp`, after helmet.
+ * instance, outside Nest's global prefix, with the embedded portal's page when `options` says
+ * how to frame it. Call once from `createApp`, after helmet.
  */
 export async function installDashboardWeb(
   app: NestFastifyApplication,

@@ -45,6 +45,10 @@ const TAGS: Array<[name: string, description: string]> = [
     "Erase a person (by phone and/or email) from the calling account, and read the erasure's receipt.",
   ],
   [
+    'portal',
+    'Mint and revoke single-use links to the embeddable dashboard portal for your own users.',
+  ],
+  [
     'webhooks',
     "Read-only inspection of a campaign's webhook event types and endpoints, with delivery health.",
   ],
@@ -111,6 +115,7 @@ const DASHBOARD_TAGS: Array<[name: string, description: string]> = [
   ],
   ['api-keys', "The account's API keys: list, create (the key is shown once), revoke."],
   ['audit-log', "The account's sign-ins and changes, newest first."],
+  ['portal', 'The embedded portal: exchanging a portal link once for a session held in memory.'],
 ];
 
 /**

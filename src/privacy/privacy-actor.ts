@@ -1,12 +1,12 @@
 import type { EntityManager } from 'typeorm';
-import { AuditLog, SYSTEM_ACTOR, type AuditActor, type AuditAction } from '../audit';
+import { AuditLog, type ApiKeyActor, type AuditActor, type AuditAction } from '../audit';
 
 /**
- * Who asks for an erasure or a change to the suppression list: a dashboard user or the CLI
- * (audited as such), or an API key through the public API (audited as the service, with the
- * key's id in the details: docs/privacy.md#who-may-erase).
+ * Who asks for an erasure or a change to the suppression list: a dashboard user or the CLI,
+ * or an API key through the public API, with its id for the receipt (each audited as itself,
+ * the key by its prefix and with its id in the details: docs/privacy.md#who-may-erase).
  */
-export type PrivacyActor = AuditActor | { type: 'api_key'; accountId: number; apiKeyId: number };
+export type PrivacyActor = Exclude<AuditActor, ApiKeyActor> | (ApiKeyActor & { apiKeyId: number });
 
 /** The receipt's `requested_by`: `user:<id>`, `cli` or `api_key:<id>`. */
 export function requesterOf(actor: PrivacyActor): string {
@@ -27,23 +27,15 @@ export async function auditPrivacyChange(
   details: Record<string, unknown>,
   manager: EntityManager,
 ): Promise<void> {
-  if (actor.type === 'api_key') {
-    await audit.record(
-      {
-        accountId,
-        actor: SYSTEM_ACTOR,
-        action,
-        objectType: 'account',
-        objectId: accountId,
-        details: { ...details, api_key_id: actor.apiKeyId },
-      },
-      manager,
-    );
-    return;
-  }
   await audit.recordChange(
     actor,
-    { accountId, action, objectType: 'account', objectId: accountId, details },
+    {
+      accountId,
+      action,
+      objectType: 'account',
+      objectId: accountId,
+      details: actor.type === 'api_key' ? { ...details, api_key_id: actor.apiKeyId } : details,
+    },
     manager,
   );
 }

@@ -9,8 +9,8 @@ import { PageQueryDto } from '../../dashboard-kernel';
  */
 @ApiSchema({ name: 'AuditActor' })
 export class AuditActorDto {
-  @ApiProperty({ enum: ['user', 'cli', 'system'], example: 'user' })
-  type!: 'user' | 'cli' | 'system';
+  @ApiProperty({ enum: ['user', 'cli', 'system', 'portal', 'api_key'], example: 'user' })
+  type!: 'user' | 'cli' | 'system' | 'portal' | 'api_key';
 
   @ApiProperty({
     type: 'integer',
@@ -26,6 +26,25 @@ export class AuditActorDto {
       'The user’s email, or the one a failed sign-in tried; null for the CLI and the system',
   })
   email!: string | null;
+
+  @ApiProperty({
+    type: 'string',
+    required: false,
+    description:
+      'Only for type `portal`: `portal:<subject id>`, the platform’s own user the portal link was minted for',
+    example: 'portal:user_42',
+  })
+  label?: string;
+
+  @ApiProperty({
+    type: 'string',
+    nullable: true,
+    required: false,
+    description:
+      'Only for types `portal` and `api_key`: the prefix of the API key that minted the portal link (null: minted by the CLI) or made the change',
+    example: 'capi_Zm9vYmF',
+  })
+  key_prefix?: string | null;
 }
 
 /** One entry of the audit log (docs/dashboard.md#audit-log). */

@@ -14,6 +14,8 @@ import {
   checkedInput,
   OwnedParam,
   NulCheckedByRoute,
+  PortalAccess,
+  SessionCampaigns,
 } from '../../dashboard-kernel';
 import { DashboardCampaignDto, type DashboardCampaign } from './campaign.dto';
 import {
@@ -37,14 +39,23 @@ export class CampaignsController {
     private readonly endpoints: WebhookEndpointAdmin,
   ) {}
 
-  /** The account's campaigns, oldest first, each with how many endpoints it has. */
+  /**
+   * The account's campaigns, oldest first, each with how many endpoints it has; for a portal
+   * session, only its campaigns.
+   */
   @Get()
   @DashboardAccess('any')
+  @PortalAccess()
   @ApiOperation({ summary: 'List the account’s campaigns', operationId: 'listCampaigns' })
   @ApiOkResponse({ type: [DashboardCampaignDto] })
   @DashboardErrorResponses(401, 500, 503)
-  async list(@CurrentActor() actor: DashboardActor): Promise<DashboardCampaign[]> {
-    const campaigns = await this.campaigns.listCampaigns(actor.accountId);
+  async list(
+    @CurrentActor() actor: DashboardActor,
+    @SessionCampaigns() scope: number[] | null,
+  ): Promise<DashboardCampaign[]> {
+    const campaigns = (await this.campaigns.listCampaigns(actor.accountId)).filter(
+      (campaign) => scope === null || scope.includes(campaign.id),
+    );
     const counts = await this.endpoints.countByCampaign(campaigns.map((c) => c.id));
     return campaigns.map((campaign) => ({
       id: campaign.id,
@@ -58,6 +69,7 @@ export class CampaignsController {
   /** The campaign's endpoints ordered by id, each with its delivery health. */
   @Get(':campaign_id/endpoints')
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'List a campaign’s webhook endpoints with their health',
     operationId: 'listEndpoints',
@@ -80,6 +92,7 @@ export class CampaignsController {
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
   @DashboardAccess('admin', { resource: 'campaign', param: 'campaign_id' })
+  @PortalAccess()
   // A NUL in a custom header is refused by its own rule, naming the header.
   @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Create a webhook endpoint', operationId: 'createEndpoint' })

@@ -33,6 +33,7 @@ import { UnstartedUploadIndex1795953000000 } from './1795953000000-UnstartedUplo
 import { PerLeadOrdering1795954000000 } from './1795954000000-PerLeadOrdering';
 import { EndpointAutoRecovery1795956000000 } from './1795956000000-EndpointAutoRecovery';
 import { EndpointTransformations1795957000000 } from './1795957000000-EndpointTransformations';
+import { PortalSessions1795958000000 } from './1795958000000-PortalSessions';
 import { ErasureAndSuppression1795959000000 } from './1795959000000-ErasureAndSuppression';
 import { EndpointPayloadFilter1795955000000 } from './1795955000000-EndpointPayloadFilter';
 
@@ -76,5 +77,6 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointAutoRecovery1795956000000,
   EndpointPayloadFilter1795955000000,
   EndpointTransformations1795957000000,
+  PortalSessions1795958000000,
   ErasureAndSuppression1795959000000,
 ];

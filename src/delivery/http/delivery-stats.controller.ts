@@ -11,6 +11,7 @@ import {
   checkedInput,
   DashboardIdPipe,
   OwnedParam,
+  PortalAccess,
 } from '../../dashboard-kernel';
 import { DeliveryStatsDto, DeliveryStatsQueryDto } from './delivery-stats.dto';
 import type { Owned } from '../../common/owned-id';
@@ -39,6 +40,7 @@ export class EndpointStatsController {
 
   @Get(':endpoint_id/stats')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Read an endpoint’s delivery figures and charts',
     operationId: 'getEndpointStats',
@@ -70,6 +72,7 @@ export class CampaignStatsController {
 
   @Get(':campaign_id/stats')
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Read a campaign’s delivery figures and charts (all its endpoints)',
     operationId: 'getCampaignStats',

@@ -29,7 +29,9 @@ import {
   DashboardAccess,
   DashboardController,
   CurrentActor,
+  CurrentUserActor,
   type DashboardActor,
+  type DashboardUserActorWithRole,
   ApiCsrfHeader,
   ApiIdParam,
   ApiQueries,
@@ -97,7 +99,7 @@ export class CampaignSpreadsheetImportsController {
   @ApiCreatedResponse({ type: SpreadsheetImportDto })
   @DashboardErrorResponses(400, 401, 403, 404, 413, 415, 422, 429, 500, 503)
   async upload(
-    @CurrentActor() actor: DashboardActor,
+    @CurrentUserActor() actor: DashboardUserActorWithRole,
     @OwnedParam('campaign_id') campaignId: Owned<'campaign'>,
     @Query('file_name') fileName: unknown,
     @Req() request: FastifyRequest,

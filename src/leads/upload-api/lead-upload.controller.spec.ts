@@ -17,7 +17,12 @@ const request: LeadUploadRequest = {
   disclaimer_version: 'v1.0',
 };
 const campaign: CampaignScope = { id: 42, accountId: 1, defaultRegion: 'US' };
-const principal: AuthPrincipal = { apiKeyId: 7, accountId: 1, campaignIds: null };
+const principal: AuthPrincipal = {
+  apiKeyId: 7,
+  accountId: 1,
+  campaignIds: null,
+  keyPrefix: 'ck_live_test',
+};
 const http = { ip: '203.0.113.9', idempotencyKey: 'k' } as IdempotentRequest;
 
 function controllerFailingWith(error: unknown): LeadsController {

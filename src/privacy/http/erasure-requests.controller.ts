@@ -1,4 +1,5 @@
-import { Body, Controller, Get, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -40,6 +41,7 @@ export class ErasureRequestsController {
   async create(
     @Body() body: Record<string, unknown>,
     @CurrentPrincipal() principal: AuthPrincipal,
+    @Req() request: FastifyRequest,
   ): Promise<ErasureReceiptView> {
     const allowed = new Set(['campaign_id', 'phone', 'email', 'region', 'add_to_suppression_list']);
     const unknown = Object.keys(body).filter((key) => !allowed.has(key));
@@ -71,7 +73,13 @@ export class ErasureRequestsController {
           region: body.region,
           suppress: body.add_to_suppression_list,
         },
-        { type: 'api_key', accountId: principal.accountId, apiKeyId: principal.apiKeyId },
+        {
+          type: 'api_key',
+          accountId: principal.accountId,
+          apiKeyId: principal.apiKeyId,
+          keyPrefix: principal.keyPrefix,
+          ip: request.ip,
+        },
       );
     } catch (error) {
       // A campaign of another account: the same 403 as a campaign outside the key's list.

@@ -34,6 +34,7 @@ import {
   DashboardIdPipe,
   OwnedParam,
   NulCheckedByRoute,
+  PortalAccess,
 } from '../../dashboard-kernel';
 import {
   DeliveryAttemptResultDto,
@@ -109,6 +110,7 @@ export class EndpointsController {
   /** The endpoint with its health and until when its previous secret stays valid. */
   @Get(':endpoint_id')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Read a webhook endpoint', operationId: 'getEndpoint' })
   @ApiOkResponse({ type: DashboardEndpointDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
@@ -127,6 +129,7 @@ export class EndpointsController {
    */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   // A NUL in a custom header is refused by its own rule, naming the header.
   @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
@@ -173,6 +176,7 @@ export class EndpointsController {
   @Delete(':endpoint_id')
   @HttpCode(204)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Delete a webhook endpoint', operationId: 'deleteEndpoint' })
   @ApiCsrfHeader()
   @ApiNoContentResponse({ description: 'Deleted, with its deliveries and delivery log' })
@@ -192,6 +196,7 @@ export class EndpointsController {
   @Post(':endpoint_id/secret/reveal')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Reveal the signing secret (recorded in the audit log)',
     operationId: 'revealEndpointSecret',
@@ -215,6 +220,7 @@ export class EndpointsController {
   @Post(':endpoint_id/headers/reveal')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Reveal a secret custom header (recorded in the audit log)',
     operationId: 'revealEndpointHeader',
@@ -241,6 +247,7 @@ export class EndpointsController {
   @Post(':endpoint_id/secret/rotate')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Rotate the signing secret', operationId: 'rotateEndpointSecret' })
   @ApiCsrfHeader()
   @ApiOkResponse({ type: RotatedSecretDto })
@@ -262,6 +269,7 @@ export class EndpointsController {
   @Post(':endpoint_id/signature-scheme')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({
     summary: 'Change the signature scheme (symmetric or asymmetric)',
     operationId: 'changeEndpointSignatureScheme',
@@ -292,6 +300,7 @@ export class EndpointsController {
   @Post(':endpoint_id/test')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Send a test event', operationId: 'sendTestEvent' })
   @ApiCsrfHeader()
   @ApiBody({ type: TestEventRequestDto })
@@ -349,6 +358,7 @@ export class EndpointsController {
   /** The delivery log: finished attempts, newest first, filtered and keyset-paged. */
   @Get(':endpoint_id/attempts')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
+  @PortalAccess()
   @ApiOperation({ summary: 'Read an endpoint’s delivery log', operationId: 'listAttempts' })
   @ApiQueries(DELIVERY_LOG_QUERY)
   @ApiOkResponse({ type: DeliveryLogPageDto })

@@ -5,6 +5,7 @@ import {
   DashboardAccess,
   DashboardController,
   DashboardErrorResponses,
+  PortalAccess,
 } from '../../dashboard-kernel';
 import { EventTypeDto } from './event-type.dto';
 
@@ -21,6 +22,7 @@ export class EventTypesController {
    */
   @Get()
   @DashboardAccess('any')
+  @PortalAccess()
   @ApiOperation({
     summary: 'List the event types with a description, an example payload and a JSON Schema each',
     operationId: 'listEventTypes',

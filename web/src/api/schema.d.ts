@@ -18,6 +18,24 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/account/portal-origins': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read the account’s portal origins */
+    get: operations['getPortalOrigins'];
+    /** Set the account’s portal origins */
+    put: operations['setPortalOrigins'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/api-keys': {
     parameters: {
       query?: never;
@@ -590,6 +608,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/dashboard/api/portal/exchange': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Exchange a portal link for a session */
+    post: operations['exchangePortalLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dashboard/api/recoveries/{recovery_id}/cancel': {
     parameters: {
       query?: never;
@@ -738,10 +773,20 @@ export interface components {
       /** @description The user’s email, or the one a failed sign-in tried; null for the CLI and the system */
       email: string | null;
       /**
+       * @description Only for types `portal` and `api_key`: the prefix of the API key that minted the portal link (null: minted by the CLI) or made the change
+       * @example capi_Zm9vYmF
+       */
+      key_prefix?: string | null;
+      /**
+       * @description Only for type `portal`: `portal:<subject id>`, the platform’s own user the portal link was minted for
+       * @example portal:user_42
+       */
+      label?: string;
+      /**
        * @example user
        * @enum {string}
        */
-      type: 'user' | 'cli' | 'system';
+      type: 'user' | 'cli' | 'system' | 'portal' | 'api_key';
       /** @description The user; null for the CLI, the system and a failed sign-in */
       user_id: number | null;
     };
@@ -756,6 +801,7 @@ export interface components {
         | 'session.sign_out'
         | 'account.create'
         | 'account.notifications_update'
+        | 'account.portal_origins_update'
         | 'campaign.create'
         | 'user.create'
         | 'user.disable'
@@ -786,7 +832,10 @@ export interface components {
         | 'erasure.create'
         | 'suppression.add'
         | 'suppression.remove'
-        | 'suppression.import';
+        | 'suppression.import'
+        | 'portal_link.create'
+        | 'portal_link.revoke'
+        | 'portal_link.exchange';
       actor: components['schemas']['AuditActor'];
       /** Format: date-time */
       created_at: string;
@@ -1426,6 +1475,7 @@ export interface components {
         | 'not_found'
         | 'idempotency_conflict'
         | 'conflict'
+        | 'portal_session_expired'
         | 'payload_too_large'
         | 'unsupported_media_type'
         | 'validation_failed'
@@ -1815,6 +1865,57 @@ export interface components {
        * @example https://ops.example.com/campaign-api
        */
       url: string | null;
+    };
+    PortalExchangeRequest: {
+      /**
+       * Format: uuid
+       * @description The link’s id, from the portal page’s path
+       */
+      link_id: string;
+      /** @description The link’s secret, from the portal URL’s fragment */
+      secret: string;
+    };
+    PortalExchangeResponse: {
+      session: components['schemas']['PortalSessionScope'];
+      /** @description The embedded session’s token: keep it in memory only, send it as Authorization: Bearer on every dashboard API call */
+      token: string;
+    };
+    PortalOrigins: {
+      /**
+       * @description Origins allowed to frame the portal: https://host[:port], or http:// for localhost and 127.0.0.0/8 only
+       * @example [
+       *       "https://app.example.com"
+       *     ]
+       */
+      origins: string[];
+    };
+    PortalSessionScope: {
+      /** @description The campaigns shown; null: every campaign of the account */
+      campaign_ids: number[] | null;
+      /** Format: date-time */
+      expires_at: string;
+      /** Format: uuid */
+      link_id: string;
+      pages: ('endpoints' | 'deliveries')[];
+      /** @description The one origin the portal talks to (postMessage) */
+      parent_origin: string;
+      /** @enum {string} */
+      role: 'admin' | 'viewer';
+      /** @description The platform’s own user (`subject.id` of the mint request) */
+      subject_id: string;
+      theme: components['schemas']['PortalTheme'];
+    };
+    PortalTheme: {
+      /**
+       * Format: uri
+       * @description An https URL of your logo, shown at the top of the portal
+       * @example https://app.example.com/logo.svg
+       */
+      logo_url?: string;
+      /** @example #0b7285 */
+      primary_color?: string;
+      /** @enum {string} */
+      scheme?: 'light' | 'dark';
     };
     Recovery: {
       /** Format: date-time */
@@ -2556,6 +2657,148 @@ export interface operations {
       };
     };
   };
+  getPortalOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalOrigins'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  setPortalOrigins: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PortalOrigins'];
+      };
+    };
+    responses: {
+      /** @description The origins as stored */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalOrigins'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   listApiKeys: {
     parameters: {
       query?: never;
@@ -2878,6 +3121,7 @@ export interface operations {
           | 'session.sign_out'
           | 'account.create'
           | 'account.notifications_update'
+          | 'account.portal_origins_update'
           | 'campaign.create'
           | 'user.create'
           | 'user.disable'
@@ -2908,7 +3152,10 @@ export interface operations {
           | 'erasure.create'
           | 'suppression.add'
           | 'suppression.remove'
-          | 'suppression.import';
+          | 'suppression.import'
+          | 'portal_link.create'
+          | 'portal_link.revoke'
+          | 'portal_link.exchange';
         /** @description The `next_cursor` of the previous page, unchanged */
         cursor?: string;
         limit?: number;
@@ -6039,6 +6286,83 @@ export interface operations {
       };
       /** @description Not found, or not of your account (one answer for both) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description A field or query parameter is unknown, of the wrong type or has a value that is not acceptable; the message names each problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  exchangePortalLink: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PortalExchangeRequest'];
+      };
+    };
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalExchangeResponse'];
+        };
+      };
+      /** @description No valid session (never signed in, signed out, expired, or the user was disabled); for the sign-in, a wrong email or password or a disabled user, one answer for all */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Refused by the cross-site request forgery rules (Origin, Sec-Fetch-Site, X-CSRF-Token), or a viewer asking for a change */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
         headers: {
           [name: string]: unknown;
         };

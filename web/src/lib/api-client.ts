@@ -25,8 +25,31 @@ export function currentCsrfToken(): string | null {
   return csrfToken;
 }
 
+let portalToken: string | null = null;
+
+/** What an embedded portal learns of every answer (docs/dashboard.md#embedding-the-portal). */
+export type PortalResponseObserver = (request: Request, response: Response) => void;
+
+let portalObserver: PortalResponseObserver | null = null;
+
+/**
+ * Makes every later request an embedded portal session's (docs/dashboard.md#embedding-the-portal):
+ * `Authorization: Bearer <token>`, held only in this module's memory (no cookie, no storage),
+ * with `observe` told of every answer (to post `endpoint.created`, `session.expired`, …).
+ * Null ends portal mode.
+ */
+export function setPortalSession(
+  token: string | null,
+  observe: PortalResponseObserver | null = null,
+): void {
+  portalToken = token;
+  portalObserver = token === null ? null : observe;
+}
+
 /**
  * The client's middleware:
+ * - in an embedded portal, every request carries the portal session's bearer token, and the
+ *   portal is told of every answer ({@link setPortalSession});
  * - a state-changing request gets `X-CSRF-Token` (the session's token) unless the call set one;
  * - a POST, PUT or PATCH without a body sends `{}`: the service takes JSON objects only (415/400
  *   otherwise, docs/api.md#conventions);
@@ -35,6 +58,7 @@ export function currentCsrfToken(): string | null {
  */
 export const dashboardMiddleware: Middleware = {
   onRequest({ request }) {
+    if (portalToken !== null) request.headers.set('Authorization', `Bearer ${portalToken}`);
     if (!STATE_CHANGING.has(request.method)) return undefined;
     if (!request.headers.has(CSRF_HEADER) && csrfToken !== null) {
       request.headers.set(CSRF_HEADER, csrfToken);
@@ -46,7 +70,8 @@ export const dashboardMiddleware: Middleware = {
     }
     return undefined;
   },
-  async onResponse({ response }) {
+  async onResponse({ request, response }) {
+    portalObserver?.(request, response.clone());
     if (!response.ok) throw await apiErrorFromResponse(response);
     return undefined;
   },

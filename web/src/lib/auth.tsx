@@ -115,6 +115,14 @@ export function useSignOut() {
 
 const SessionContext = createContext<Session | null>(null);
 
+/**
+ * Gives `session` to `children` as {@link RequireSession} does: the embedded portal's session
+ * (docs/dashboard.md#embedding-the-portal), whose role the pages read like a user's.
+ */
+export function SessionProvider({ session, children }: { session: Session; children: ReactNode }) {
+  return <SessionContext value={session}>{children}</SessionContext>;
+}
+
 /** The signed-in session, inside {@link RequireSession}. */
 export function useCurrentSession(): Session {
   const session = use(SessionContext);

@@ -17,6 +17,40 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/erasure-requests': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Erase a person by phone and/or email */
+    post: operations['createErasure'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/erasure-requests/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Read an erasure receipt */
+    get: operations['getErasure'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/leads/upload': {
     parameters: {
       query?: never;
@@ -29,6 +63,40 @@ export interface paths {
     /** Upload a batch of leads into a campaign */
     post: operations['uploadLeads'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/portal/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Mint a portal link */
+    post: operations['createPortalSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/portal/sessions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Revoke a portal link and its session */
+    delete: operations['revokePortalSession'];
     options?: never;
     head?: never;
     patch?: never;
@@ -327,6 +395,62 @@ export interface components {
       /** @constant */
       type: 'call.started';
     };
+    ErasureCounts: {
+      /** @description Attempts whose stored request and answer were redacted */
+      attempts: number;
+      /** @description Deliveries not sent yet, now skipped (erased) */
+      deliveries_cancelled: number;
+      /** @description Events whose body was redacted */
+      events: number;
+      idempotency_records: number;
+      import_rejections: number;
+      leads: number;
+      /** @description Spreadsheet imports cancelled or whose sample was emptied */
+      spreadsheet_imports: number;
+      /** @description Entries added to the suppression list */
+      suppression_entries: number;
+    };
+    ErasureReceipt: {
+      campaign_id: number | null;
+      counts: components['schemas']['ErasureCounts'];
+      /** Format: date-time */
+      created_at: string;
+      /** @description HMAC-SHA-256 of the email, hex */
+      email_hash: string | null;
+      /** Format: uuid */
+      id: string;
+      /** @description The id of the hash key */
+      key_id: number;
+      /** @description HMAC-SHA-256 of the phone, hex */
+      phone_hash: string | null;
+      /**
+       * @description `user:<id>`, `cli` or `api_key:<id>`
+       * @example api_key:12
+       */
+      requested_by: string;
+      suppressed: boolean;
+    };
+    ErasureRequest: {
+      /**
+       * @description Add the phone and email to the account's suppression list (default true)
+       * @default true
+       */
+      add_to_suppression_list?: boolean;
+      /** @description Erase in this campaign only; absent: in every campaign of the account */
+      campaign_id?: number;
+      /** @example alice@acme.com */
+      email?: string;
+      /**
+       * @description The phone in any format uploads accept (normalised like uploads)
+       * @example +1 415-555-0199
+       */
+      phone?: string;
+      /**
+       * @description Region (ISO 3166-1 alpha-2) for a phone without +, when no campaign is named (a campaign's own region is used otherwise)
+       * @example US
+       */
+      region?: string;
+    };
     ErrorResponse: {
       /**
        * @description Machine-readable error code
@@ -623,6 +747,72 @@ export interface components {
       /** @constant */
       type: 'ping';
     };
+    PortalSession: {
+      /** Format: date-time */
+      expires_at: string;
+      /**
+       * Format: uuid
+       * @description The link’s id, for DELETE /portal/sessions/{id}
+       */
+      id: string;
+      /**
+       * Format: uri
+       * @description The portal’s URL, to put in an iframe’s src: its secret is in the fragment (#…), which browsers never send to a server; usable once
+       * @example https://campaigns.example.com/portal/8d6c0d4e-6f0b-4b8e-9a53-2c1f8f0c4f11#cpl_…
+       */
+      url: string;
+    };
+    PortalSessionRequest: {
+      /**
+       * @description The campaigns the portal shows, each one the token may use; by default every campaign the token may use
+       * @example [
+       *       12
+       *     ]
+       */
+      campaign_ids?: number[];
+      /**
+       * @description Seconds until the link, and the session made from it, end (the link is exchanged once, at the first load)
+       * @example 900
+       */
+      expires_in: number;
+      /** @description The sections shown; by default endpoints and deliveries */
+      pages?: ('endpoints' | 'deliveries')[];
+      /**
+       * @description The origin of the page that frames the portal, one of the account’s portal origins; may be left out when the account has exactly one
+       * @example https://app.example.com
+       */
+      parent_origin?: string;
+      /**
+       * @description viewer: read only; admin: may also change endpoints and send test events
+       * @enum {string}
+       */
+      role: 'viewer' | 'admin';
+      subject: components['schemas']['PortalSubject'];
+      theme?: components['schemas']['PortalTheme'];
+    };
+    PortalSubject: {
+      /** @description Your user’s email, kept with the link */
+      email?: string;
+      /**
+       * @description Your own user’s id (1 to 200 characters); the audit log shows portal:<id>
+       * @example user_42
+       */
+      id: string;
+      /** @description Your user’s name, kept with the link */
+      name?: string;
+    };
+    PortalTheme: {
+      /**
+       * Format: uri
+       * @description An https URL of your logo, shown at the top of the portal
+       * @example https://app.example.com/logo.svg
+       */
+      logo_url?: string;
+      /** @example #0b7285 */
+      primary_color?: string;
+      /** @enum {string} */
+      scheme?: 'light' | 'dark';
+    };
     WebhookEndpoint: {
       /** @example 42 */
       campaign_id: number;
@@ -799,6 +989,178 @@ export interface operations {
       };
     };
   };
+  createErasure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ErasureRequest'];
+      };
+    };
+    responses: {
+      /** @description Erased; the receipt */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErasureReceipt'];
+        };
+      };
+      /** @description Bad request: invalid JSON, a missing required field, an invalid campaign or endpoint id, or compliance not acknowledged */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The token may not use this campaign (also when it does not exist) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body over 16 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The upload envelope has the wrong shape; the message names every problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  getErasure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description Receipt id (UUID) */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErasureReceipt'];
+        };
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
   uploadLeads: {
     parameters: {
       query?: never;
@@ -880,6 +1242,176 @@ export interface operations {
       };
       /** @description The upload envelope has the wrong shape; the message names every problem */
       422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  createPortalSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PortalSessionRequest'];
+      };
+    };
+    responses: {
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PortalSession'];
+        };
+      };
+      /** @description Bad request: invalid JSON, a missing required field, an invalid campaign or endpoint id, or compliance not acknowledged */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The token may not use this campaign (also when it does not exist) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Body over 16 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Content-Type is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description The upload envelope has the wrong shape; the message names every problem */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Rate limited; `Retry-After` gives the seconds to wait */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Unexpected fault; the log has the request id */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description PostgreSQL or Redis unreachable; retry shortly */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+    };
+  };
+  revokePortalSession: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The link’s id */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Revoked (or revoked already) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, invalid or expired bearer token (sets `WWW-Authenticate: Bearer`) */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ErrorResponse'];
+        };
+      };
+      /** @description Not found */
+      404: {
         headers: {
           [name: string]: unknown;
         };

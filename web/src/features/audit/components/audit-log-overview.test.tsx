@@ -23,6 +23,27 @@ describe('the audit log', () => {
     expect(actorLabel({ type: 'cli', user_id: null, email: null })).toBe('cli');
     expect(actorLabel({ type: 'system', user_id: null, email: null })).toBe('system');
     expect(actorLabel({ type: 'user', user_id: 3, email: 'a@b.c' })).toBe('a@b.c');
+    expect(
+      actorLabel({
+        type: 'portal',
+        user_id: null,
+        email: null,
+        label: 'portal:user_42',
+        key_prefix: 'capi_Zm9vYmF',
+      }),
+    ).toBe('portal:user_42 via capi_Zm9vYmF');
+    expect(
+      actorLabel({
+        type: 'portal',
+        user_id: null,
+        email: null,
+        label: 'portal:u',
+        key_prefix: null,
+      }),
+    ).toBe('portal:u via cli');
+    expect(
+      actorLabel({ type: 'api_key', user_id: null, email: null, key_prefix: 'capi_Zm9vYmF' }),
+    ).toBe('API key capi_Zm9vYmF');
     expect(objectLabel({ object_type: 'endpoint', object_id: '12' })).toBe('endpoint 12');
     expect(objectLabel({ object_type: null, object_id: null })).toBe('—');
   });

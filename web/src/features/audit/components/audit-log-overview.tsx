@@ -21,6 +21,7 @@ export const AUDIT_ACTIONS = [
   'session.sign_out',
   'account.create',
   'account.notifications_update',
+  'account.portal_origins_update',
   'campaign.create',
   'user.create',
   'user.disable',
@@ -52,6 +53,9 @@ export const AUDIT_ACTIONS = [
   'suppression.add',
   'suppression.remove',
   'suppression.import',
+  'portal_link.create',
+  'portal_link.revoke',
+  'portal_link.exchange',
 ] as const satisfies readonly AuditAction[];
 // An action the service documents but the list lacks fails the type check here.
 const ALL_ACTIONS_LISTED: Exclude<AuditAction, (typeof AUDIT_ACTIONS)[number]> extends never
@@ -59,9 +63,15 @@ const ALL_ACTIONS_LISTED: Exclude<AuditAction, (typeof AUDIT_ACTIONS)[number]> e
   : false = true;
 void ALL_ACTIONS_LISTED;
 
-/** Who made a change: a user's email, `cli` for the operator, `system` for the service itself. */
+/**
+ * Who made a change: a user's email, `cli` for the operator, `system` for the service itself,
+ * `portal:<subject id> via capi_…` for an embedded portal session (the API key that minted its
+ * link; `via cli` when the CLI did), `API key capi_…` for a key.
+ */
 export function actorLabel(actor: AuditEntry['actor']): string {
   if (actor.type === 'cli' || actor.type === 'system') return actor.type;
+  if (actor.type === 'portal') return `${actor.label ?? 'portal'} via ${actor.key_prefix ?? 'cli'}`;
+  if (actor.type === 'api_key') return `API key ${actor.key_prefix ?? '?'}`;
   return actor.email ?? `user ${actor.user_id ?? '?'}`;
 }
 

@@ -11,7 +11,14 @@ import { EndpointStateBadges, HealthFigures } from '../../../components/endpoint
  * One campaign of the account (the route shows the not-found page for any other): its webhook
  * endpoints with their state and delivery health.
  */
-export function CampaignPage({ campaign }: { campaign: Campaign }) {
+export function CampaignPage({
+  campaign,
+  embedded = false,
+}: {
+  campaign: Campaign;
+  /** In the embedded portal (docs/dashboard.md#embedding-the-portal): no delivery charts link. */
+  embedded?: boolean;
+}) {
   const canChange = useCanChange();
   const campaignId = campaign.id;
   const endpoints = useCampaignEndpoints(campaignId);
@@ -27,14 +34,16 @@ export function CampaignPage({ campaign }: { campaign: Campaign }) {
   ) : null;
   const actions = (
     <>
-      <Button
-        component={Link}
-        to={`/campaigns/${campaignId}/charts`}
-        variant="default"
-        leftSection={<IconChartLine size={16} aria-hidden />}
-      >
-        Delivery charts
-      </Button>
+      {!embedded && (
+        <Button
+          component={Link}
+          to={`/campaigns/${campaignId}/charts`}
+          variant="default"
+          leftSection={<IconChartLine size={16} aria-hidden />}
+        >
+          Delivery charts
+        </Button>
+      )}
       {addEndpoint}
     </>
   );

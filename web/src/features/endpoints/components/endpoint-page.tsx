@@ -245,15 +245,19 @@ function EnableButton({ endpointId }: { endpointId: number }) {
  * `transformation` in the endpoint's card (which transformation is in force), `notice` under the
  * card (the offer to replay what it missed while disabled), and `deliveries` at the end of the
  * page (its delivery ledger, bulk recovery and delivery log). **Transformation** links to the
- * endpoint's transformation page.
+ * endpoint's transformation page. `embedded` (the embedded portal,
+ * docs/dashboard.md#embedding-the-portal) leaves out the links to the pages the portal does not
+ * have (delivery charts, transformation).
  */
 export function EndpointPage({
   endpointId,
   transformation,
   notice,
   deliveries,
+  embedded = false,
 }: {
   endpointId: number;
+  embedded?: boolean;
   transformation?: (endpoint: Endpoint) => ReactNode;
   notice: (endpoint: Endpoint) => ReactNode;
   deliveries: (endpoint: Endpoint) => ReactNode;
@@ -294,22 +298,26 @@ export function EndpointPage({
           description={`Webhook endpoint ${data.id} of ${campaignName ?? 'the campaign'}.`}
           actions={
             <>
-              <Button
-                component={Link}
-                to={`/endpoints/${data.id}/charts`}
-                variant="default"
-                leftSection={<IconChartLine size={16} aria-hidden />}
-              >
-                Delivery charts
-              </Button>
-              <Button
-                component={Link}
-                to={`/endpoints/${data.id}/transformation`}
-                variant="default"
-                leftSection={<IconCode size={16} aria-hidden />}
-              >
-                Transformation
-              </Button>
+              {!embedded && (
+                <>
+                  <Button
+                    component={Link}
+                    to={`/endpoints/${data.id}/charts`}
+                    variant="default"
+                    leftSection={<IconChartLine size={16} aria-hidden />}
+                  >
+                    Delivery charts
+                  </Button>
+                  <Button
+                    component={Link}
+                    to={`/endpoints/${data.id}/transformation`}
+                    variant="default"
+                    leftSection={<IconCode size={16} aria-hidden />}
+                  >
+                    Transformation
+                  </Button>
+                </>
+              )}
               {canChange && (
                 <>
                   <Button
