@@ -830,7 +830,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         id: number;
         webhook_id: string;
       }>;
-      const res = await c.viewer.get(`/attempts/${items[0].id}`);
+      const res = await c.dash.get(`/attempts/${items[0].id}`);
       expect(res.status).toBe(200);
       const received = r.received.find((w) => w.headers['webhook-id'] === items[0].webhook_id)!;
       expect(res.body).toEqual({
@@ -863,6 +863,14 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
         (res.body.request.headers['webhook-signature'] as string).slice(0, -1),
       );
       expect(verifyWebhook(secret, received).type).toBe('lead.created');
+      // A viewer reads the same request with the lead's phone masked (docs/privacy.md).
+      const sent = JSON.parse(received.body) as { data: { phone: string } };
+      const asViewer = await c.viewer.get(`/attempts/${items[0].id}`);
+      expect(sent.data.phone).toBe('+14155550101');
+      expect(JSON.parse(asViewer.body.request.body as string)).toEqual({
+        ...sent,
+        data: { ...sent.data, phone: '+1 415 ••• ••01' },
+      });
       // The failed ping: its own body and the start of the response.
       const ping = (await log('?event_type=ping')).body.items[0] as { id: number };
       const detail = await c.viewer.get(`/attempts/${ping.id}`);
