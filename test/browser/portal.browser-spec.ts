@@ -235,13 +235,13 @@ describe('Embedded portal in a browser', () => {
           .click();
         return undefined;
       });
-      await watched.screenshot(`portal-endpoint-${viewport}`);
+      await watched.screenshot(`portal-endpoint-${viewport}`, { fullPage: false });
       await rows
         .first()
         .getByRole('button', { name: /^Open attempt/ })
         .click();
       await frame.getByRole('dialog').getByTestId('request-body').waitFor();
-      await watched.screenshot(`portal-attempt-${viewport}`);
+      await watched.screenshot(`portal-attempt-${viewport}`, { fullPage: false });
 
       // Recorded as the platform's user, through the key that minted the link.
       const [audit] = await queryDatabase<{ actor_label: string; actor_type: string }>(
@@ -312,7 +312,7 @@ describe('Embedded portal in a browser', () => {
     expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
     expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
     expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
-    await watched.screenshot('portal-viewer-desktop');
+    await watched.screenshot('portal-viewer-desktop', { fullPage: false });
   });
 
   it('is not rendered in a page of an unregistered origin, and its link stays unused', async () => {

@@ -113,8 +113,14 @@ export class WatchedPage {
     }
   }
 
-  /** A full-page PNG at `screenshots/<name>.png`. */
-  async screenshot(name: string): Promise<string> {
+  /**
+   * A PNG at `screenshots/<name>.png`: the full page, or only the viewport with
+   * `fullPage: false` (Chromium paints a cross-origin frame only partly into a full-page shot).
+   */
+  async screenshot(
+    name: string,
+    { fullPage = true }: { fullPage?: boolean } = {},
+  ): Promise<string> {
     mkdirSync(SCREENSHOT_DIR, { recursive: true });
     const path = join(SCREENSHOT_DIR, `${name}.png`);
     // Settle first: no spinner, no transition half-way.
@@ -122,7 +128,7 @@ export class WatchedPage {
     await this.page.evaluate('document.fonts.ready.then(() => true)');
     // From the top: a full-page shot of a scrolled page draws the fixed header mid-page.
     await this.page.evaluate('window.scrollTo(0, 0)');
-    await this.page.screenshot({ path, fullPage: true, animations: 'disabled', caret: 'hide' });
+    await this.page.screenshot({ path, fullPage, animations: 'disabled', caret: 'hide' });
     return path;
   }
 
