@@ -54,7 +54,17 @@ describe('OpenAPI document (docs/operations.md)', () => {
 
   it('covers the whole /api/v1 surface with the bearer scheme and the spec field names', () => {
     expect(Object.keys(doc.paths).sort()).toEqual(
-      [TOKEN, UPLOAD, ERASURE, ERASURE_RECEIPT, ENDPOINTS, HEALTH, EVENTS, PORTAL, PORTAL_LINK].sort(),
+      [
+        TOKEN,
+        UPLOAD,
+        ERASURE,
+        ERASURE_RECEIPT,
+        ENDPOINTS,
+        HEALTH,
+        EVENTS,
+        PORTAL,
+        PORTAL_LINK,
+      ].sort(),
     );
     expect(doc.components?.securitySchemes?.bearer).toMatchObject({
       type: 'http',

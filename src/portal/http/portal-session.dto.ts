@@ -94,7 +94,8 @@ export class PortalSessionDto {
     format: 'uri',
     description:
       'The portal’s URL, to put in an iframe’s src: its secret is in the fragment (#…), which browsers never send to a server; usable once',
-    example: 'https://campaigns.example.com/portal/8d6c0d4e-6f0b-4b8e-9a53-2c1f8f0c4f11#cpl_…',
+    example:
+      'https://campaigns.example.com/portal/8d6c0d4e-6f0b-4b8e-9a53-2c1f8f0c4f11#cpl_q3Vx8mZ2bN1cT7yL0pR4sW9eK6hJ5dF2gA8uY3iO1nE',
   })
   url!: string;
 
