@@ -2,7 +2,7 @@ import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { ACCOUNT_RESOURCES, AccountAccessService, type ResourceRef } from '../account-access';
 import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
-import { PortalLinks } from '../portal';
+import { isPortalSessionTokenShaped, PortalLinks } from '../portal';
 import { SessionsService } from '../users';
 import { isPortalRoute, portalBearerOf, portalSessionExpired } from './portal-access';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
@@ -45,9 +45,10 @@ function undeclared(): ApiError {
  *
  * A request with an `Authorization` header is an embedded portal's
  * (docs/dashboard.md#embedding-the-portal), and only that: its cookie, if any, is not read. Its
- * bearer token must be a valid portal session's (else `401 portal_session_expired`), checked on
- * every request, and the route must be open to portals (`@PortalAccess`, else `403`); the
- * sign-in refuses it (`403`).
+ * bearer token must be a live portal session's, checked on every request: a token of a portal
+ * session that expired or was revoked answers `401 portal_session_expired`, anything else (an
+ * API key's JWT, a cookie's token) `401 unauthorized`. A live session's route must be open to
+ * portals (`@PortalAccess`, else `403`); the sign-in refuses it (`403`).
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
@@ -63,12 +64,17 @@ export class DashboardSessionGuard implements CanActivate {
     if (access === null) return true;
     const bearer = portalBearerOf(req);
     if (bearer !== undefined) {
+      const portal = await this.portals.resolve(bearer);
+      if (portal === null) {
+        // Not a portal session's token at all (an API key's JWT, a session cookie's token):
+        // no credential the dashboard knows, as without one.
+        if (!isPortalSessionTokenShaped(bearer)) throw dashboardUnauthorized();
+        throw portalSessionExpired();
+      }
       if (access === 'sign-in' || !isPortalRoute(context.getHandler())) {
         throw ApiError.forbidden('This dashboard route is not available to a portal session');
       }
       if (access === undefined) throw undeclared();
-      const portal = await this.portals.resolve(bearer);
-      if (portal === null) throw portalSessionExpired();
       req.portalSession = portal;
       return true;
     }

@@ -6,3 +6,4 @@ export * from './portal-link.entity';
 export * from './portal-links.service';
 export * from './portal-request';
 export * from './portal.module';
+export { isPortalSessionTokenShaped } from './portal-tokens';

@@ -46,6 +46,7 @@ describe('Lead search and a lead’s page in a browser', () => {
   let failing: Awaited<ReturnType<typeof startReceiver>>;
   let campaignId: number;
   let viewer: { email: string };
+  let admin: { email: string };
   const pages: WatchedPage[] = [];
 
   beforeAll(async () => {
@@ -89,6 +90,7 @@ describe('Lead search and a lead’s page in a browser', () => {
       'CRM sync',
     ]).api_key as string;
     viewer = givenUserOf(env, accountId, 'viewer', PASSWORD);
+    admin = givenUserOf(env, accountId, 'admin', PASSWORD);
 
     const token = (
       (await (
@@ -172,6 +174,9 @@ describe('Lead search and a lead’s page in a browser', () => {
     await page.getByText('1 lead with the phone +14155550100').waitFor();
     const results = page.getByTestId('lead-row');
     expect(await results.count()).toBe(1);
+    // A viewer finds the lead by its full phone but reads it masked (docs/privacy.md).
+    await results.first().getByText('+1 415 ••• ••00', { exact: true }).waitFor();
+    expect(await results.first().getByText('+14155550100').count()).toBe(0);
     console.log(`screenshot: ${await watched.screenshot('leads-search-phone-desktop')}`);
 
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
@@ -202,7 +207,8 @@ describe('Lead search and a lead’s page in a browser', () => {
     pages.push(watched);
     const { page } = watched;
     await page.goto(`/dashboard/campaigns/${campaignId}`);
-    await submitSignIn(page, viewer.email, PASSWORD);
+    // An admin, who reads phones in full: the longest unbroken text a card holds.
+    await submitSignIn(page, admin.email, PASSWORD);
     await page.getByRole('heading', { name: 'Leads', level: 2 }).waitFor();
     await page.getByRole('textbox', { name: 'Search leads' }).fill('ada');
     await page.getByRole('combobox', { name: 'Search by' }).selectOption('name');
