@@ -74,11 +74,14 @@ const listed = account('Bench listed');
 const unlisted = account('Bench unlisted');
 let started = performance.now();
 await db.query(
-  `INSERT INTO suppression_entry (account_id, hash, kind, key_id)
-   SELECT $1, sha256(('bench-' || i)::bytea), CASE WHEN i % 2 = 0 THEN 'phone' ELSE 'email' END, 1
+  `INSERT INTO suppression_entry (account_id, hash, kind, key_id, fingerprint, list_version)
+   SELECT $1, sha256(('bench-' || i)::bytea), CASE WHEN i % 2 = 0 THEN 'phone' ELSE 'email' END, 1,
+          ('x' || substr(md5('bench-' || i), 1, 8))::bit(32)::int, 1
      FROM generate_series(1, $2::int) AS i`,
   [listed.id, ENTRIES],
 );
+// Fingerprints spread like real ones (uniform 32-bit); the list's version is 1.
+await db.query('INSERT INTO suppression_list (account_id, version) VALUES ($1, 1)', [listed.id]);
 await db.query('ANALYZE suppression_entry');
 console.log(`suppression list: ${ENTRIES} entries made in ${ms(performance.now() - started)}`);
 const tokens = {
@@ -108,6 +111,10 @@ async function upload(which) {
   return took;
 }
 
+// The service reads the list's filter in the background after the first check.
+await upload('listed');
+await upload('unlisted');
+await new Promise((resolve) => setTimeout(resolve, 5_000));
 await upload('listed');
 await upload('unlisted');
 const times = { listed: [], unlisted: [] };

@@ -26,7 +26,10 @@ import {
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
 } from './delivery/recovery/delivery-recovery.entity';
-import { SuppressionEntry } from './leads/suppression/suppression-entry.entity';
+import {
+  SuppressionEntry,
+  SuppressionListVersion,
+} from './leads/suppression/suppression-entry.entity';
 import { ErasureReceipt } from './privacy/erasure-receipt.entity';
 
 /**
@@ -61,6 +64,7 @@ export const ENTITIES = [
   DeliveryRecovery,
   DeliveryRecoveryDelivery,
   SuppressionEntry,
+  SuppressionListVersion,
   ErasureReceipt,
 ];
 

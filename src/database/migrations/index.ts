@@ -35,6 +35,7 @@ import { EndpointAutoRecovery1795956000000 } from './1795956000000-EndpointAutoR
 import { EndpointTransformations1795957000000 } from './1795957000000-EndpointTransformations';
 import { PortalSessions1795958000000 } from './1795958000000-PortalSessions';
 import { ErasureAndSuppression1795959000000 } from './1795959000000-ErasureAndSuppression';
+import { SuppressionFingerprints1795960000000 } from './1795960000000-SuppressionFingerprints';
 import { EndpointPayloadFilter1795955000000 } from './1795955000000-EndpointPayloadFilter';
 
 /**
@@ -79,4 +80,5 @@ export const MIGRATIONS: Array<new () => MigrationInterface> = [
   EndpointTransformations1795957000000,
   PortalSessions1795958000000,
   ErasureAndSuppression1795959000000,
+  SuppressionFingerprints1795960000000,
 ];
