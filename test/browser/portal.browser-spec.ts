@@ -248,6 +248,27 @@ describe('Embedded portal in a browser', () => {
     await watched.screenshot('portal-viewer-desktop', { fullPage: false });
   });
 
+  it('shows a link without the endpoints page no control the server would refuse', async () => {
+    const link = await mint({ pages: ['deliveries'] });
+    const watched = await hostPage();
+    await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
+    await message(watched.page, 'portal.ready');
+    const frame = await portalFrame(watched.page);
+    await frame.getByRole('link', { name: 'Spring launch' }).click();
+    await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+    const endpoint = frame.getByRole('link', { name: receiver.url }).first();
+    await endpoint.waitFor();
+    expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
+    await endpoint.click();
+    // Its deliveries page: the log, and redelivery for an admin; nothing that changes the endpoint.
+    await frame.getByTestId('delivery-log').waitFor();
+    expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+    expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
+    expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
+    expect(await frame.getByRole('button', { name: 'Reveal secret' }).count()).toBe(0);
+    await watched.screenshot('portal-deliveries-only-desktop', { fullPage: false });
+  });
+
   it('is not rendered in a page of an unregistered origin, and its link stays unused', async () => {
     const link = await mint();
     // Chromium reports the refused frame on the console: a page of its own, not watched.
