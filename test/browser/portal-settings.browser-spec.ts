@@ -9,6 +9,7 @@ import {
   type WatchedPage,
 } from './support/browser';
 import { queryDatabase } from './support/database';
+import { apiTokenOf } from './support/public-api';
 import { HostServer, hostHtml, portalFrame, portalMessage } from './support/portal-host';
 import { cli, givenUserOf, startDashboardService, type DashboardService } from './support/service';
 
@@ -65,12 +66,7 @@ describe('Portal origins page in a browser', () => {
     viewer = givenUserOf(service.env, accountId, 'viewer', PASSWORD);
     const key = cli(service.env, ['api-key', 'create', '--account', String(accountId)])
       .api_key as string;
-    const exchanged = await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: key }),
-    });
-    token = ((await exchanged.json()) as { access_token: string }).access_token;
+    token = await apiTokenOf(service.origin, key);
   }, 60_000);
 
   afterEach(() => closeCheckedPages(pages));

@@ -10,6 +10,7 @@ import {
   type WatchedPage,
 } from './support/browser';
 import { queryDatabase } from './support/database';
+import { apiTokenOf } from './support/public-api';
 import {
   HostServer,
   hostHtml,
@@ -73,12 +74,7 @@ describe('Embedded portal in a browser', () => {
     ]);
     const key = cli(service.env, ['api-key', 'create', '--account', String(accountId)])
       .api_key as string;
-    const exchanged = await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: key }),
-    });
-    token = ((await exchanged.json()) as { access_token: string }).access_token;
+    token = await apiTokenOf(service.origin, key);
   }, 60_000);
 
   afterEach(() => closeCheckedPages(pages));
@@ -229,45 +225,36 @@ describe('Embedded portal in a browser', () => {
     await frame.getByText('This portal session has ended').waitFor();
   });
 
-  it('shows a viewer no control that changes anything', async () => {
-    const link = await mint({ role: 'viewer' });
-    const watched = await hostPage();
-    await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
-    await message(watched.page, 'portal.ready');
-    const frame = await portalFrame(watched.page);
-    await frame.getByRole('link', { name: 'Spring launch' }).click();
-    await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
-    const endpoint = frame.getByRole('link', { name: receiver.url }).first();
-    await endpoint.waitFor();
-    expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
-    await endpoint.click();
-    await frame.getByTestId('delivery-log').waitFor();
-    expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
-    expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
-    expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
-    await watched.screenshot('portal-viewer-desktop', { fullPage: false });
-  });
-
-  it('shows a link without the endpoints page no control the server would refuse', async () => {
-    const link = await mint({ pages: ['deliveries'] });
-    const watched = await hostPage();
-    await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
-    await message(watched.page, 'portal.ready');
-    const frame = await portalFrame(watched.page);
-    await frame.getByRole('link', { name: 'Spring launch' }).click();
-    await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
-    const endpoint = frame.getByRole('link', { name: receiver.url }).first();
-    await endpoint.waitFor();
-    expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
-    await endpoint.click();
-    // Its deliveries page: the log, and redelivery for an admin; nothing that changes the endpoint.
-    await frame.getByTestId('delivery-log').waitFor();
-    expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
-    expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
-    expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
-    expect(await frame.getByRole('button', { name: 'Reveal secret' }).count()).toBe(0);
-    await watched.screenshot('portal-deliveries-only-desktop', { fullPage: false });
-  });
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a viewer', { role: 'viewer' }, 'portal-viewer-desktop'],
+    // The server refuses such a link every change of an endpoint (403): nothing offers one.
+    [
+      'an admin link without the endpoints page',
+      { pages: ['deliveries'] },
+      'portal-deliveries-only-desktop',
+    ],
+  ])(
+    'shows %s no control that changes an endpoint, but the delivery log',
+    async (_who, scope, shot) => {
+      const link = await mint(scope);
+      const watched = await hostPage();
+      await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
+      await message(watched.page, 'portal.ready');
+      const frame = await portalFrame(watched.page);
+      await frame.getByRole('link', { name: 'Spring launch' }).click();
+      await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+      const endpoint = frame.getByRole('link', { name: receiver.url }).first();
+      await endpoint.waitFor();
+      expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
+      await endpoint.click();
+      await frame.getByTestId('delivery-log').waitFor();
+      expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+      expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
+      expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
+      expect(await frame.getByRole('button', { name: 'Reveal secret' }).count()).toBe(0);
+      await watched.screenshot(shot, { fullPage: false });
+    },
+  );
 
   it('is not rendered in a page of an unregistered origin, and its link stays unused', async () => {
     const link = await mint();
