@@ -186,6 +186,19 @@ describe('Portal origins page in a browser', () => {
     expect(await audited()).toHaveLength(updates + 1);
     // No link for that page any more.
     expect((await mint(host.origin)).status).toBe(422);
+
+    // The audit log page shows the change, by whom, with the list before and after.
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const entry = page
+      .getByRole('row')
+      .filter({ hasText: 'account.portal_origins_update' })
+      .first();
+    await entry.waitFor();
+    const text = await entry.innerText();
+    expect(text).toContain(admin.email);
+    expect(text).toContain(`previous: ${before.join(', ')}`);
+    console.log(`screenshot: ${await watched.screenshot('portal-settings-audit-desktop')}`);
   });
 
   it('shows a viewer the origins with nothing to change them', async () => {
