@@ -387,6 +387,101 @@ describe('Embedded portal sessions (docs/dashboard.md#embedding-the-portal)', ()
       expect(await count()).toBe(before);
     });
 
+    describe('its pages, enforced by the server (docs/security.md#embedded-portal)', () => {
+      const endpointsOf = async (campaignId: number) =>
+        (
+          await t.db.query('SELECT url FROM webhook_endpoint WHERE campaign_id = $1 ORDER BY id', [
+            campaignId,
+          ])
+        ).map((row: { url: string }) => row.url);
+
+      it('a session with pages [deliveries] cannot create, change or test an endpoint (403, nothing written), but reads its delivery log', async () => {
+        const campaignId = await t.given.campaign(me.accountId);
+        const { id: endpointId } = await t.given.endpoint(
+          campaignId,
+          'https://hooks.example.com/kept',
+          ['lead.created'],
+        );
+        const { token, session: scope } = await session({ pages: ['deliveries'] });
+        expect(scope.pages).toEqual(['deliveries']);
+        const portal = asPortal(token);
+        const refused = await portal
+          .post(`/dashboard/api/campaigns/${campaignId}/endpoints`, {
+            url: 'https://hooks.example.com/not-made',
+            events: ['lead.created'],
+          })
+          .expect(403);
+        expect(refused.body).toEqual({
+          error: 'forbidden',
+          message: 'This portal session does not include the endpoints page',
+        });
+        await t
+          .http()
+          .patch(`/dashboard/api/endpoints/${endpointId}`)
+          .set('Authorization', `Bearer ${token}`)
+          .send({ url: 'https://hooks.example.com/changed' })
+          .expect(403);
+        await t
+          .http()
+          .delete(`/dashboard/api/endpoints/${endpointId}`)
+          .set('Authorization', `Bearer ${token}`)
+          .expect(403);
+        await portal.post(`/dashboard/api/endpoints/${endpointId}/test`, {}).expect(403);
+        await portal.post(`/dashboard/api/endpoints/${endpointId}/secret/reveal`, {}).expect(403);
+        expect(await endpointsOf(campaignId)).toEqual(['https://hooks.example.com/kept']);
+        const audited = await t.db.query(
+          `SELECT 1 FROM audit_log_entry WHERE object_id = $1 AND action LIKE 'endpoint.%'`,
+          [String(endpointId)],
+        );
+        expect(audited).toEqual([]);
+        // What the deliveries page reads to find its way, and the log itself, stay open.
+        await portal.get('/dashboard/api/campaigns').expect(200);
+        await portal.get(`/dashboard/api/campaigns/${campaignId}/endpoints`).expect(200);
+        await portal.get(`/dashboard/api/endpoints/${endpointId}`).expect(200);
+        await portal.get(`/dashboard/api/endpoints/${endpointId}/attempts`).expect(200);
+        await portal.get(`/dashboard/api/endpoints/${endpointId}/stats`).expect(200);
+      });
+
+      it('a session with pages [endpoints] creates an endpoint, but cannot read the delivery log (403)', async () => {
+        const campaignId = await t.given.campaign(me.accountId);
+        const { token } = await session({ pages: ['endpoints'] });
+        const portal = asPortal(token);
+        const created = await portal
+          .post(`/dashboard/api/campaigns/${campaignId}/endpoints`, {
+            url: 'https://hooks.example.com/made',
+            events: ['lead.created'],
+          })
+          .expect(201);
+        expect(await endpointsOf(campaignId)).toEqual(['https://hooks.example.com/made']);
+        const endpointId = created.body.endpoint.id as number;
+        const refused = await portal
+          .get(`/dashboard/api/endpoints/${endpointId}/attempts`)
+          .expect(403);
+        expect(refused.body).toEqual({
+          error: 'forbidden',
+          message: 'This portal session does not include the deliveries page',
+        });
+        await portal.get(`/dashboard/api/endpoints/${endpointId}/stats`).expect(403);
+      });
+
+      it('a session minted without pages has every section: it creates an endpoint and reads its log', async () => {
+        const campaignId = await t.given.campaign(me.accountId);
+        const { token, session: scope } = await session();
+        expect(scope.pages).toEqual(['endpoints', 'deliveries']);
+        const portal = asPortal(token);
+        const created = await portal
+          .post(`/dashboard/api/campaigns/${campaignId}/endpoints`, {
+            url: 'https://hooks.example.com/all',
+            events: ['lead.created'],
+          })
+          .expect(201);
+        expect(await endpointsOf(campaignId)).toEqual(['https://hooks.example.com/all']);
+        await portal
+          .get(`/dashboard/api/endpoints/${created.body.endpoint.id as number}/attempts`)
+          .expect(200);
+      });
+    });
+
     it('is refused at once when its link is revoked mid-use (next request 401 portal_session_expired)', async () => {
       const { id, token } = await session();
       const portal = asPortal(token);

@@ -4,7 +4,7 @@ import { AppConfig } from '../config/app-config';
 import { ApiError } from '../common/api-error';
 import { isPortalSessionTokenShaped, PortalLinks } from '../portal';
 import { SessionsService } from '../users';
-import { isPortalRoute, portalBearerOf, portalSessionExpired } from './portal-access';
+import { portalBearerOf, portalPagesOf, portalSessionExpired } from './portal-access';
 import { crossOriginProblem, STATE_CHANGING_METHODS } from './request-origin';
 import {
   dashboardAccessOf,
@@ -48,7 +48,9 @@ function undeclared(): ApiError {
  * bearer token must be a live portal session's, checked on every request: a token of a portal
  * session that expired or was revoked answers `401 portal_session_expired`, anything else (an
  * API key's JWT, a cookie's token) `401 unauthorized`. A live session's route must be open to
- * portals (`@PortalAccess`, else `403`); the sign-in refuses it (`403`).
+ * portals (`@PortalAccess`, else `403`) and serve one of the session's `pages`
+ * (docs/security.md#embedded-portal: else `403`, before the route reads or writes anything);
+ * the sign-in refuses it (`403`).
  */
 @Injectable()
 export class DashboardSessionGuard implements CanActivate {
@@ -71,8 +73,14 @@ export class DashboardSessionGuard implements CanActivate {
         if (!isPortalSessionTokenShaped(bearer)) throw dashboardUnauthorized();
         throw portalSessionExpired();
       }
-      if (access === 'sign-in' || !isPortalRoute(context.getHandler())) {
+      const sections = portalPagesOf(context.getHandler());
+      if (access === 'sign-in' || sections === null) {
         throw ApiError.forbidden('This dashboard route is not available to a portal session');
+      }
+      if (!sections.some((page) => portal.pages.includes(page))) {
+        throw ApiError.forbidden(
+          `This portal session does not include the ${sections.join(' or ')} page`,
+        );
       }
       if (access === undefined) throw undeclared();
       req.portalSession = portal;

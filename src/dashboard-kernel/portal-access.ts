@@ -1,23 +1,35 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../common/api-error';
+import type { PortalPage } from '../portal';
 import { dashboardPrincipalOf, type DashboardRequest } from './dashboard-request';
 
 /** Metadata key of {@link PortalAccess} on a handler. */
 export const PORTAL_ACCESS_KEY = 'dashboardPortalAccess';
 
 /**
- * Opens a dashboard route to embedded portal sessions (docs/dashboard.md#embedding-the-portal).
- * Every other dashboard route refuses them with `403 forbidden` (fail closed: the sign-in,
- * users, API keys, account settings and audit log never serve a portal). A portal session is
- * held to the same role rule as a user (`DashboardAccess`) and, on every resource the route
- * names, to its account and its campaigns (`DashboardResourceGuard`).
+ * Opens a dashboard route to embedded portal sessions (docs/dashboard.md#embedding-the-portal)
+ * whose `pages` hold at least one of the sections named (docs/security.md#embedded-portal):
+ * `@PortalAccess('endpoints')` for what only the endpoints section does (adding, changing and
+ * deleting endpoints, their secrets and test events), `@PortalAccess('deliveries')` for the
+ * delivery log and figures, both for what every section reads to find its way (the campaigns
+ * and their endpoints). Any other section answers `403 forbidden` before the route runs.
+ * Every other dashboard route refuses portal sessions with `403 forbidden` (fail closed: the
+ * sign-in, users, API keys, account settings and audit log never serve a portal). A portal
+ * session is held to the same role rule as a user (`DashboardAccess`) and, on every resource
+ * the route names, to its account and its campaigns (`DashboardResourceGuard`).
+ * @param pages one or more of `PORTAL_PAGES`.
  */
-export const PortalAccess = (): MethodDecorator => SetMetadata(PORTAL_ACCESS_KEY, true);
+export const PortalAccess = (...pages: [PortalPage, ...PortalPage[]]): MethodDecorator =>
+  SetMetadata(PORTAL_ACCESS_KEY, Object.freeze([...new Set(pages)]));
 
-/** Whether a route handler is open to portal sessions ({@link PortalAccess}). */
-export function isPortalRoute(handler: object): boolean {
-  return Reflect.getMetadata(PORTAL_ACCESS_KEY, handler) === true;
+/**
+ * The portal sections a route handler serves ({@link PortalAccess}); null for a route closed to
+ * portal sessions.
+ */
+export function portalPagesOf(handler: object): readonly PortalPage[] | null {
+  const pages: unknown = Reflect.getMetadata(PORTAL_ACCESS_KEY, handler);
+  return Array.isArray(pages) && pages.length > 0 ? (pages as PortalPage[]) : null;
 }
 
 /**

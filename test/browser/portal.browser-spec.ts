@@ -1,6 +1,4 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import {
   CHROMIUM_ARGS,
@@ -12,67 +10,16 @@ import {
   type WatchedPage,
 } from './support/browser';
 import { queryDatabase } from './support/database';
+import { apiTokenOf } from './support/public-api';
+import {
+  HostServer,
+  hostHtml,
+  portalFrame,
+  portalMessage,
+  portalMessages,
+} from './support/portal-host';
 import { cli, startDashboardService, type DashboardService } from './support/service';
 import { chromium } from 'playwright-core';
-
-/**
- * A small web server on another loopback address: the platform's own pages that embed the
- * portal. Each page is registered by the test and served at `/page/<n>`.
- */
-class HostServer {
-  private server?: Server;
-  private readonly pages = new Map<string, string>();
-  private next = 0;
-
-  constructor(readonly host: string) {}
-
-  get origin(): string {
-    return `http://${this.host}:${(this.server!.address() as AddressInfo).port}`;
-  }
-
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
-      const html = this.pages.get(request.url ?? '');
-      response.writeHead(html === undefined ? 404 : 200, { 'content-type': 'text/html' });
-      response.end(html ?? 'not found');
-    });
-    await new Promise<void>((resolve) => this.server!.listen(0, this.host, resolve));
-    return this;
-  }
-
-  /** Serves `html` at a new path; its URL. */
-  page(html: string): string {
-    const path = `/page/${++this.next}`;
-    this.pages.set(path, html);
-    return `${this.origin}${path}`;
-  }
-
-  async stop(): Promise<void> {
-    await new Promise((resolve) => this.server?.close(resolve));
-  }
-}
-
-/**
- * The host's page, as docs/dashboard.md#embedding-the-portal shows it: an iframe with the
- * portal's URL, and a listener that keeps the portal's messages (from the service's origin
- * only) in `window.portalMessages`. `extra` is more HTML (another origin's frame).
- */
-function hostHtml(portalUrl: string, serviceOrigin: string, extra = ''): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>Acme CRM</title>
-<style>body{font-family:system-ui;margin:0}header{padding:12px 16px;background:#1d2733;color:#fff}
-iframe{display:block;width:100%;height:2600px;border:0}</style></head>
-<body><header>Acme CRM · Webhooks</header>
-<iframe id="portal" title="Webhooks" src="${portalUrl}"></iframe>${extra}
-<script>
-  window.portalMessages = [];
-  window.addEventListener('message', (event) => {
-    if (event.origin !== ${JSON.stringify(serviceOrigin)}) return;
-    window.portalMessages.push(event.data);
-  });
-</script></body></html>`;
-}
 
 /**
  * The embeddable portal in Chromium with third-party cookies blocked
@@ -127,12 +74,7 @@ describe('Embedded portal in a browser', () => {
     ]);
     const key = cli(service.env, ['api-key', 'create', '--account', String(accountId)])
       .api_key as string;
-    const exchanged = await fetch(`${service.origin}/api/v1/auth/api-key/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ api_key: key }),
-    });
-    token = ((await exchanged.json()) as { access_token: string }).access_token;
+    token = await apiTokenOf(service.origin, key);
   }, 60_000);
 
   afterEach(() => closeCheckedPages(pages));
@@ -169,21 +111,8 @@ describe('Embedded portal in a browser', () => {
     return watched;
   }
 
-  const messages = (page: Page) =>
-    page.evaluate<Array<{ type: string } & Record<string, unknown>>>('window.portalMessages');
-
-  async function message(page: Page, type: string): Promise<Record<string, unknown>> {
-    return until(`the portal's ${type} message`, async () =>
-      (await messages(page)).find((m) => m.type === type),
-    );
-  }
-
-  /** The portal's frame of `page`, once it has loaded. */
-  async function portalFrame(page: Page): Promise<Frame> {
-    const frame = await (await page.locator('#portal').elementHandle())!.contentFrame();
-    if (!frame) throw new Error('the portal frame has no document');
-    return frame;
-  }
+  const messages = portalMessages;
+  const message = portalMessage;
 
   it.each<ViewportName>(['desktop', 'mobile'])(
     'inside the frame (%s), creates an endpoint, sends a test event and opens the delivery log and an attempt',
@@ -296,24 +225,36 @@ describe('Embedded portal in a browser', () => {
     await frame.getByText('This portal session has ended').waitFor();
   });
 
-  it('shows a viewer no control that changes anything', async () => {
-    const link = await mint({ role: 'viewer' });
-    const watched = await hostPage();
-    await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
-    await message(watched.page, 'portal.ready');
-    const frame = await portalFrame(watched.page);
-    await frame.getByRole('link', { name: 'Spring launch' }).click();
-    await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
-    const endpoint = frame.getByRole('link', { name: receiver.url }).first();
-    await endpoint.waitFor();
-    expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
-    await endpoint.click();
-    await frame.getByTestId('delivery-log').waitFor();
-    expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
-    expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
-    expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
-    await watched.screenshot('portal-viewer-desktop', { fullPage: false });
-  });
+  it.each<[string, Record<string, unknown>, string]>([
+    ['a viewer', { role: 'viewer' }, 'portal-viewer-desktop'],
+    // The server refuses such a link every change of an endpoint (403): nothing offers one.
+    [
+      'an admin link without the endpoints page',
+      { pages: ['deliveries'] },
+      'portal-deliveries-only-desktop',
+    ],
+  ])(
+    'shows %s no control that changes an endpoint, but the delivery log',
+    async (_who, scope, shot) => {
+      const link = await mint(scope);
+      const watched = await hostPage();
+      await watched.page.goto(host.page(hostHtml(link.url, service.origin)));
+      await message(watched.page, 'portal.ready');
+      const frame = await portalFrame(watched.page);
+      await frame.getByRole('link', { name: 'Spring launch' }).click();
+      await frame.getByRole('heading', { name: 'Spring launch', level: 1 }).waitFor();
+      const endpoint = frame.getByRole('link', { name: receiver.url }).first();
+      await endpoint.waitFor();
+      expect(await frame.getByRole('link', { name: 'Add endpoint' }).count()).toBe(0);
+      await endpoint.click();
+      await frame.getByTestId('delivery-log').waitFor();
+      expect(await frame.getByRole('button', { name: 'Send test event' }).count()).toBe(0);
+      expect(await frame.getByRole('link', { name: 'Edit endpoint' }).count()).toBe(0);
+      expect(await frame.getByRole('button', { name: 'Delete endpoint' }).count()).toBe(0);
+      expect(await frame.getByRole('button', { name: 'Reveal secret' }).count()).toBe(0);
+      await watched.screenshot(shot, { fullPage: false });
+    },
+  );
 
   it('is not rendered in a page of an unregistered origin, and its link stays unused', async () => {
     const link = await mint();

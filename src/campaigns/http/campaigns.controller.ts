@@ -45,7 +45,7 @@ export class CampaignsController {
    */
   @Get()
   @DashboardAccess('any')
-  @PortalAccess()
+  @PortalAccess('endpoints', 'deliveries')
   @ApiOperation({ summary: 'List the account’s campaigns', operationId: 'listCampaigns' })
   @ApiOkResponse({ type: [DashboardCampaignDto] })
   @DashboardErrorResponses(401, 500, 503)
@@ -69,7 +69,7 @@ export class CampaignsController {
   /** The campaign's endpoints ordered by id, each with its delivery health. */
   @Get(':campaign_id/endpoints')
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints', 'deliveries')
   @ApiOperation({
     summary: 'List a campaign’s webhook endpoints with their health',
     operationId: 'listEndpoints',
@@ -92,7 +92,7 @@ export class CampaignsController {
   @Post(':campaign_id/endpoints')
   @HttpCode(201)
   @DashboardAccess('admin', { resource: 'campaign', param: 'campaign_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   // A NUL in a custom header is refused by its own rule, naming the header.
   @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Create a webhook endpoint', operationId: 'createEndpoint' })

@@ -31,7 +31,7 @@ export class AttemptsController {
   @Get(':attempt_id')
   @UseInterceptors(ViewerContactMask)
   @DashboardAccess('any', { resource: 'attempt', param: 'attempt_id' })
-  @PortalAccess()
+  @PortalAccess('deliveries')
   @ApiOperation({ summary: 'Read one delivery attempt', operationId: 'getAttempt' })
   @ApiIdParam('attempt_id', 'Attempt id')
   @ApiOkResponse({ type: DeliveryAttemptDetailDto })
@@ -55,7 +55,7 @@ export class DeliveriesController {
   @Post(':delivery_id/redeliver')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'delivery', param: 'delivery_id' })
-  @PortalAccess()
+  @PortalAccess('deliveries')
   @ApiOperation({
     summary: 'Redeliver a delivery now (same webhook-id)',
     operationId: 'redeliver',

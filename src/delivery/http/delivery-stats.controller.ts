@@ -40,7 +40,7 @@ export class EndpointStatsController {
 
   @Get(':endpoint_id/stats')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('deliveries')
   @ApiOperation({
     summary: 'Read an endpoint’s delivery figures and charts',
     operationId: 'getEndpointStats',
@@ -72,7 +72,7 @@ export class CampaignStatsController {
 
   @Get(':campaign_id/stats')
   @DashboardAccess('any', { resource: 'campaign', param: 'campaign_id' })
-  @PortalAccess()
+  @PortalAccess('deliveries')
   @ApiOperation({
     summary: 'Read a campaign’s delivery figures and charts (all its endpoints)',
     operationId: 'getCampaignStats',

@@ -69,7 +69,8 @@ export class PortalSessionRequestDto {
   @ApiPropertyOptional({
     type: [String],
     enum: PORTAL_PAGES,
-    description: 'The sections shown; by default endpoints and deliveries',
+    description:
+      'The sections shown, and the only ones the session may use (any other dashboard request of it answers 403); by default endpoints and deliveries',
   })
   pages?: string[];
 

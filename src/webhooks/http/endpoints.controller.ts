@@ -110,7 +110,7 @@ export class EndpointsController {
   /** The endpoint with its health and until when its previous secret stays valid. */
   @Get(':endpoint_id')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints', 'deliveries')
   @ApiOperation({ summary: 'Read a webhook endpoint', operationId: 'getEndpoint' })
   @ApiOkResponse({ type: DashboardEndpointDto })
   @DashboardErrorResponses(400, 401, 404, 500, 503)
@@ -129,7 +129,7 @@ export class EndpointsController {
    */
   @Patch(':endpoint_id')
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   // A NUL in a custom header is refused by its own rule, naming the header.
   @NulCheckedByRoute('headers')
   @ApiOperation({ summary: 'Change a webhook endpoint', operationId: 'updateEndpoint' })
@@ -176,7 +176,7 @@ export class EndpointsController {
   @Delete(':endpoint_id')
   @HttpCode(204)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({ summary: 'Delete a webhook endpoint', operationId: 'deleteEndpoint' })
   @ApiCsrfHeader()
   @ApiNoContentResponse({ description: 'Deleted, with its deliveries and delivery log' })
@@ -196,7 +196,7 @@ export class EndpointsController {
   @Post(':endpoint_id/secret/reveal')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({
     summary: 'Reveal the signing secret (recorded in the audit log)',
     operationId: 'revealEndpointSecret',
@@ -220,7 +220,7 @@ export class EndpointsController {
   @Post(':endpoint_id/headers/reveal')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({
     summary: 'Reveal a secret custom header (recorded in the audit log)',
     operationId: 'revealEndpointHeader',
@@ -247,7 +247,7 @@ export class EndpointsController {
   @Post(':endpoint_id/secret/rotate')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({ summary: 'Rotate the signing secret', operationId: 'rotateEndpointSecret' })
   @ApiCsrfHeader()
   @ApiOkResponse({ type: RotatedSecretDto })
@@ -269,7 +269,7 @@ export class EndpointsController {
   @Post(':endpoint_id/signature-scheme')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({
     summary: 'Change the signature scheme (symmetric or asymmetric)',
     operationId: 'changeEndpointSignatureScheme',
@@ -300,7 +300,7 @@ export class EndpointsController {
   @Post(':endpoint_id/test')
   @HttpCode(200)
   @DashboardAccess('admin', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('endpoints')
   @ApiOperation({ summary: 'Send a test event', operationId: 'sendTestEvent' })
   @ApiCsrfHeader()
   @ApiBody({ type: TestEventRequestDto })
@@ -358,7 +358,7 @@ export class EndpointsController {
   /** The delivery log: finished attempts, newest first, filtered and keyset-paged. */
   @Get(':endpoint_id/attempts')
   @DashboardAccess('any', { resource: 'endpoint', param: 'endpoint_id' })
-  @PortalAccess()
+  @PortalAccess('deliveries')
   @ApiOperation({ summary: 'Read an endpoint’s delivery log', operationId: 'listAttempts' })
   @ApiQueries(DELIVERY_LOG_QUERY)
   @ApiOkResponse({ type: DeliveryLogPageDto })

@@ -22,7 +22,7 @@ export class EventTypesController {
    */
   @Get()
   @DashboardAccess('any')
-  @PortalAccess()
+  @PortalAccess('endpoints', 'deliveries')
   @ApiOperation({
     summary: 'List the event types with a description, an example payload and a JSON Schema each',
     operationId: 'listEventTypes',

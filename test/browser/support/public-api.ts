@@ -1,4 +1,18 @@
 /**
+ * The bearer token of `apiKey` (`POST /api/v1/auth/api-key/token`), as an integration gets it.
+ * @throws unless the exchange answers 200.
+ */
+export async function apiTokenOf(origin: string, apiKey: string): Promise<string> {
+  const exchange = await fetch(`${origin}/api/v1/auth/api-key/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ api_key: apiKey }),
+  });
+  if (exchange.status !== 200) throw new Error(`token exchange answered ${exchange.status}`);
+  return ((await exchange.json()) as { access_token: string }).access_token;
+}
+
+/**
  * Uploads leads to `campaignId` through the public API, as an integration holding `apiKey`
  * would: the key is exchanged for a bearer token first. `leads` is a number of leads (phones
  * +1415555xxxx) or the leads themselves.
@@ -11,13 +25,7 @@ export async function uploadLeads(
   campaignId: number,
   leads: number | Array<Record<string, unknown>>,
 ): Promise<{ import_id: string }> {
-  const exchange = await fetch(`${origin}/api/v1/auth/api-key/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ api_key: apiKey }),
-  });
-  if (exchange.status !== 200) throw new Error(`token exchange answered ${exchange.status}`);
-  const { access_token: token } = (await exchange.json()) as { access_token: string };
+  const token = await apiTokenOf(origin, apiKey);
   const upload = await fetch(`${origin}/api/v1/leads/upload`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },

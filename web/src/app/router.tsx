@@ -90,6 +90,12 @@ export const routes: RouteObject[] = [
             }),
           },
           {
+            path: 'settings/portal',
+            lazy: async () => ({
+              Component: (await import('./routes/portal-settings')).PortalSettingsRoute,
+            }),
+          },
+          {
             path: 'audit-log',
             lazy: async () => ({ Component: (await import('./routes/audit-log')).AuditLogRoute }),
           },

@@ -775,7 +775,7 @@ export interface components {
        * @example 900
        */
       expires_in: number;
-      /** @description The sections shown; by default endpoints and deliveries */
+      /** @description The sections shown, and the only ones the session may use (any other dashboard request of it answers 403); by default endpoints and deliveries */
       pages?: ('endpoints' | 'deliveries')[];
       /**
        * @description The origin of the page that frames the portal, one of the account’s portal origins; may be left out when the account has exactly one

@@ -13,6 +13,7 @@ import {
 import { useDisclosure } from '@mantine/hooks';
 import {
   IconAlertTriangle,
+  IconAppWindow,
   IconBell,
   IconClipboardList,
   IconKey,
@@ -35,6 +36,11 @@ const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
     to: '/settings/notifications',
     label: 'Notifications',
     icon: <IconBell size={18} aria-hidden />,
+  },
+  {
+    to: '/settings/portal',
+    label: 'Embedded portal',
+    icon: <IconAppWindow size={18} aria-hidden />,
   },
 ];
 
@@ -61,7 +67,7 @@ function SignedInUser() {
 
 /**
  * The signed-in shell: a header (the product, the signed-in user and role, **Sign out**), the
- * navigation (**Campaigns**, **API keys**, **Audit log**, **Notifications**; a drawer behind a menu
+ * navigation (**Campaigns**, **API keys**, **Audit log**, **Notifications**, **Embedded portal**; a drawer behind a menu
  * button on narrow screens) and the page. A "Skip to content" link comes first for keyboard users.
  */
 export function AppLayout() {

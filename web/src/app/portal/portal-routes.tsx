@@ -36,19 +36,22 @@ function PortalLayout({ view }: { view: PortalView }) {
   );
 }
 
-/** A campaign in the portal: its endpoints only. */
-function PortalCampaignRoute() {
+/** A campaign in the portal: its endpoints only (**Add endpoint** with the `endpoints` page). */
+function PortalCampaignRoute({ changes }: { changes: boolean }) {
   const campaignId = useIdParam('campaignId');
   if (campaignId === null) return <NotFoundRoute text={CAMPAIGN_NOT_FOUND} />;
   return (
     <CampaignGate key={campaignId} campaignId={campaignId}>
-      {(campaign) => <CampaignPage campaign={campaign} embedded />}
+      {(campaign) => <CampaignPage campaign={campaign} embedded changes={changes} />}
     </CampaignGate>
   );
 }
 
-/** An endpoint in the portal: its page and, with the `deliveries` page, its delivery log. */
-function PortalEndpointRoute({ deliveries }: { deliveries: boolean }) {
+/**
+ * An endpoint in the portal: its page (its changes with the `endpoints` page) and, with the
+ * `deliveries` page, its delivery log.
+ */
+function PortalEndpointRoute({ deliveries, changes }: { deliveries: boolean; changes: boolean }) {
   const endpointId = useIdParam('endpointId');
   if (endpointId === null) return <NotFoundRoute />;
   return (
@@ -56,6 +59,7 @@ function PortalEndpointRoute({ deliveries }: { deliveries: boolean }) {
       key={endpointId}
       endpointId={endpointId}
       embedded
+      changes={changes}
       transformation={() => null}
       notice={() => null}
       deliveries={(endpoint) => (deliveries ? <DeliveryLog endpointId={endpoint.id} /> : null)}
@@ -66,10 +70,12 @@ function PortalEndpointRoute({ deliveries }: { deliveries: boolean }) {
 /**
  * The portal's pages, in memory (the page's URL stays `/portal/<link id>`): the campaigns of
  * its session, a campaign's endpoints, adding and changing an endpoint, an endpoint with its
- * delivery log (with the `deliveries` page).
+ * delivery log (with the `deliveries` page). Adding and changing endpoints are there only with
+ * the `endpoints` page, which the server enforces too (docs/security.md#embedded-portal).
  */
 export function portalRoutes(view: PortalView): RouteObject[] {
   const deliveries = view.pages.includes('deliveries');
+  const changes = view.pages.includes('endpoints');
   return [
     {
       path: '/',
@@ -77,10 +83,17 @@ export function portalRoutes(view: PortalView): RouteObject[] {
       children: [
         { index: true, element: <CampaignsOverview /> },
         { path: 'campaigns', element: <CampaignsOverview /> },
-        { path: 'campaigns/:campaignId', element: <PortalCampaignRoute /> },
-        { path: 'campaigns/:campaignId/endpoints/new', element: <NewEndpointRoute /> },
-        { path: 'endpoints/:endpointId', element: <PortalEndpointRoute deliveries={deliveries} /> },
-        { path: 'endpoints/:endpointId/edit', element: <EditEndpointRoute /> },
+        { path: 'campaigns/:campaignId', element: <PortalCampaignRoute changes={changes} /> },
+        ...(changes
+          ? [
+              { path: 'campaigns/:campaignId/endpoints/new', element: <NewEndpointRoute /> },
+              { path: 'endpoints/:endpointId/edit', element: <EditEndpointRoute /> },
+            ]
+          : []),
+        {
+          path: 'endpoints/:endpointId',
+          element: <PortalEndpointRoute deliveries={deliveries} changes={changes} />,
+        },
         { path: '*', element: <NotFoundRoute /> },
       ],
     },

@@ -35,3 +35,35 @@ export function useUpdateNotificationSetting() {
       queryClient.setQueryData<NotificationSetting>(notificationKeys.setting, { url: answer.url }),
   });
 }
+
+/** The origins allowed to frame the account's portal (docs/dashboard.md#embedding-the-portal). */
+export type PortalOrigins = components['schemas']['PortalOrigins'];
+
+export const portalOriginKeys = {
+  origins: ['account', 'portal-origins'] as const,
+};
+
+/** The account's portal origins, as the service stores them. */
+export function usePortalOrigins() {
+  return useQuery({
+    queryKey: portalOriginKeys.origins,
+    queryFn: async ({ signal }): Promise<PortalOrigins> =>
+      (await api.GET('/dashboard/api/account/portal-origins', { signal })).data as PortalOrigins,
+  });
+}
+
+/**
+ * Replaces the account's portal origins with a whole list (an admin's; recorded in the audit
+ * log as `account.portal_origins_update`). The cache gets the list as the service answers it
+ * (normalised, duplicates dropped).
+ */
+export function useSetPortalOrigins() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (origins: string[]): Promise<PortalOrigins> =>
+      (await api.PUT('/dashboard/api/account/portal-origins', { body: { origins } }))
+        .data as PortalOrigins,
+    onSuccess: (answer) =>
+      queryClient.setQueryData<PortalOrigins>(portalOriginKeys.origins, answer),
+  });
+}

@@ -14,12 +14,15 @@ import { EndpointStateBadges, HealthFigures } from '../../../components/endpoint
 export function CampaignPage({
   campaign,
   embedded = false,
+  changes = true,
 }: {
   campaign: Campaign;
   /** In the embedded portal (docs/dashboard.md#embedding-the-portal): no delivery charts link. */
   embedded?: boolean;
+  /** False for a portal session without the `endpoints` page: no **Add endpoint**. */
+  changes?: boolean;
 }) {
-  const canChange = useCanChange();
+  const canChange = useCanChange() && changes;
   const campaignId = campaign.id;
   const endpoints = useCampaignEndpoints(campaignId);
   const title = campaign.name;

@@ -247,7 +247,9 @@ function EnableButton({ endpointId }: { endpointId: number }) {
  * page (its delivery ledger, bulk recovery and delivery log). **Transformation** links to the
  * endpoint's transformation page. `embedded` (the embedded portal,
  * docs/dashboard.md#embedding-the-portal) leaves out the links to the pages the portal does not
- * have (delivery charts, transformation).
+ * have (delivery charts, transformation). `changes` false (a portal session without the
+ * `endpoints` page, which the server refuses every change of an endpoint) shows the endpoint as
+ * a viewer sees it.
  */
 export function EndpointPage({
   endpointId,
@@ -255,14 +257,16 @@ export function EndpointPage({
   notice,
   deliveries,
   embedded = false,
+  changes = true,
 }: {
   endpointId: number;
   embedded?: boolean;
+  changes?: boolean;
   transformation?: (endpoint: Endpoint) => ReactNode;
   notice: (endpoint: Endpoint) => ReactNode;
   deliveries: (endpoint: Endpoint) => ReactNode;
 }) {
-  const canChange = useCanChange();
+  const canChange = useCanChange() && changes;
   const endpoint = useEndpoint(endpointId);
   const campaigns = useCampaigns();
   const remove = useDeleteEndpoint(endpointId);
