@@ -120,7 +120,7 @@ export class ErasureService {
         person.email,
       );
       const outbox = await this.deliveries.erasePerson(manager, leads.leadIds);
-      const attempts = await this.attempts.redactAttempts(manager, outbox.deliveryIds);
+      const attempts = await this.attempts.redactAttempts(manager, outbox.deliveries);
       const importIds = [...new Set([...leads.importIds, ...rejected.importIds])];
       const apiKeyIds = await this.imports.apiKeysOf(manager, importIds);
       const idempotencyRecords = await this.idempotency.erase(manager, apiKeyIds, importIds);

@@ -172,17 +172,23 @@ export class AttemptsRepository {
   /**
    * Redacts the stored requests and answers of `deliveryIds`' attempts, in the caller's
    * transaction (an erasure, docs/privacy.md#erasure): request body, URL and headers, response
-   * excerpt and headers become null. Read through `idx_webhook_delivery_attempt_delivery_id`,
-   * one probe per daily partition.
+   * excerpt and headers become null. The deliveries' `created_at` (the partition key) leaves
+   * the planner only their own daily partitions (planning every partition cost more than the
+   * update); each is read through `idx_webhook_delivery_attempt_delivery_id`.
+   * @param deliveries each delivery's id and `created_at` as text, to the microsecond.
    * @returns how many attempts.
    */
-  async redactOfDeliveries(manager: EntityManager, deliveryIds: number[]): Promise<number> {
+  async redactOfDeliveries(
+    manager: EntityManager,
+    deliveries: ReadonlyArray<{ id: number; createdAt: string }>,
+  ): Promise<number> {
     const [, count]: [unknown, number] = await manager.query(
       `UPDATE webhook_delivery_attempt
           SET request_body = NULL, request_url = NULL, request_headers = NULL,
               response_excerpt = NULL, response_headers = NULL
-        WHERE delivery_id = ANY($1::bigint[])`,
-      [deliveryIds],
+        WHERE delivery_id = ANY($1::bigint[])
+          AND delivery_created_at = ANY($2::timestamptz[])`,
+      [deliveries.map((d) => d.id), deliveries.map((d) => d.createdAt)],
     );
     return count;
   }

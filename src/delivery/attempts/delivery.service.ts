@@ -383,14 +383,18 @@ export class DeliveryService {
   // sweeper, and the retention pass (docs/architecture.md#modules-and-tables).
 
   /**
-   * Redacts the stored requests and answers of the attempts of `deliveryIds`, in the caller's
+   * Redacts the stored requests and answers of the attempts of `deliveries`, in the caller's
    * transaction (an erasure, docs/privacy.md#erasure).
+   * @param deliveries each delivery's id and `created_at` (text, to the microsecond).
    * @returns how many attempts were redacted.
    */
-  redactAttempts(manager: EntityManager, deliveryIds: number[]): Promise<number> {
-    return deliveryIds.length === 0
+  redactAttempts(
+    manager: EntityManager,
+    deliveries: ReadonlyArray<{ id: number; createdAt: string }>,
+  ): Promise<number> {
+    return deliveries.length === 0
       ? Promise.resolve(0)
-      : this.attemptsRepository.redactOfDeliveries(manager, deliveryIds);
+      : this.attemptsRepository.redactOfDeliveries(manager, deliveries);
   }
 
   /**

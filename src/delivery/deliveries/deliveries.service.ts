@@ -122,17 +122,22 @@ export class Deliveries {
    * An erasure's part of the outbox, in the caller's transaction (docs/privacy.md#erasure): the
    * events about `leadIds` are redacted and their deliveries not sent yet are cancelled
    * (`skipped`, `status_reason = 'erased'`).
-   * @returns the events redacted, every delivery of them, and how many were cancelled.
+   * @returns the events redacted, every delivery of them (id and `created_at`, as text to the
+   *   microsecond), and how many were cancelled.
    */
   async erasePerson(
     manager: EntityManager,
     leadIds: number[],
-  ): Promise<{ events: number; deliveryIds: number[]; cancelled: number }> {
-    if (leadIds.length === 0) return { events: 0, deliveryIds: [], cancelled: 0 };
+  ): Promise<{
+    events: number;
+    deliveries: Array<{ id: number; createdAt: string }>;
+    cancelled: number;
+  }> {
+    if (leadIds.length === 0) return { events: 0, deliveries: [], cancelled: 0 };
     const eventIds = await this.events.redactLeadEvents(manager, leadIds);
-    if (eventIds.length === 0) return { events: 0, deliveryIds: [], cancelled: 0 };
-    const { deliveryIds, cancelled } = await this.deliveries.cancelErased(manager, eventIds);
-    return { events: eventIds.length, deliveryIds, cancelled };
+    if (eventIds.length === 0) return { events: 0, deliveries: [], cancelled: 0 };
+    const { deliveries, cancelled } = await this.deliveries.cancelErased(manager, eventIds);
+    return { events: eventIds.length, deliveries, cancelled };
   }
 
   /** Marks a pending delivery dropped (its endpoint was disabled or deleted). */

@@ -215,24 +215,26 @@ export class WebhookDeliveriesRepository {
    * erasure, docs/privacy.md#erasure): `skipped` with `status_reason = 'erased'`, so the ledger
    * counts them skipped; a job already queued for one finds it no longer pending. Read through
    * `uq_webhook_delivery_event_id_endpoint_id`.
-   * @returns every delivery of the events (cancelled or not) and how many were cancelled.
+   * @returns every delivery of the events (cancelled or not), each with its `created_at` to the
+   *   microsecond (the attempts' partition key), and how many were cancelled.
    */
   async cancelErased(
     manager: EntityManager,
     eventIds: string[],
-  ): Promise<{ deliveryIds: number[]; cancelled: number }> {
-    const rows: Array<{ id: string; was_pending: boolean }> = await manager.query(
-      `WITH cancelled AS (
+  ): Promise<{ deliveries: Array<{ id: number; createdAt: string }>; cancelled: number }> {
+    const rows: Array<{ id: string; created_at: string; was_pending: boolean }> =
+      await manager.query(
+        `WITH cancelled AS (
          UPDATE webhook_delivery SET status = 'skipped', status_reason = 'erased', next_attempt_at = NULL
           WHERE event_id = ANY($1::uuid[]) AND status = 'pending'
           RETURNING id)
-       SELECT d.id, c.id IS NOT NULL AS was_pending
+       SELECT d.id, d.created_at::text AS created_at, c.id IS NOT NULL AS was_pending
          FROM webhook_delivery d LEFT JOIN cancelled c ON c.id = d.id
         WHERE d.event_id = ANY($1::uuid[])`,
-      [eventIds],
-    );
+        [eventIds],
+      );
     return {
-      deliveryIds: rows.map((row) => Number(row.id)),
+      deliveries: rows.map((row) => ({ id: Number(row.id), createdAt: row.created_at })),
       cancelled: rows.filter((row) => row.was_pending).length,
     };
   }
