@@ -26,6 +26,8 @@ export const FILE_UPLOAD_MEDIA_TYPE = 'application/octet-stream';
  */
 export const FILE_UPLOAD_ROUTES: ReadonlySet<string> = new Set([
   '/dashboard/api/campaigns/:campaign_id/spreadsheet-imports',
+  // A suppression CSV (docs/dashboard.md#privacy): read up to its own bound, never parsed.
+  '/dashboard/api/privacy/suppressions/import',
 ]);
 
 /** Whether a request posts a file to a {@link FILE_UPLOAD_ROUTES} route. */
