@@ -9,7 +9,6 @@ import {
   useErasureReceipts,
   type ErasureReceipt,
 } from '../api/queries';
-import { COUNT_LABELS } from './erase-person';
 
 /** Who asked: the user's email, "CLI", or "API key #12" (a user no longer listed: "user #3"). */
 export function requesterLabel(
@@ -22,10 +21,22 @@ export function requesterLabel(
   return `user #${id ?? '?'}`;
 }
 
-/** The counts that are not zero, as `3 leads deleted, 1 events redacted`; "nothing found" else. */
+/** How each kind of record reads in a receipt's summary: one, many. */
+const SUMMARY_WORDS: Array<[keyof ErasureReceipt['counts'], string, string]> = [
+  ['leads', 'lead deleted', 'leads deleted'],
+  ['import_rejections', 'rejected row deleted', 'rejected rows deleted'],
+  ['spreadsheet_imports', 'spreadsheet import emptied', 'spreadsheet imports emptied'],
+  ['events', 'event redacted', 'events redacted'],
+  ['deliveries_cancelled', 'delivery cancelled', 'deliveries cancelled'],
+  ['attempts', 'attempt redacted', 'attempts redacted'],
+  ['idempotency_records', 'idempotency record deleted', 'idempotency records deleted'],
+  ['suppression_entries', 'suppression entry added', 'suppression entries added'],
+];
+
+/** The counts that are not zero, as `1 lead deleted, 2 events redacted`; "nothing found" else. */
 export function countsSummary(counts: ErasureReceipt['counts']): string {
-  const parts = COUNT_LABELS.filter(([key]) => counts[key] > 0).map(
-    ([key, label]) => `${counts[key]} ${label.charAt(0).toLowerCase()}${label.slice(1)}`,
+  const parts = SUMMARY_WORDS.filter(([key]) => counts[key] > 0).map(
+    ([key, one, many]) => `${counts[key]} ${counts[key] === 1 ? one : many}`,
   );
   return parts.length > 0 ? parts.join(', ') : 'nothing found';
 }

@@ -63,7 +63,7 @@ describe('the privacy page’s wording', () => {
       'API key #12',
     );
     expect(countsSummary(COUNTS)).toBe(
-      '2 leads deleted, 1 rejected import rows deleted, 2 events redacted, 1 deliveries cancelled, 1 suppression list entries added',
+      '2 leads deleted, 1 rejected row deleted, 2 events redacted, 1 delivery cancelled, 1 suppression entry added',
     );
     expect(
       countsSummary({
