@@ -13,6 +13,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../common/api-error';
+import { declaredContentLength } from '../../common/http-conventions';
 import { contactsAsSeenBy, sampleRowsAsSeenBy } from '../../privacy/http';
 import { complianceOptions } from '..';
 import {
@@ -48,12 +49,6 @@ import {
   StartSpreadsheetImportRequestDto,
 } from './spreadsheet-import.dto';
 import type { Owned } from '../../common/owned-id';
-
-/** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
-function declaredLength(request: FastifyRequest): number | null {
-  const header = request.headers['content-length'];
-  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
-}
 
 const ApiSpreadsheetImportIdParam = () =>
   ApiParam({ name: 'import_id', schema: { type: 'string', format: 'uuid' } });
@@ -123,7 +118,7 @@ export class CampaignSpreadsheetImportsController {
         // Left undestroyed when the upload stops reading it early, so the answer still leaves
         // on the connection (which is then closed).
         body.iterator({ destroyOnReturn: false }),
-        declaredLength(request),
+        declaredContentLength(request),
       );
     } catch (error) {
       // Kept: the global map answers FileTooLargeError (an InvalidInputError) with 422 and

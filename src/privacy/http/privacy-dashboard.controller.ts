@@ -10,6 +10,7 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../common/api-error';
+import { declaredContentLength } from '../../common/http-conventions';
 import {
   ApiCsrfHeader,
   ApiQueries,
@@ -51,12 +52,6 @@ export interface DashboardErasureReceipt {
   by_phone: boolean;
   by_email: boolean;
   counts: ErasureReceiptView['counts'];
-}
-
-/** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
-function declaredLength(request: FastifyRequest): number | null {
-  const header = request.headers['content-length'];
-  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
 }
 
 /**
@@ -255,7 +250,7 @@ export class PrivacyDashboardController {
         'Content-Type must be application/octet-stream: send the CSV’s bytes as the body',
       );
     }
-    const declared = declaredLength(request);
+    const declared = declaredContentLength(request);
     const file =
       declared !== null && declared > SUPPRESSION_CSV_MAX_BYTES
         ? null
