@@ -100,7 +100,9 @@ describe('The Privacy page in a browser', () => {
     await dialog.waitFor();
     expect(await dialog.innerText()).toContain('every campaign of the account');
     expect(await leadsOf(ALICE.phone)).toBe(1); // nothing erased before the confirmation
-    console.log(`screenshot: ${await watched.screenshot('privacy-confirm-desktop')}`);
+    console.log(
+      `screenshot: ${await watched.screenshot('privacy-confirm-desktop', { fullPage: false })}`,
+    );
     await dialog.getByRole('button', { name: 'Erase permanently' }).click();
 
     const result = page.getByTestId('erasure-result');
