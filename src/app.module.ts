@@ -11,6 +11,7 @@ import { LeadsModule } from './leads/upload-api/leads.module';
 import { HealthModule } from './health/health.module';
 import { WebhooksModule } from './webhooks/http/webhooks.module';
 import { PrivacyApiModule } from './privacy/http/privacy-api.module';
+import { PrivacyHttpModule } from './privacy/http/privacy-http.module';
 import { DeliveryModule } from './delivery/outbox';
 import { QueueRootModule } from './queue/queue-root.module';
 import { DeliveryWorkerModule } from './delivery/worker';
@@ -69,6 +70,7 @@ export class AppModule {
         DeliveryHttpModule,
         ApiKeysHttpModule,
         AuditHttpModule,
+        PrivacyHttpModule,
         PortalHttpModule,
         PortalApiModule,
         MetricsModule,

@@ -461,6 +461,25 @@ const ROUTES: Record<string, RouteCase> = {
     params: mine(apiKey),
     foreign: theirs(apiKey),
   },
+  'POST /dashboard/api/privacy/erasures': {
+    access: 'admin',
+    body: async () => ({ phone: '+14155550177', suppress: false }),
+  },
+  'GET /dashboard/api/privacy/erasures': { access: 'admin', queries: { limit: '5' } },
+  'GET /dashboard/api/privacy/suppressions': { access: 'admin' },
+  'POST /dashboard/api/privacy/suppressions': {
+    access: 'admin',
+    body: async () => ({ email: 'listed@example.com' }),
+  },
+  'POST /dashboard/api/privacy/suppressions/remove': {
+    access: 'admin',
+    body: async () => ({ email: 'listed@example.com' }),
+  },
+  'POST /dashboard/api/privacy/suppressions/import': {
+    access: 'admin',
+    queries: { region: 'US' },
+    file: Buffer.from('phone\r\n(415) 555-0123\r\n'),
+  },
   'GET /dashboard/api/audit-log': {
     access: 'any',
     queries: {

@@ -1215,7 +1215,7 @@ describe('Dashboard resources (docs/dashboard.md#routes)', () => {
       const routes = dashboardRoutes(t.app.getHttpAdapter().getInstance()).filter(
         (route) => route.method !== 'HEAD' && route.access !== undefined,
       );
-      expect(routes.length).toBe(56);
+      expect(routes.length).toBe(62);
       for (const route of routes) {
         const path = route.url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
         const operation = doc.paths[path]?.[route.method.toLowerCase() as Method];

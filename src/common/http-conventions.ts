@@ -26,7 +26,18 @@ export const FILE_UPLOAD_MEDIA_TYPE = 'application/octet-stream';
  */
 export const FILE_UPLOAD_ROUTES: ReadonlySet<string> = new Set([
   '/dashboard/api/campaigns/:campaign_id/spreadsheet-imports',
+  // A suppression CSV (docs/dashboard.md#privacy): read up to its own bound, never parsed.
+  '/dashboard/api/privacy/suppressions/import',
 ]);
+
+/**
+ * A request's declared `Content-Length`, in bytes, for a {@link FILE_UPLOAD_ROUTES} route to
+ * refuse a file over its bound before reading it; null without a well-formed one.
+ */
+export function declaredContentLength(request: FastifyRequest): number | null {
+  const header = request.headers['content-length'];
+  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
+}
 
 /** Whether a request posts a file to a {@link FILE_UPLOAD_ROUTES} route. */
 function isFileUpload(request: FastifyRequest): boolean {

@@ -1,4 +1,10 @@
-import { maskContacts, maskContactsInText, maskEmail, maskPhone } from './contact-mask';
+import {
+  maskContacts,
+  maskContactsInText,
+  maskEmail,
+  maskPhone,
+  maskSampleRows,
+} from './contact-mask';
 
 describe('contact details as viewers see them (docs/privacy.md#contact-details-by-role)', () => {
   it('shows a phone’s country code, first three national digits and last two', () => {
@@ -36,5 +42,33 @@ describe('contact details as viewers see them (docs/privacy.md#contact-details-b
     expect(maskContactsInText('call +14155550199 or mail bob@x.io')).toBe(
       'call +1 415 ••• ••99 or mail b•••@x.io',
     );
+  });
+
+  it('masks a spreadsheet sample’s phone and email columns and phone-like or email cells elsewhere', () => {
+    const rows = maskSampleRows(
+      [
+        [
+          'Alice',
+          '(415) 555-0199',
+          'alice@acme.com',
+          'call +14155550100',
+          '2024',
+          '+1 415 555 0111',
+        ],
+        ['', '', 'bob', 'bob@acme.com is on holiday', '12', 'n/a'],
+      ],
+      { first_name: 0, phone: 1, email: 2 },
+    );
+    expect(rows).toEqual([
+      [
+        'Alice',
+        '••••••••••••99',
+        'a•••@acme.com',
+        'call +1 415 ••• ••00',
+        '2024',
+        '+1 415 ••• ••11',
+      ],
+      ['', '', '•••', 'b•••@acme.com is on holiday', '12', 'n/a'],
+    ]);
   });
 });

@@ -66,3 +66,37 @@ export function maskContacts(value: unknown, key?: string): unknown {
     Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, maskContacts(v, k)]),
   );
 }
+
+/** A cell that is only a phone's characters, with 7 to 15 digits: `(415) 555-0199`, `+44 20…`. */
+const PHONE_CELL = /^\+?[\d\s().-]+$/;
+
+/**
+ * One cell of a spreadsheet's sample as a viewer sees it (docs/privacy.md#contact-details-by-role):
+ * a cell of the column mapped to `phone` or that reads as a phone (7 to 15 digits and only
+ * phone characters) is {@link maskPhone}d, a cell of the column mapped to `email` is
+ * {@link maskEmail}ed, and the phones and emails inside any other cell are masked
+ * ({@link maskContactsInText}).
+ */
+export function maskSampleCell(cell: string, kind: 'phone' | 'email' | null): string {
+  if (cell === '') return cell;
+  if (kind === 'email') return maskEmail(cell);
+  const digits = cell.replace(/\D/g, '').length;
+  if (kind === 'phone' || (PHONE_CELL.test(cell) && digits >= 7 && digits <= 15)) {
+    return maskPhone(cell.startsWith('+') ? `+${cell.replace(/\D/g, '')}` : cell);
+  }
+  return maskContactsInText(cell);
+}
+
+/**
+ * A spreadsheet upload's sample rows as a viewer sees them: every cell through
+ * {@link maskSampleCell}, the columns `mapping` gives `phone` and `email` (0-based) masked whole.
+ * Returns a copy.
+ */
+export function maskSampleRows(
+  rows: readonly (readonly string[])[],
+  mapping: Readonly<Record<string, number | undefined>>,
+): string[][] {
+  const kindOf = (column: number) =>
+    mapping.phone === column ? 'phone' : mapping.email === column ? 'email' : null;
+  return rows.map((row) => row.map((cell, column) => maskSampleCell(cell, kindOf(column))));
+}

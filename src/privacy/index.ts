@@ -18,4 +18,10 @@ export {
 } from './suppressions.service';
 export { ErasureReceipt, type ErasureCounts } from './erasure-receipt.entity';
 export type { PrivacyActor } from './privacy-actor';
-export { maskContacts, maskContactsInText, maskEmail, maskPhone } from './contact-mask';
+export {
+  maskContacts,
+  maskContactsInText,
+  maskEmail,
+  maskPhone,
+  maskSampleRows,
+} from './contact-mask';

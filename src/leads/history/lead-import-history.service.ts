@@ -183,13 +183,18 @@ export class LeadImports {
    * Every rejected row of an import as CSV pages (the header first, then one page per
    * {@link allRejections} page), each cell neutralised against formula injection
    * (docs/dashboard.md#imports): a download written as it is read.
+   * @param shown each rejected row as the reader may see it (a viewer's contact details
+   *   masked: docs/privacy.md#contact-details-by-role); unchanged when not given.
    * @throws NotFoundError for an import that no longer exists (before the header).
    */
-  async *rejectionsCsv(importId: Owned<'import'>): AsyncGenerator<string> {
+  async *rejectionsCsv(
+    importId: Owned<'import'>,
+    shown: (row: ImportRejection) => ImportRejection = (row) => row,
+  ): AsyncGenerator<string> {
     const pages = this.allRejections(importId);
     const first = await pages.next();
-    yield rejectionsCsv(first.done ? [] : first.value, true);
-    for await (const page of pages) yield rejectionsCsv(page, false);
+    yield rejectionsCsv(first.done ? [] : first.value.map(shown), true);
+    for await (const page of pages) yield rejectionsCsv(page.map(shown), false);
   }
 
   /**

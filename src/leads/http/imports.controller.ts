@@ -1,5 +1,5 @@
 import { Get, Query, StreamableFile, UseInterceptors } from '@nestjs/common';
-import { ViewerContactMask } from '../../privacy/http';
+import { contactsAsSeenBy, ViewerContactMask } from '../../privacy/http';
 import {
   ApiOkResponse,
   ApiOperation,
@@ -23,8 +23,10 @@ import type { ImportRejection } from '../history';
 import {
   ApiCsvDownload,
   csvDownload,
+  CurrentActor,
   DashboardAccess,
   DashboardController,
+  type DashboardActor,
   ApiIdParam,
   ApiQueries,
   DashboardErrorResponses,
@@ -122,7 +124,8 @@ export class ImportsController {
 
   /**
    * The rejected rows as CSV, written as they are read. The import is looked up first, so an
-   * unknown one is a `404` envelope, never a half-written file.
+   * unknown one is a `404` envelope, never a half-written file. A viewer gets the submitted
+   * phones and emails masked (docs/privacy.md#contact-details-by-role).
    */
   @Get(':import_id/rejections.csv')
   @DashboardAccess('any', { resource: 'import', param: 'import_id' })
@@ -135,8 +138,14 @@ export class ImportsController {
     'RFC 4180 CSV: row, field, message, then each lead field as submitted; cells that a spreadsheet would read as a formula are prefixed with a single quote',
   )
   @DashboardErrorResponses(401, 404, 500, 503)
-  async csv(@OwnedParam('import_id') id: Owned<'import'>): Promise<StreamableFile> {
+  async csv(
+    @CurrentActor() actor: DashboardActor,
+    @OwnedParam('import_id') id: Owned<'import'>,
+  ): Promise<StreamableFile> {
     const found = await this.imports.find(id);
-    return csvDownload(this.imports.rejectionsCsv(id), `import-${found.id}-rejected.csv`);
+    return csvDownload(
+      this.imports.rejectionsCsv(id, (row) => contactsAsSeenBy(actor.role, row)),
+      `import-${found.id}-rejected.csv`,
+    );
   }
 }

@@ -13,6 +13,8 @@ import {
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
 import { ApiError } from '../../common/api-error';
+import { declaredContentLength } from '../../common/http-conventions';
+import { contactsAsSeenBy, sampleRowsAsSeenBy } from '../../privacy/http';
 import { complianceOptions } from '..';
 import {
   FileTooLargeError,
@@ -47,12 +49,6 @@ import {
   StartSpreadsheetImportRequestDto,
 } from './spreadsheet-import.dto';
 import type { Owned } from '../../common/owned-id';
-
-/** A request's declared `Content-Length`, in bytes; null without a well-formed one. */
-function declaredLength(request: FastifyRequest): number | null {
-  const header = request.headers['content-length'];
-  return typeof header === 'string' && /^\d{1,15}$/.test(header) ? Number(header) : null;
-}
 
 const ApiSpreadsheetImportIdParam = () =>
   ApiParam({ name: 'import_id', schema: { type: 'string', format: 'uuid' } });
@@ -122,7 +118,7 @@ export class CampaignSpreadsheetImportsController {
         // Left undestroyed when the upload stops reading it early, so the answer still leaves
         // on the connection (which is then closed).
         body.iterator({ destroyOnReturn: false }),
-        declaredLength(request),
+        declaredContentLength(request),
       );
     } catch (error) {
       // Kept: the global map answers FileTooLargeError (an InvalidInputError) with 422 and
@@ -181,10 +177,24 @@ export class SpreadsheetImportsController {
     operationId: 'getSpreadsheetImport',
   })
   @ApiSpreadsheetImportIdParam()
-  @ApiOkResponse({ type: SpreadsheetImportDto })
+  @ApiOkResponse({
+    type: SpreadsheetImportDto,
+    description:
+      'A viewer gets the sample rows’ phones and emails masked (docs/privacy.md#contact-details-by-role)',
+  })
   @DashboardErrorResponses(401, 404, 500, 503)
-  get(@OwnedParam('import_id') id: Owned<'spreadsheet-import'>): Promise<SpreadsheetImportView> {
-    return this.spreadsheets.get(id);
+  async get(
+    @CurrentActor() actor: DashboardActor,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
+  ): Promise<SpreadsheetImportView> {
+    const job = await this.spreadsheets.get(id);
+    return {
+      ...job,
+      sample_rows: sampleRowsAsSeenBy(actor.role, job.sample_rows, {
+        ...job.suggested_mapping,
+        ...job.mapping,
+      }),
+    };
   }
 
   /** The sample rows under a mapping, validated as the import will validate them. */
@@ -286,7 +296,10 @@ export class SpreadsheetImportsController {
     await this.spreadsheets.discard(id, actor);
   }
 
-  /** Every chunk's rejected rows as one CSV, by file row; the import is looked up first. */
+  /**
+   * Every chunk's rejected rows as one CSV, by file row; the import is looked up first. A viewer
+   * gets the submitted phones and emails masked (docs/privacy.md#contact-details-by-role).
+   */
   @Get(':import_id/rejections.csv')
   @DashboardAccess('any', { resource: 'spreadsheet-import', param: 'import_id' })
   @ApiOperation({
@@ -298,10 +311,13 @@ export class SpreadsheetImportsController {
     'RFC 4180 CSV: row (in the file, the header is row 1), field, message, then each lead field as read; formula-like cells prefixed with a single quote',
   )
   @DashboardErrorResponses(401, 404, 500, 503)
-  async csv(@OwnedParam('import_id') id: Owned<'spreadsheet-import'>): Promise<StreamableFile> {
+  async csv(
+    @CurrentActor() actor: DashboardActor,
+    @OwnedParam('import_id') id: Owned<'spreadsheet-import'>,
+  ): Promise<StreamableFile> {
     const job = await this.spreadsheets.get(id);
     return csvDownload(
-      this.spreadsheets.rejectionsCsv(id),
+      this.spreadsheets.rejectionsCsv(id, (row) => contactsAsSeenBy(actor.role, row)),
       `spreadsheet-import-${job.id}-rejected.csv`,
     );
   }

@@ -9,7 +9,7 @@ import { AppConfig } from '../../config/app-config';
 import { CampaignsService } from '../../campaigns';
 import { InvalidInputError, NotFoundError, StateConflictError } from '../../common/domain-error';
 import { ownedThrough, type Owned } from '../../common/owned-id';
-import { LeadImports, newLeads, rejectionsCsv } from '../history';
+import { LeadImports, newLeads, rejectionsCsv, type ImportRejection } from '../history';
 import { validateLead, type LeadField, type NormalizedLead } from '../upload';
 import { checkMapping, leadOfRow, noPhoneColumn } from './column-mapping';
 import type { ColumnMapping, SpreadsheetFormat, SpreadsheetImportStatus } from '..';
@@ -469,9 +469,14 @@ export class SpreadsheetImports {
   /**
    * The rejected rows of every chunk of the import, as CSV pages (header first), by file row;
    * each cell neutralised against formula injection.
+   * @param shown each rejected row as the reader may see it (a viewer's contact details
+   *   masked: docs/privacy.md#contact-details-by-role); unchanged when not given.
    * @throws NotFoundError.
    */
-  async *rejectionsCsv(id: Owned<'spreadsheet-import'>): AsyncGenerator<string> {
+  async *rejectionsCsv(
+    id: Owned<'spreadsheet-import'>,
+    shown: (row: ImportRejection) => ImportRejection = (row) => row,
+  ): AsyncGenerator<string> {
     await this.get(id);
     yield rejectionsCsv([], true);
     // Chunk by chunk, in file order; within a chunk by row, through its primary key.
@@ -480,7 +485,7 @@ export class SpreadsheetImports {
       for (;;) {
         const rows = await this.leadImports.rejectionsAfter(chunkId, after, REJECTIONS_PAGE);
         if (rows.length === 0) break;
-        yield rejectionsCsv(rows, false);
+        yield rejectionsCsv(rows.map(shown), false);
         after = rows[rows.length - 1].row;
       }
     }

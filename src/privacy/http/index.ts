@@ -2,4 +2,9 @@
  * The privacy feature's HTTP edge (docs/architecture.md#folders): what other edges import from
  * `src/privacy/http/`.
  */
-export { ViewerContactMask } from './viewer-contact-mask.interceptor';
+export {
+  contactsAsSeenBy,
+  sampleRowsAsSeenBy,
+  seesContactsInFull,
+  ViewerContactMask,
+} from './viewer-contact-mask.interceptor';

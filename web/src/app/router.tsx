@@ -84,6 +84,10 @@ export const routes: RouteObject[] = [
             lazy: async () => ({ Component: (await import('./routes/api-keys')).ApiKeysRoute }),
           },
           {
+            path: 'privacy',
+            lazy: async () => ({ Component: (await import('./routes/privacy')).PrivacyRoute }),
+          },
+          {
             path: 'settings/notifications',
             lazy: async () => ({
               Component: (await import('./routes/notifications')).NotificationsRoute,

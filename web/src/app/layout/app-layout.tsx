@@ -18,6 +18,7 @@ import {
   IconClipboardList,
   IconKey,
   IconLogout,
+  IconShieldLock,
   IconSpeakerphone,
   IconWebhook,
 } from '@tabler/icons-react';
@@ -27,11 +28,17 @@ import { errorMessage } from '../../lib/api-errors';
 import { useCurrentSession, useSignOut } from '../../lib/auth';
 import classes from './app-layout.module.css';
 
-/** The sections of the dashboard, in the navigation's order. */
-const SECTIONS: { to: string; label: string; icon: ReactNode }[] = [
+/** The sections of the dashboard, in the navigation's order; `adminOnly` ones are hidden from viewers. */
+const SECTIONS: { to: string; label: string; icon: ReactNode; adminOnly?: boolean }[] = [
   { to: '/campaigns', label: 'Campaigns', icon: <IconSpeakerphone size={18} aria-hidden /> },
   { to: '/api-keys', label: 'API keys', icon: <IconKey size={18} aria-hidden /> },
   { to: '/audit-log', label: 'Audit log', icon: <IconClipboardList size={18} aria-hidden /> },
+  {
+    to: '/privacy',
+    label: 'Privacy',
+    icon: <IconShieldLock size={18} aria-hidden />,
+    adminOnly: true,
+  },
   {
     to: '/settings/notifications',
     label: 'Notifications',
@@ -67,7 +74,7 @@ function SignedInUser() {
 
 /**
  * The signed-in shell: a header (the product, the signed-in user and role, **Sign out**), the
- * navigation (**Campaigns**, **API keys**, **Audit log**, **Notifications**, **Embedded portal**; a drawer behind a menu
+ * navigation (**Campaigns**, **API keys**, **Audit log**, **Privacy** (admins only), **Notifications**, **Embedded portal**; a drawer behind a menu
  * button on narrow screens) and the page. A "Skip to content" link comes first for keyboard users.
  */
 export function AppLayout() {
@@ -75,6 +82,8 @@ export function AppLayout() {
   const location = useLocation();
   const navigation = useNavigation();
   const signOut = useSignOut();
+  const { user } = useCurrentSession();
+  const sections = SECTIONS.filter((section) => !section.adminOnly || user.role === 'admin');
 
   return (
     <AppShell
@@ -129,7 +138,7 @@ export function AppLayout() {
           <SignedInUser />
         </AppShell.Section>
         <AppShell.Section grow component="nav" aria-label="Sections">
-          {SECTIONS.map((section) => (
+          {sections.map((section) => (
             <NavLink
               key={section.to}
               component={RouterNavLink}
