@@ -18,7 +18,8 @@
 //                                           [--burst 10000]
 //
 // Starts `node dist/main.js` without its delivery worker (RUN_WORKER=false) on a fresh database
-// of its own (BENCH_DATABASE, default campaign_api_bench_privacy) with a unique QUEUE_PREFIX.
+// of its own (BENCH_DATABASE, default campaign_api_bench_privacy) with a unique QUEUE_PREFIX;
+// BENCH_NODE_ARGS (e.g. `--cpu-prof`) are passed to it.
 import os from 'node:os';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
@@ -51,7 +52,11 @@ const PREFIX = `bench-privacy-${Date.now()}`;
 const env = { ...benchEnv(process.env, DB, PREFIX), RUN_WORKER: 'false' };
 await dropBenchDatabase(pg, DB);
 
-const { api, base } = await startApi(root, env);
+const { api, base } = await startApi(
+  root,
+  env,
+  (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+);
 const cli = cliOf(root, env);
 const db = new pg.Client({ connectionString: env.DATABASE_URL });
 await db.connect();
@@ -82,7 +87,10 @@ await db.query(
 );
 // Fingerprints spread like real ones (uniform 32-bit); the list's version is 1.
 await db.query('INSERT INTO suppression_list (account_id, version) VALUES ($1, 1)', [listed.id]);
-await db.query('ANALYZE suppression_entry');
+// Vacuumed and checkpointed here, so autovacuum and the checkpoint of a million fresh rows do not
+// run during the rounds.
+await db.query('VACUUM (ANALYZE) suppression_entry');
+await db.query('CHECKPOINT');
 console.log(`suppression list: ${ENTRIES} entries made in ${ms(performance.now() - started)}`);
 const tokens = {
   listed: await accessToken(base, listed.apiKey),
