@@ -183,7 +183,7 @@ await db.query(
                                          finished_at, duration_ms, success, status_code, request_url,
                                          request_body, response_excerpt, attempt_number, delivery_created_at)
    SELECT $1, d.id, 'msg_' || d.id, 'lead.created', now(), now(), 12, false, 500,
-          'http://127.0.0.1:9/never-sent', e.body, 'busy', n, d.created_at
+          'http://127.0.0.1:9/never-sent', e.body, 'busy', n, date_trunc('milliseconds', d.created_at)
      FROM webhook_delivery d JOIN webhook_event e ON e.id = d.event_id,
           generate_series(1, $2::int) AS n
     WHERE d.endpoint_id = $1`,

@@ -175,7 +175,8 @@ export class AttemptsRepository {
    * excerpt and headers become null. The deliveries' `created_at` (the partition key) leaves
    * the planner only their own daily partitions (planning every partition cost more than the
    * update); each is read through `idx_webhook_delivery_attempt_delivery_id`.
-   * @param deliveries each delivery's id and `created_at` as text, to the microsecond.
+   * @param deliveries each delivery's id and its attempts' `delivery_created_at` (the delivery's
+   *   `created_at` to the millisecond), as text.
    * @returns how many attempts.
    */
   async redactOfDeliveries(

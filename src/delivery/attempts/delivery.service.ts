@@ -385,7 +385,7 @@ export class DeliveryService {
   /**
    * Redacts the stored requests and answers of the attempts of `deliveries`, in the caller's
    * transaction (an erasure, docs/privacy.md#erasure).
-   * @param deliveries each delivery's id and `created_at` (text, to the microsecond).
+   * @param deliveries each delivery's id and its attempts' `delivery_created_at` (text).
    * @returns how many attempts were redacted.
    */
   redactAttempts(

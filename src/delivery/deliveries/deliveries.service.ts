@@ -122,8 +122,8 @@ export class Deliveries {
    * An erasure's part of the outbox, in the caller's transaction (docs/privacy.md#erasure): the
    * events about `leadIds` are redacted and their deliveries not sent yet are cancelled
    * (`skipped`, `status_reason = 'erased'`).
-   * @returns the events redacted, every delivery of them (id and `created_at`, as text to the
-   *   microsecond), and how many were cancelled.
+   * @returns the events redacted, every delivery of them (id and `created_at` as its attempts'
+   *   partition key, text), and how many were cancelled.
    */
   async erasePerson(
     manager: EntityManager,

@@ -216,7 +216,7 @@ export class WebhookDeliveriesRepository {
    * counts them skipped; a job already queued for one finds it no longer pending. Read through
    * `uq_webhook_delivery_event_id_endpoint_id`.
    * @returns every delivery of the events (cancelled or not), each with its `created_at` to the
-   *   microsecond (the attempts' partition key), and how many were cancelled.
+   *   millisecond as its attempts store it (their partition key), and how many were cancelled.
    */
   async cancelErased(
     manager: EntityManager,
@@ -228,7 +228,8 @@ export class WebhookDeliveriesRepository {
          UPDATE webhook_delivery SET status = 'skipped', status_reason = 'erased', next_attempt_at = NULL
           WHERE event_id = ANY($1::uuid[]) AND status = 'pending'
           RETURNING id)
-       SELECT d.id, d.created_at::text AS created_at, c.id IS NOT NULL AS was_pending
+       SELECT d.id, date_trunc('milliseconds', d.created_at)::text AS created_at,
+              c.id IS NOT NULL AS was_pending
          FROM webhook_delivery d LEFT JOIN cancelled c ON c.id = d.id
         WHERE d.event_id = ANY($1::uuid[])`,
         [eventIds],
